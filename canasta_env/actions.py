@@ -1,0 +1,163 @@
+"""The action layout: one fixed ``Discrete(NUM_ACTIONS)`` space for every preset.
+
+Presets and player counts only change the mask, so one network can play every
+variant. Cards are named by kind (see :mod:`canasta_env.cards`); a meld *slot*
+is a natural rank (0-10), ``B3`` (11) or ``wild`` (12, wild-only melds).
+
+=========  =====  ===========================================================
+ids        count  action (text form)
+=========  =====  ===========================================================
+0          1      ``draw``: draw the preset's number of stock cards
+1          1      ``take``: take the pot with the naturals it needs (2, or 3
+                  while frozen/crossed); they and the top card form a meld or
+                  join the team's unfinished meld of that rank
+2          1      ``take +2``: take with one natural and a 2 (C-11)
+3          1      ``take +JK``: take with one natural and a joker (C-11)
+4          1      ``take onto meld``: the top card joins a team meld (C-11)
+5          1      ``pass``: stock exhausted; decline the pot and end the hand
+6-19       14     ``discard K`` for each holdable kind K (``4``..``A``, ``2``,
+                  ``JK``, ``B3``); discarding the last card goes out
+20-31      12     ``add K``: one natural to the team's meld of rank K, or
+                  ``add B3`` to its black-3 meld
+32-43      12     ``add 2 to K`` (11 ranks) and ``add 2 to wild``
+44-55      12     ``add JK to K`` and ``add JK to wild``
+56-440     385    ``meld ...`` a new meld of a natural rank: 11 ranks x 35
+                  compositions (n naturals, t twos, j jokers) with
+                  2 <= n <= 7, t + j <= n, 3 <= n + t + j <= 7
+441-445    5      ``meld B3 B3 B3`` .. 7 black 3s
+446-475    30     ``meld 2 .. JK``: a wild-only meld of t twos and j jokers,
+                  3 <= t + j <= 7
+=========  =====  ===========================================================
+
+Total: 476 = 6 + 14 + 36 + 385 + 5 + 30.
+
+A meld of more than seven cards is laid as a 7-card (or smaller) meld and then
+grown with ``add`` actions; only the Spanish hidden canasta (S-10) needs all
+seven cards in one action, and it never has more. Going out is not a separate
+action: it is the meld or discard that empties the hand, masked in only when
+the team may go out (C-13..C-15, S-15, I-11).
+"""
+
+from __future__ import annotations
+
+from canasta_env.cards import KIND_NAMES, NUM_HAND_KINDS, NUM_NATURALS
+
+DRAW = 0
+TAKE = 1
+TAKE_WITH_TWO = 2
+TAKE_WITH_JOKER = 3
+TAKE_ONTO_MELD = 4
+PASS = 5
+DISCARD = 6  # + kind, 14 ids
+ADD_NATURAL = DISCARD + NUM_HAND_KINDS  # 20: + slot 0..11 (11 = black 3)
+ADD_TWO = ADD_NATURAL + 12  # 32: + slot 0..10, 11 = wild meld
+ADD_JOKER = ADD_TWO + 12  # 44
+NEW_MELD = ADD_JOKER + 12  # 56: + rank * NUM_COMPOSITIONS + composition
+
+NUM_SLOTS = 13
+SLOT_BLACK3 = 11
+SLOT_WILD = 12
+MAX_NEW_MELD = 7
+
+
+def _compositions() -> tuple[tuple[int, int, int], ...]:
+    comps = []
+    for n in range(2, MAX_NEW_MELD + 1):
+        for wilds in range(0, MAX_NEW_MELD - n + 1):
+            if wilds > n or n + wilds < 3:
+                continue
+            for jokers in range(wilds + 1):
+                comps.append((n, wilds - jokers, jokers))
+    return tuple(comps)
+
+
+#: (naturals, twos, jokers) of each new natural meld, in action order.
+COMPOSITIONS = _compositions()
+NUM_COMPOSITIONS = len(COMPOSITIONS)  # 35
+NEW_BLACK3 = NEW_MELD + NUM_NATURALS * NUM_COMPOSITIONS  # 441: + (n - 3)
+NEW_WILD = NEW_BLACK3 + 5  # 446
+
+
+def _wild_compositions() -> tuple[tuple[int, int], ...]:
+    return tuple(
+        (size - jokers, jokers) for size in range(3, MAX_NEW_MELD + 1) for jokers in range(size + 1)
+    )
+
+
+#: (twos, jokers) of each new wild-only meld, in action order.
+WILD_COMPOSITIONS = _wild_compositions()
+NUM_ACTIONS = NEW_WILD + len(WILD_COMPOSITIONS)  # 476
+
+assert NUM_COMPOSITIONS == 35 and NUM_ACTIONS == 476
+
+
+def slot_name(slot: int) -> str:
+    if slot == SLOT_WILD:
+        return "wild"
+    if slot == SLOT_BLACK3:
+        return "B3"
+    return KIND_NAMES[slot]
+
+
+def _meld_text(name: str, n: int, twos: int, jokers: int) -> str:
+    return "meld " + " ".join([name] * n + ["2"] * twos + ["JK"] * jokers)
+
+
+def _build_texts() -> tuple[str, ...]:
+    texts = ["draw", "take", "take +2", "take +JK", "take onto meld", "pass"]
+    texts += [f"discard {KIND_NAMES[k]}" for k in range(NUM_HAND_KINDS)]
+    texts += [f"add {slot_name(s)}" for s in range(12)]
+    targets = [slot_name(s) for s in range(NUM_NATURALS)] + ["wild"]
+    texts += [f"add 2 to {t}" for t in targets]
+    texts += [f"add JK to {t}" for t in targets]
+    for rank in range(NUM_NATURALS):
+        texts += [_meld_text(KIND_NAMES[rank], *c) for c in COMPOSITIONS]
+    texts += [_meld_text("B3", n, 0, 0) for n in range(3, 8)]
+    texts += [_meld_text("", 0, t, j).replace("meld  ", "meld ") for t, j in WILD_COMPOSITIONS]
+    return tuple(texts)
+
+
+ACTION_TEXTS = _build_texts()
+assert len(ACTION_TEXTS) == NUM_ACTIONS and len(set(ACTION_TEXTS)) == NUM_ACTIONS
+_TEXT_TO_ACTION = {text: i for i, text in enumerate(ACTION_TEXTS)}
+
+
+def action_to_str(action: int) -> str:
+    """Readable text of an action id, e.g. ``"meld A A A 2"`` or ``"discard 7"``."""
+    if not isinstance(action, (int,)) and not hasattr(action, "__index__"):
+        raise ValueError(f"action must be an integer id, got {action!r}")
+    index = int(action)
+    if not 0 <= index < NUM_ACTIONS:
+        raise ValueError(f"action id {index} is outside 0..{NUM_ACTIONS - 1}")
+    return ACTION_TEXTS[index]
+
+
+def str_to_action(text: str) -> int:
+    """Inverse of :func:`action_to_str`; whitespace and case are forgiven."""
+    words = text.strip().replace("10", "T").split()
+    canonical = []
+    for word in words:
+        low = word.lower()
+        if low in ("draw", "take", "pass", "discard", "add", "meld", "onto", "to", "wild"):
+            canonical.append(low)
+        elif low == "+jk":
+            canonical.append("+JK")
+        else:
+            canonical.append(word.upper())
+    key = " ".join(canonical)
+    if key not in _TEXT_TO_ACTION:
+        raise ValueError(f"not an action: {text!r} (e.g. 'draw', 'discard 7', 'meld A A A 2')")
+    return _TEXT_TO_ACTION[key]
+
+
+def new_meld_action(rank: int, naturals: int, twos: int, jokers: int) -> int:
+    """Action id of a new natural meld of ``rank`` with the given composition."""
+    return NEW_MELD + rank * NUM_COMPOSITIONS + COMPOSITIONS.index((naturals, twos, jokers))
+
+
+def new_wild_action(twos: int, jokers: int) -> int:
+    return NEW_WILD + WILD_COMPOSITIONS.index((twos, jokers))
+
+
+def new_black3_action(count: int) -> int:
+    return NEW_BLACK3 + count - 3

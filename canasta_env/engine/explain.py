@@ -1,0 +1,58 @@
+"""Why an action is illegal: short reasons for error messages and the play command."""
+
+from __future__ import annotations
+
+from canasta_env.actions import (
+    ADD_NATURAL,
+    DISCARD,
+    DRAW,
+    NUM_ACTIONS,
+    PASS,
+    TAKE_ONTO_MELD,
+)
+from canasta_env.cards import KIND_NAMES, NUM_NATURALS
+
+
+def explain(game, action: int) -> str:
+    from canasta_env.engine.game import PHASE_DRAW, PHASE_HAND_OVER
+
+    if not 0 <= action < NUM_ACTIONS:
+        return "no such action"
+    if game.phase == PHASE_HAND_OVER:
+        return "the hand is over"
+    rules = game.rules
+    player = game.current
+    hand = game.hands[player]
+    if action <= PASS:
+        if game.phase != PHASE_DRAW:
+            return "you have already drawn or taken the pot this turn"
+        if action == DRAW:
+            return f"the stock has fewer than {rules.draw_count} card(s)"
+        if action == PASS:
+            if len(game.stock) >= rules.draw_count:
+                return "you may pass only when the stock is exhausted"
+            return "you must take the pot (it matches your meld)"
+        if not game.pot:
+            return "the pot is empty"
+        top = game.pot[-1]
+        if top >= NUM_NATURALS:
+            return f"the pot is blocked: its top card is {KIND_NAMES[top]}"
+        if action == TAKE_ONTO_MELD and not rules.take_onto_meld:
+            return "this variant never takes the pot onto a meld"
+        return (
+            f"you cannot take the pot this way: you hold {hand[top]} {KIND_NAMES[top]}, the pot is "
+            f"{'frozen' if game.pot_wild else 'not frozen'}, and the meld or opening must be legal"
+        )
+    if game.phase == PHASE_DRAW:
+        return "draw or take the pot first"
+    if action < ADD_NATURAL:
+        kind = action - DISCARD
+        if not hand[kind]:
+            return f"you hold no {KIND_NAMES[kind]}"
+        if not game.opened[game.team_of[player]] and game.melded_this_turn:
+            return f"finish your opening first ({game.staged} of {game.need[game.team_of[player]]})"
+        return "you may not empty your hand: your team may not go out yet"
+    return (
+        "that meld is not allowed: check the cards in your hand, the meld limits of "
+        f"{rules.name}, the opening minimum and that you keep a card to discard"
+    )

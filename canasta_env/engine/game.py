@@ -1,0 +1,631 @@
+"""The game: state, legal actions, applying an action, hand and game end.
+
+One :class:`Game` holds a whole game (a sequence of hands). All randomness
+goes through one seeded ``random.Random``; the same seed and actions give the
+same game. ``legal_actions()`` is exact: every id it returns can be applied,
+every other id raises :class:`IllegalActionError` and changes nothing.
+
+Turn structure (C-4, S-4, I-4): a ``DRAW`` phase (draw, take the pot, or pass
+when the stock is exhausted), then a ``MELD`` phase (meld moves, then one
+discard that ends the turn). The hand ends when a player goes out, when play
+cannot go on with the stock exhausted (C-16, S-17, I-11) or when a black-3
+canasta wins the game (S-11).
+
+Bound: every action but draw/take/pass/discard moves a card from a hand to
+the table, every draw takes a card from the stock, every take moves the top
+card to the table, and every discard ends a turn that began with a draw or a
+take, so a hand takes at most ``4 * deck size + 1`` decisions.
+"""
+
+from __future__ import annotations
+
+import random
+
+from canasta_env.actions import (
+    ACTION_TEXTS,
+    ADD_NATURAL,
+    DISCARD,
+    DRAW,
+    NEW_BLACK3,
+    NUM_ACTIONS,
+    PASS,
+    SLOT_BLACK3,
+    SLOT_WILD,
+    TAKE,
+    TAKE_ONTO_MELD,
+    TAKE_WITH_JOKER,
+    TAKE_WITH_TWO,
+)
+from canasta_env.cards import (
+    BLACK3,
+    CARD_VALUES,
+    JOKER,
+    NUM_HAND_KINDS,
+    NUM_KINDS,
+    NUM_NATURALS,
+    RED3,
+    TWO,
+    deck_counts,
+    kind_from_name,
+    parse_cards,
+)
+from canasta_env.engine.melds import MeldTables, canasta_summary, meld_moves
+from canasta_env.engine.opening import TurnSearch
+from canasta_env.engine.scoring import score_team
+from canasta_env.rules import Rules, check_player_count
+
+PHASE_DRAW = 0
+PHASE_MELD = 1
+PHASE_HAND_OVER = 2
+PHASE_NAMES = ("draw", "meld", "hand over")
+
+END_WENT_OUT = "went out"
+END_STOCK = "stock exhausted"
+END_BLACK3 = "black-3 canasta"
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow in this state; the state is unchanged."""
+
+
+def team_of_seat(num_players: int, seat: int) -> int:
+    """G-3: 4 players play 0+2 against 1+3; 6 players 0+2+4 against 1+3+5; else solo."""
+    return seat % 2 if num_players in (4, 6) else seat
+
+
+class Game:
+    """A game of Canasta under one rules object, hand after hand."""
+
+    def __init__(
+        self,
+        rules: Rules,
+        num_players: int,
+        seed: int | None = None,
+        deck: list[int] | str | list[str] | None = None,
+    ):
+        check_player_count(rules, num_players)
+        self.rules = rules
+        self.num_players = num_players
+        self.num_teams = 2 if num_players in (4, 6) else num_players
+        self.team_of = [team_of_seat(num_players, s) for s in range(num_players)]
+        self.tables = MeldTables(rules)
+        self.search = TurnSearch(self)
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.scores = [0] * self.num_teams
+        self.hand_index = 0
+        self.game_over = False
+        self.winner_team: int | None = None
+        self.hand_history: list[dict] = []
+        self.start_hand(deck)
+
+    # ------------------------------------------------------------------ setup
+    def full_deck_counts(self) -> list[int]:
+        rules = self.rules
+        return deck_counts(rules.decks_for(self.num_players), rules.jokers_per_deck)
+
+    def _build_stock(self, deck) -> list[int]:
+        counts = self.full_deck_counts()
+        prefix: list[int] = []
+        if deck is not None:
+            prefix = _deck_kinds(deck)
+            for kind in prefix:
+                counts[kind] -= 1
+            for kind, left in enumerate(counts):
+                if left < 0:
+                    raise ValueError(
+                        f"stacked deck has {-left} more {kind_name(kind)} than the "
+                        f"{self.rules.name} deck holds"
+                    )
+        rest = [kind for kind, n in enumerate(counts) for _ in range(n)]
+        self.rng.shuffle(rest)
+        order = prefix + rest
+        order.reverse()  # the stock pops from its end
+        return order
+
+    def start_hand(self, deck=None) -> None:
+        """Deal a new hand (G-7). ``deck`` stacks the first cards in draw order.
+
+        Deal order: the hand's first player gets the first ``hand size`` cards,
+        the next seat the next block, and so on; then red 3s are laid out and
+        replaced seat by seat (G-6); then the pot is started (C-3, S-3, I-3).
+        """
+        rules = self.rules
+        n = self.num_players
+        self.stock = self._build_stock(deck)
+        size = rules.hand_size_for(n)
+        first = self.hand_index % n
+        self.first_player = first
+        self.hands = [[0] * NUM_KINDS for _ in range(n)]
+        self.hand_totals = [0] * n
+        self.known = [[0] * NUM_KINDS for _ in range(n)]
+        stock = self.stock
+        for offset in range(n):
+            seat = (first + offset) % n
+            hand = self.hands[seat]
+            for _ in range(size):
+                hand[stock.pop()] += 1
+            self.hand_totals[seat] = size
+        teams = self.num_teams
+        self.red3 = [0] * teams
+        self.opened = [False] * teams
+        self.need = [rules.opening_minimum(score) for score in self.scores]
+        self.nat = [[0] * 13 for _ in range(teams)]
+        self.two = [[0] * 13 for _ in range(teams)]
+        self.jok = [[0] * 13 for _ in range(teams)]
+        self.closed: list[list[tuple]] = [[] for _ in range(teams)]
+        self.went_out: int | None = None
+        self.concealed = False
+        self.end_reason: str | None = None
+        self.hand_scores: list[dict] | None = None
+        self.phase = PHASE_DRAW
+        self.num_steps = 0
+        for offset in range(n):  # G-6: red 3s of the deal
+            seat = (first + offset) % n
+            hand = self.hands[seat]
+            while hand[RED3]:
+                hand[RED3] -= 1
+                self.hand_totals[seat] -= 1
+                self.red3[self.team_of[seat]] += 1
+                if stock:
+                    card = stock.pop()
+                    hand[card] += 1
+                    self.hand_totals[seat] += 1
+        self._start_pot()
+        self._begin_turn(first)
+
+    def _start_pot(self) -> None:
+        """C-3, S-3, I-3: the pot at the start of the hand."""
+        rules = self.rules
+        stock = self.stock
+        self.pot: list[int] = []
+        self.pot_known = [0] * NUM_KINDS
+        self.pot_hidden = 0
+        self.pot_wild = False
+        self.pot_start_frozen = False
+        cover = {kind_from_name(k) for k in rules.pot_start_cover_kinds}
+        freeze = {kind_from_name(k) for k in rules.pot_start_freeze_kinds}
+        hidden_cards: list[int] = []
+        for _ in range(rules.pot_face_down):
+            if stock:
+                hidden_cards.append(stock.pop())
+        turned: list[int] = []
+        while stock:
+            card = stock.pop()
+            turned.append(card)
+            if card in freeze:
+                self.pot_wild = True
+                self.pot_start_frozen = True
+            if card not in cover:
+                break
+        if rules.pot_start_count_under_natural and turned and turned[-1] < NUM_NATURALS:
+            for _ in range(turned[-1] + 4):  # I-3: 4..10 by number, J 11, Q 12, K 13, A 14
+                if stock:
+                    hidden_cards.append(stock.pop())
+        self.pot = hidden_cards + turned
+        self.pot_hidden = len(hidden_cards)
+        self.pot_hidden_cards = hidden_cards  # face down: never in an observation
+        for card in turned:
+            self.pot_known[card] += 1
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def current_player(self) -> int:
+        return self.current
+
+    @property
+    def hand_over(self) -> bool:
+        return self.phase == PHASE_HAND_OVER
+
+    def team_melds(self, team: int):
+        return self.nat[team], self.two[team], self.jok[team], self.closed[team]
+
+    def legal_actions(self) -> list[int]:
+        """Sorted legal action ids of the player to act (empty once the hand is over)."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal
+
+    def is_legal(self, action: int) -> bool:
+        return action in self.legal_actions()
+
+    def held_total(self) -> int:
+        return sum(self.held)
+
+    def can_go_out(self, team: int) -> bool:
+        """Going-out conditions on the team's current melds (C-14, S-15, I-11)."""
+        nat, two, jok, closed = self.team_melds(team)
+        return self.search.go_out_allowed(nat, two, jok, closed, self._opening_done(team))
+
+    def _opening_done(self, team: int) -> bool:
+        return self.opened[team] or (
+            self.rules.concealed_go_out_ignores_minimum and not self.took_pot
+        )
+
+    # ------------------------------------------------------------------ legality
+    def _compute_legal(self) -> list[int]:
+        if self.phase == PHASE_HAND_OVER:
+            return []
+        if self.phase == PHASE_DRAW:
+            return self._draw_phase_actions()
+        return self._meld_phase_actions()
+
+    def _draw_phase_actions(self) -> list[int]:
+        rules = self.rules
+        actions = []
+        stock_ok = len(self.stock) >= rules.draw_count
+        if stock_ok:
+            actions.append(DRAW)
+        takes = self._take_actions()
+        actions += takes
+        if not stock_ok and takes:
+            forced = rules.must_take_matching_pot and TAKE_ONTO_MELD in takes
+            if not forced:
+                actions.append(PASS)
+        return actions
+
+    def _take_options(self) -> list[tuple[int, int, int, int]]:
+        """Rule-legal ways to take the pot: (action, naturals, twos, jokers) from the hand."""
+        pot = self.pot
+        if not pot:
+            return []
+        top = pot[-1]
+        if top >= NUM_NATURALS:  # C-12, S-6, I-7: wild, black 3 or red 3 on top
+            return []
+        rules = self.rules
+        team = self.team_of[self.current]
+        hand = self.hands[self.current]
+        frozen = self.pot_wild or (rules.frozen_for_unopened and not self.opened[team])
+        have = hand[top]
+        options = []
+        needed = rules.take_naturals_frozen if frozen else rules.take_naturals
+        if have >= needed:
+            options.append((TAKE, needed, 0, 0))
+        if not frozen:
+            if rules.take_with_wild and have >= 1:
+                if hand[TWO]:
+                    options.append((TAKE_WITH_TWO, 1, 1, 0))
+                if hand[JOKER]:
+                    options.append((TAKE_WITH_JOKER, 1, 0, 1))
+            if rules.take_onto_meld and self.opened[team]:
+                if self.nat[team][top] + self.two[team][top] + self.jok[team][top]:
+                    options.append((TAKE_ONTO_MELD, 0, 0, 0))
+        ok = self.tables.natural_meld_ok
+        nat, two, jok = self.nat[team], self.two[team], self.jok[team]
+        legal = []
+        for action, naturals, twos, jokers in options:
+            n = nat[top] + 1 + naturals
+            if ok(n, two[top] + twos, jok[top] + jokers):
+                legal.append((action, naturals, twos, jokers))
+        return legal
+
+    def _take_actions(self) -> list[int]:
+        return [opt[0] for opt in self._take_options() if self.search.take_feasible(opt)]
+
+    def _meld_phase_actions(self) -> list[int]:
+        player = self.current
+        team = self.team_of[player]
+        hand = self.hands[player]
+        search = self.search
+        actions = []
+        moves = meld_moves(
+            self.tables, hand, self.nat[team], self.two[team], self.jok[team], self.clean_only
+        )
+        for move in moves:
+            if search.move_feasible(move):
+                actions.append(move[0])
+        if search.discard_allowed():
+            actions += [DISCARD + kind for kind in range(NUM_HAND_KINDS) if hand[kind]]
+        actions.sort()
+        return actions
+
+    # ------------------------------------------------------------------ applying
+    def apply(self, action: int) -> None:
+        """Apply a legal action of the player to act; raise IllegalActionError otherwise."""
+        if isinstance(action, bool) or not hasattr(action, "__index__"):
+            raise IllegalActionError(f"action must be an integer id, got {action!r}")
+        index = action.__index__()
+        if not 0 <= index < NUM_ACTIONS:
+            raise IllegalActionError(f"action id {index} is outside 0..{NUM_ACTIONS - 1}")
+        if self.phase == PHASE_HAND_OVER:
+            raise IllegalActionError(
+                f"illegal action {index} ({ACTION_TEXTS[index]!r}): the hand is over"
+            )
+        if index not in self.legal_actions():
+            raise IllegalActionError(
+                f"illegal action {index} ({ACTION_TEXTS[index]!r}) for player {self.current} "
+                f"in the {PHASE_NAMES[self.phase]} phase: {self.explain_illegal(index)}"
+            )
+        self._legal = None
+        self.num_steps += 1
+        if index == DRAW:
+            self._draw()
+        elif index < PASS:
+            self._take(index)
+        elif index == PASS:
+            self._end_hand(END_STOCK)
+        elif index < ADD_NATURAL:
+            self._discard(index - DISCARD)
+        else:
+            for move in meld_moves(
+                self.tables,
+                self.hands[self.current],
+                self.nat[self.team_of[self.current]],
+                self.two[self.team_of[self.current]],
+                self.jok[self.team_of[self.current]],
+                self.clean_only,
+            ):
+                if move[0] == index:
+                    self._meld(move)
+                    break
+
+    def explain_illegal(self, action: int) -> str:
+        """A short reason why ``action`` is not legal now (for error messages and hints)."""
+        from canasta_env.engine.explain import explain
+
+        return explain(self, action)
+
+    def _draw_cards(self, count: int) -> bool:
+        """Draw ``count`` cards, laying out and replacing red 3s (G-6).
+
+        Returns False when the hand ended because a red 3 was the last stock card (C-16).
+        """
+        player = self.current
+        hand = self.hands[player]
+        stock = self.stock
+        for _ in range(count):
+            if not stock:
+                break
+            card = stock.pop()
+            while card == RED3:
+                self.red3[self.team_of[player]] += 1
+                if not stock:
+                    self._end_hand(END_STOCK)
+                    return False
+                card = stock.pop()
+            hand[card] += 1
+            self.hand_totals[player] += 1
+        return True
+
+    def _draw(self) -> None:
+        if self._draw_cards(self.rules.draw_count):
+            self.phase = PHASE_MELD
+
+    def _take(self, action: int) -> None:
+        for option in self._take_options():
+            if option[0] == action:
+                break
+        _, naturals, twos, jokers = option
+        player = self.current
+        team = self.team_of[player]
+        hand = self.hands[player]
+        pot = self.pot
+        top = pot.pop()
+        self.pot_known[top] -= 1 if self.pot_known[top] else 0
+        rest = pot[:]
+        pot.clear()
+        known_rest = self.pot_known
+        self.pot_known = [0] * NUM_KINDS
+        self.pot_hidden = 0
+        self.pot_hidden_cards = []
+        self.pot_wild = False
+        self.took_pot = True
+        unopened = not self.opened[team]
+        if unopened and self.rules.unopened_take_needs_clean_opening:
+            self.clean_only = True  # I-7, I-10
+        # the top card and the cards from the hand form or join the meld (C-10, S-5, I-7)
+        hand[top] -= naturals
+        hand[TWO] -= twos
+        hand[JOKER] -= jokers
+        self.hand_totals[player] -= naturals + twos + jokers
+        self._forget_known(player, top, naturals)
+        self._forget_known(player, TWO, twos)
+        self._forget_known(player, JOKER, jokers)
+        nat, two, jok = self.nat[team], self.two[team], self.jok[team]
+        nat[top] += 1 + naturals
+        two[top] += twos
+        jok[top] += jokers
+        points = CARD_VALUES[top] * (1 + naturals) + CARD_VALUES[TWO] * twos
+        points += CARD_VALUES[JOKER] * jokers
+        # the rest of the pot: red 3s are laid out unreplaced (G-6), the others are known
+        known = self.known[player]
+        for kind in range(NUM_HAND_KINDS):
+            known[kind] += known_rest[kind]
+        held = self.held
+        for card in rest:
+            if card == RED3:
+                self.red3[team] += 1
+            else:
+                held[card] += 1
+        self._after_meld(player, team, top, points, hidden=False)
+        if self.phase == PHASE_HAND_OVER:
+            return
+        if not unopened or self.opened[team]:
+            self._release_held(player)
+        if self.rules.draw_after_pot_take and self.stock:  # I-4, ambiguity 12
+            if not self._draw_cards(self.rules.draw_after_pot_take):
+                return
+        self.phase = PHASE_MELD
+
+    def _release_held(self, player: int) -> None:
+        held = self.held
+        if any(held):
+            hand = self.hands[player]
+            for kind in range(NUM_KINDS):
+                hand[kind] += held[kind]
+            self.hand_totals[player] += sum(held)
+            self.held = [0] * NUM_KINDS
+
+    def _forget_known(self, player: int, kind: int, count: int) -> None:
+        if count:
+            known = self.known[player]
+            known[kind] = max(0, known[kind] - count)
+
+    def _meld(self, move) -> None:
+        _, slot, naturals, twos, jokers, is_new = move
+        player = self.current
+        team = self.team_of[player]
+        hand = self.hands[player]
+        natural_kind = BLACK3 if slot == SLOT_BLACK3 else slot
+        if naturals:
+            hand[natural_kind] -= naturals
+            self._forget_known(player, natural_kind, naturals)
+        hand[TWO] -= twos
+        hand[JOKER] -= jokers
+        self._forget_known(player, TWO, twos)
+        self._forget_known(player, JOKER, jokers)
+        self.hand_totals[player] -= naturals + twos + jokers
+        self.nat[team][slot] += naturals
+        self.two[team][slot] += twos
+        self.jok[team][slot] += jokers
+        points = CARD_VALUES[natural_kind] * naturals + CARD_VALUES[TWO] * twos
+        points += CARD_VALUES[JOKER] * jokers
+        hidden = is_new and naturals + twos + jokers == self.rules.canasta_size
+        self._after_meld(player, team, slot, points, hidden)
+
+    def _after_meld(self, player: int, team: int, slot: int, points: int, hidden: bool) -> None:
+        """Close finished canastas, count the opening, and detect a win or going out."""
+        rules = self.rules
+        nat, two, jok = self.nat[team], self.two[team], self.jok[team]
+        size = nat[slot] + two[slot] + jok[slot]
+        closes = rules.meld_closes_at if slot != SLOT_WILD else rules.wild_meld_max_size
+        if rules.meld_closes_at and size >= closes:  # S-7: a finished canasta takes no more
+            self.closed[team].append((slot, nat[slot], two[slot], jok[slot], hidden))
+            nat[slot] = two[slot] = jok[slot] = 0
+        self.melded_this_turn = True
+        if not self.opened[team]:
+            self.staged += points
+            if hidden and rules.hidden_canasta_opens:
+                self.hidden_open = True  # S-8
+            if self.staged >= self.need[team] or self.hidden_open:
+                self.opened[team] = True
+                self._release_held(player)
+        if (
+            slot == SLOT_BLACK3
+            and rules.black3_canasta_wins_game
+            and self._black3_canasta(team)
+        ):
+            self._end_hand(END_BLACK3, winner=team)  # S-11
+            return
+        if self.hand_totals[player] == 0 and not any(self.held):
+            self._go_out(player)
+
+    def _black3_canasta(self, team: int) -> bool:
+        if self.nat[team][SLOT_BLACK3] >= self.rules.canasta_size:
+            return True
+        return any(c[0] == SLOT_BLACK3 for c in self.closed[team])
+
+    def _discard(self, kind: int) -> None:
+        player = self.current
+        hand = self.hands[player]
+        hand[kind] -= 1
+        self.hand_totals[player] -= 1
+        self._forget_known(player, kind, 1)
+        self.pot.append(kind)
+        self.pot_known[kind] += 1
+        if kind == TWO or kind == JOKER:
+            self.pot_wild = True  # C-9, S-6, I-8
+        if self.hand_totals[player] == 0:
+            self._go_out(player)
+            return
+        self._begin_turn((player + 1) % self.num_players)
+
+    def _go_out(self, player: int) -> None:
+        team = self.team_of[player]
+        self.went_out = player
+        self.concealed = not self.opened_at_turn_start  # C-15, ambiguity 4
+        self.opened[team] = True
+        self._end_hand(END_WENT_OUT)
+
+    def _begin_turn(self, player: int) -> None:
+        self.current = player
+        self.phase = PHASE_DRAW
+        team = self.team_of[player]
+        self.staged = 0
+        self.held = [0] * NUM_KINDS
+        self.took_pot = False
+        self.hidden_open = False
+        self.melded_this_turn = False
+        self.opened_at_turn_start = self.opened[team]
+        rules = self.rules
+        self.clean_only = (
+            not self.opened[team] and self.need[team] <= rules.clean_opening_max_minimum
+        )
+        _, clean, _ = canasta_summary(rules, *self.team_melds(team))
+        self.had_clean_at_turn_start = clean > 0
+        self._legal = None
+        if len(self.stock) < rules.draw_count and not self.legal_actions():
+            self._end_hand(END_STOCK)  # C-16, S-17, I-11
+
+    # ------------------------------------------------------------------ hand end
+    def _end_hand(self, reason: str, winner: int | None = None) -> None:
+        self.phase = PHASE_HAND_OVER
+        self.end_reason = reason
+        self._legal = []
+        self.hand_scores = [score_team(self, team) for team in range(self.num_teams)]
+        for team, sheet in enumerate(self.hand_scores):
+            self.scores[team] += sheet["total"]
+        self.hand_history.append(
+            {"hand": self.hand_index, "reason": reason, "scores": [s["total"] for s in self.hand_scores]}
+        )
+        if winner is not None:
+            self.game_over = True
+            self.winner_team = winner
+        elif max(self.scores) >= self.rules.target_score:  # G-7
+            self.game_over = True
+            best = max(self.scores)
+            leaders = [t for t, s in enumerate(self.scores) if s == best]
+            self.winner_team = leaders[0] if len(leaders) == 1 else None
+
+    def next_hand(self, deck=None) -> None:
+        """Deal the next hand of the game; the first player rotates one seat (G-7)."""
+        if self.phase != PHASE_HAND_OVER:
+            raise IllegalActionError("the current hand is not over")
+        if self.game_over:
+            raise IllegalActionError("the game is over")
+        self.hand_index += 1
+        self.start_hand(deck)
+
+    # ------------------------------------------------------------------ copying
+    def copy(self) -> Game:
+        """An independent deep copy (for search agents and tests)."""
+        other = object.__new__(Game)
+        for name, value in self.__dict__.items():
+            if isinstance(value, list):
+                if value and isinstance(value[0], list):
+                    value = [row[:] for row in value]
+                else:
+                    value = value[:]
+            other.__dict__[name] = value
+        other.rng = random.Random()
+        other.rng.setstate(self.rng.getstate())
+        other.search = TurnSearch(other)
+        return other
+
+
+def _deck_kinds(deck) -> list[int]:
+    """Card codes (``"AS TH JK"`` or a list of codes) or kinds, in draw order."""
+    if isinstance(deck, str):
+        return parse_cards(deck)
+    cards = list(deck)
+    if all(isinstance(card, str) for card in cards):
+        return parse_cards(cards)
+    if all(isinstance(card, int) and 0 <= card < NUM_KINDS for card in cards):
+        return cards
+    raise ValueError("a stacked deck is a list of card codes such as 'AS' or of kinds 0..14")
+
+
+def kind_name(kind: int) -> str:
+    from canasta_env.cards import KIND_NAMES
+
+    return KIND_NAMES[kind]
+
+
+__all__ = [
+    "Game",
+    "IllegalActionError",
+    "PHASE_DRAW",
+    "PHASE_MELD",
+    "PHASE_HAND_OVER",
+    "NEW_BLACK3",
+]

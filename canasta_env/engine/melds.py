@@ -1,0 +1,170 @@
+"""Meld composition rules and the meld moves a hand allows (C-5..C-7, S-7, S-9, S-11, I-5, I-6).
+
+A team's unfinished melds live in three lists indexed by slot (natural ranks
+0-10, black 3s 11, wild-only 12): naturals, twos and jokers. Finished canastas
+of variants whose melds close at seven cards (S-7) move to a list of
+``(slot, naturals, twos, jokers, hidden)`` tuples.
+
+These functions work on plain lists so that the engine and the opening
+search (:mod:`canasta_env.engine.opening`) share one implementation.
+"""
+
+from __future__ import annotations
+
+from canasta_env.actions import (
+    ADD_JOKER,
+    ADD_NATURAL,
+    ADD_TWO,
+    COMPOSITIONS,
+    NEW_BLACK3,
+    NEW_MELD,
+    NEW_WILD,
+    NUM_COMPOSITIONS,
+    SLOT_BLACK3,
+    SLOT_WILD,
+    WILD_COMPOSITIONS,
+)
+from canasta_env.cards import BLACK3, JOKER, NUM_NATURALS, TWO
+from canasta_env.rules import Rules
+
+#: A meld move: (action id, slot, naturals, twos, jokers, is_new).
+Move = tuple
+
+
+class MeldTables:
+    """Per-rules precomputed tables of which compositions are legal melds."""
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        self.closes_at = rules.meld_closes_at
+        # new natural melds, grouped by naturals: n -> [(twos, jokers, comp index)]
+        self.new_natural_by_n: list[list[tuple[int, int, int]]] = [[] for _ in range(8)]
+        for index, (n, twos, jokers) in enumerate(COMPOSITIONS):
+            if self.natural_meld_ok(n, twos, jokers):
+                self.new_natural_by_n[n].append((twos, jokers, index))
+        self.new_wild: list[tuple[int, int, int]] = []
+        if rules.wild_melds:
+            for index, (twos, jokers) in enumerate(WILD_COMPOSITIONS):
+                if rules.wild_meld_min_start <= twos + jokers <= rules.wild_meld_max_size:
+                    self.new_wild.append((twos, jokers, index))
+        self.clean_wild_openings = set(rules.clean_opening_wild_melds)
+
+    def natural_meld_ok(self, n: int, twos: int, jokers: int) -> bool:
+        """C-5, S-7, I-5: is (n naturals, twos, jokers) a legal meld of a natural rank?"""
+        rules = self.rules
+        wilds = twos + jokers
+        size = n + wilds
+        return (
+            n >= rules.min_naturals
+            and size >= rules.min_meld_size
+            and wilds <= rules.max_wilds_per_meld
+            and n - wilds >= rules.min_natural_excess
+            and (not self.closes_at or size <= self.closes_at)
+        )
+
+
+def meld_moves(
+    tables: MeldTables,
+    hand: list[int],
+    nat: list[int],
+    two: list[int],
+    jok: list[int],
+    clean_only: bool,
+) -> list[Move]:
+    """Every meld move the hand allows onto a team's melds, before turn guards.
+
+    ``clean_only`` restricts to moves allowed in a clean opening (I-10).
+    """
+    rules = tables.rules
+    moves: list[Move] = []
+    append = moves.append
+    twos_in_hand = hand[TWO]
+    jokers_in_hand = hand[JOKER]
+    ok = tables.natural_meld_ok
+    for rank in range(NUM_NATURALS):
+        n0 = nat[rank]
+        t0 = two[rank]
+        j0 = jok[rank]
+        have = hand[rank]
+        if n0 + t0 + j0:
+            if have and ok(n0 + 1, t0, j0):
+                append((ADD_NATURAL + rank, rank, 1, 0, 0, False))
+            if clean_only:
+                continue
+            if twos_in_hand and ok(n0, t0 + 1, j0):
+                append((ADD_TWO + rank, rank, 0, 1, 0, False))
+            if jokers_in_hand and ok(n0, t0, j0 + 1):
+                append((ADD_JOKER + rank, rank, 0, 0, 1, False))
+        elif have >= 2:
+            base = NEW_MELD + rank * NUM_COMPOSITIONS
+            for n in range(2, min(have, 7) + 1):
+                for twos, jokers, index in tables.new_natural_by_n[n]:
+                    if twos <= twos_in_hand and jokers <= jokers_in_hand:
+                        if clean_only and twos + jokers:
+                            continue
+                        append((base + index, rank, n, twos, jokers, True))
+    if rules.black3_melds and hand[BLACK3]:
+        size = nat[SLOT_BLACK3]
+        if size:
+            if size < rules.black3_meld_max_size:
+                append((ADD_NATURAL + SLOT_BLACK3, SLOT_BLACK3, 1, 0, 0, False))
+        else:
+            for n in range(3, min(hand[BLACK3], rules.black3_meld_max_size) + 1):
+                append((NEW_BLACK3 + n - 3, SLOT_BLACK3, n, 0, 0, True))
+    if rules.wild_melds and (twos_in_hand or jokers_in_hand):
+        size = two[SLOT_WILD] + jok[SLOT_WILD]
+        if size:
+            if size < rules.wild_meld_max_size and not clean_only:
+                if twos_in_hand:
+                    append((ADD_TWO + 11, SLOT_WILD, 0, 1, 0, False))
+                if jokers_in_hand:
+                    append((ADD_JOKER + 11, SLOT_WILD, 0, 0, 1, False))
+        else:
+            clean_set = tables.clean_wild_openings
+            for twos, jokers, index in tables.new_wild:
+                if twos <= twos_in_hand and jokers <= jokers_in_hand:
+                    if clean_only and (twos, jokers) not in clean_set:
+                        continue
+                    append((NEW_WILD + index, SLOT_WILD, 0, twos, jokers, True))
+    return moves
+
+
+def canasta_kind(slot: int, n: int, twos: int, jokers: int) -> tuple[bool, bool]:
+    """(is clean, is dirty) of a canasta, for the clean-and-dirty going-out rules (S-15, I-11).
+
+    A wild-only canasta is clean when it holds one kind of wild card only (S-10).
+    """
+    if slot == SLOT_WILD:
+        clean = twos == 0 or jokers == 0
+    else:
+        clean = twos + jokers == 0
+    return clean, not clean
+
+
+def canasta_summary(
+    rules: Rules, nat: list[int], two: list[int], jok: list[int], closed: list
+) -> tuple[int, int, int]:
+    """(canastas, clean canastas, dirty canastas) of one team."""
+    count = clean = dirty = 0
+    size_needed = rules.canasta_size
+    for slot, n, twos, jokers, _hidden in closed:
+        count += 1
+        if slot == SLOT_WILD:
+            is_clean = twos == 0 or jokers == 0
+        else:
+            is_clean = twos + jokers == 0
+        if is_clean:
+            clean += 1
+        else:
+            dirty += 1
+    for slot in range(13):
+        n = nat[slot]
+        twos = two[slot]
+        jokers = jok[slot]
+        if n + twos + jokers >= size_needed:
+            count += 1
+            if (twos == 0 or jokers == 0) if slot == SLOT_WILD else twos + jokers == 0:
+                clean += 1
+            else:
+                dirty += 1
+    return count, clean, dirty

@@ -1,0 +1,302 @@
+"""Turn guards: which moves leave the player a way to finish the turn legally.
+
+The mask may never strand a player (C-13, S-16, I-11) nor let an unopened team
+stage melds it cannot complete to its opening minimum (G-5, C-8, S-8, I-9,
+I-10). A move is legal when, after it, some sequence of further meld moves
+reaches a legal end of turn:
+
+* the team has opened (minimum reached, S-8 hidden canasta, or opened before)
+  and at least two cards remain, so one can be discarded; or
+* the player may go out: with one card left (discarded last) or none (melded
+  out, where the preset allows going out without a discard); a team that has
+  not opened may do so only by a concealed going out (C-15) without a pot take.
+
+The search is a depth-first search over meld moves with memoisation and an
+upper bound on the points the hand can still add; it is exact because it
+explores the same moves the engine offers.
+"""
+
+from __future__ import annotations
+
+from canasta_env.actions import SLOT_BLACK3, SLOT_WILD
+from canasta_env.cards import BLACK3, CARD_VALUES, JOKER, NUM_NATURALS, RED3, TWO
+from canasta_env.engine.melds import canasta_summary, meld_moves
+
+
+class TurnSearch:
+    """Feasibility checks for the player to act in one game."""
+
+    def __init__(self, game):
+        self.game = game
+        self.memo: dict = {}
+        self.memo_turn = None
+
+    # ---------------------------------------------------------------- going out
+    def go_out_allowed(self, nat, two, jok, closed, opening_ok: bool) -> bool:
+        """C-14, S-15, I-11 on a team's melds."""
+        if not opening_ok:
+            return False
+        game = self.game
+        rules = game.rules
+        count, clean, dirty = canasta_summary(rules, nat, two, jok, closed)
+        if count < rules.go_out_min_canastas:
+            return False
+        if rules.go_out_needs_clean_and_dirty and not (clean and dirty):
+            return False
+        if rules.no_go_out_on_first_clean_turn and clean and not game.had_clean_at_turn_start:
+            return False  # S-15: not in the turn of the first clean canasta
+        return True
+
+    # ---------------------------------------------------------------- entry points
+    def discard_allowed(self) -> bool:
+        game = self.game
+        player = game.current
+        team = game.team_of[player]
+        total = game.hand_totals[player]
+        nat, two, jok, closed = game.team_melds(team)
+        if not game.opened[team] and game.melded_this_turn:
+            # staging an opening: only a concealed going out may end the turn now
+            return total == 1 and self.go_out_allowed(
+                nat, two, jok, closed, self._concealed_ok()
+            )
+        if total >= 2:
+            return True
+        return total == 1 and self.go_out_allowed(nat, two, jok, closed, self._opening_ok(team))
+
+    def move_feasible(self, move) -> bool:
+        game = self.game
+        player = game.current
+        team = game.team_of[player]
+        _, slot, naturals, twos, jokers, is_new = move
+        cards = naturals + twos + jokers
+        only_going_out = slot == SLOT_BLACK3 and game.rules.black3_meld_only_going_out
+        total = game.hand_totals[player]
+        if game.opened[team] and total - cards >= 2 and not only_going_out:
+            return True  # the common case: a discard remains possible
+        nat, two, jok, closed = game.team_melds(team)
+        hand = game.hands[player]
+        return self._child_ok(
+            hand, total, nat, two, jok, closed, game.staged, game.hidden_open, move
+        )
+
+    def take_feasible(self, option) -> bool:
+        """Can the turn be completed after taking the pot this way (C-8, C-10, S-5, I-7)?"""
+        game = self.game
+        rules = game.rules
+        player = game.current
+        team = game.team_of[player]
+        action, naturals, twos, jokers = option
+        top = game.pot[-1]
+        rest = len(game.pot) - 1 - sum(1 for card in game.pot[:-1] if card == RED3)
+        hand = game.hands[player][:]
+        hand[top] -= naturals
+        hand[TWO] -= twos
+        hand[JOKER] -= jokers
+        total = game.hand_totals[player] - naturals - twos - jokers
+        nat, two, jok, closed = game.team_melds(team)
+        nat, two, jok = nat[:], two[:], jok[:]
+        nat[top] += 1 + naturals
+        two[top] += twos
+        jok[top] += jokers
+        closed = self._close(nat, two, jok, closed, top, False)
+        if game.opened[team]:
+            total += rest + min(rules.draw_after_pot_take, len(game.stock))
+            if total >= 2:
+                return True
+            return self._node_ok(hand, total, nat, two, jok, closed, 0, False, 0, True, False)
+        points = CARD_VALUES[top] * (1 + naturals) + CARD_VALUES[TWO] * twos
+        points += CARD_VALUES[JOKER] * jokers
+        return self._node_ok(
+            hand, total, nat, two, jok, closed, points, False, rest, False, False, took=True
+        )
+
+    # ---------------------------------------------------------------- search
+    def _opening_ok(self, team: int) -> bool:
+        return self.game.opened[team] or self._concealed_ok()
+
+    def _concealed_ok(self) -> bool:
+        game = self.game
+        return game.rules.concealed_go_out_ignores_minimum and not game.took_pot
+
+    def _close(self, nat, two, jok, closed, slot, hidden):
+        """S-7: a meld that reaches its size limit closes as a finished canasta."""
+        rules = self.game.rules
+        if not rules.meld_closes_at:
+            return closed
+        size = nat[slot] + two[slot] + jok[slot]
+        limit = rules.wild_meld_max_size if slot == SLOT_WILD else rules.meld_closes_at
+        if size >= limit:
+            closed = closed + [(slot, nat[slot], two[slot], jok[slot], hidden)]
+            nat[slot] = two[slot] = jok[slot] = 0
+        return closed
+
+    def _child_ok(self, hand, total, nat, two, jok, closed, staged, hidden_open, move) -> bool:
+        game = self.game
+        rules = game.rules
+        _, slot, naturals, twos, jokers, is_new = move
+        kind = BLACK3 if slot == SLOT_BLACK3 else slot
+        hand = hand[:]
+        if naturals:
+            hand[kind] -= naturals
+        hand[TWO] -= twos
+        hand[JOKER] -= jokers
+        cards = naturals + twos + jokers
+        nat, two, jok = nat[:], two[:], jok[:]
+        nat[slot] += naturals
+        two[slot] += twos
+        jok[slot] += jokers
+        hidden = is_new and cards == rules.canasta_size
+        closed = self._close(nat, two, jok, closed, slot, hidden)
+        team = game.team_of[game.current]
+        opened = game.opened[team]
+        if not opened:
+            staged += CARD_VALUES[kind] * naturals + CARD_VALUES[TWO] * twos
+            staged += CARD_VALUES[JOKER] * jokers
+            hidden_open = hidden_open or (hidden and rules.hidden_canasta_opens)
+        only_going_out = slot == SLOT_BLACK3 and rules.black3_meld_only_going_out
+        return self._node_ok(
+            hand,
+            total - cards,
+            nat,
+            two,
+            jok,
+            closed,
+            staged,
+            hidden_open,
+            sum(game.held),
+            opened,
+            only_going_out,
+            took=game.took_pot,
+        )
+
+    def _node_ok(
+        self,
+        hand,
+        total,
+        nat,
+        two,
+        jok,
+        closed,
+        staged,
+        hidden_open,
+        held,
+        was_opened,
+        only_going_out,
+        took=None,
+    ) -> bool:
+        game = self.game
+        rules = game.rules
+        team = game.team_of[game.current]
+        if took is None:
+            took = game.took_pot
+        opened = was_opened or staged >= game.need[team] or hidden_open
+        concealed_ok = rules.concealed_go_out_ignores_minimum and not took
+        if opened:
+            total += held
+        if only_going_out:  # C-7: black 3s are melded only when going out
+            if total > 1 or (total == 0 and rules.go_out_needs_discard):
+                return False
+            return self.go_out_allowed(nat, two, jok, closed, opened or concealed_ok)
+        if opened and total >= 2:
+            return True
+        if total == 0:
+            return not rules.go_out_needs_discard and self.go_out_allowed(
+                nat, two, jok, closed, opened or concealed_ok
+            )
+        if total == 1 and self.go_out_allowed(nat, two, jok, closed, opened or concealed_ok):
+            return True
+        if not opened and total > 0 and not self._may_still_open(
+            hand, nat, two, jok, staged, concealed_ok
+        ):
+            return False
+        return self._expand(
+            hand, total, nat, two, jok, closed, staged, hidden_open, held, opened, took
+        )
+
+    def _may_still_open(self, hand, nat, two, jok, staged, concealed_ok) -> bool:
+        """A quick upper bound: can the hand still add enough points, or open another way?"""
+        game = self.game
+        rules = game.rules
+        team = game.team_of[game.current]
+        wilds = hand[TWO] + hand[JOKER]
+        if concealed_ok or (rules.hidden_canasta_opens and (wilds >= 7 or hand[BLACK3] >= 7)):
+            return True
+        bound = staged + CARD_VALUES[TWO] * hand[TWO] + CARD_VALUES[JOKER] * hand[JOKER]
+        for rank in range(NUM_NATURALS):
+            have = hand[rank]
+            if have >= 2 or (have and nat[rank] + two[rank] + jok[rank]):
+                bound += CARD_VALUES[rank] * have
+                if rules.hidden_canasta_opens and have + wilds >= 7 and 2 * have >= 7:
+                    return True
+        if rules.black3_melds and not rules.black3_meld_only_going_out:
+            bound += CARD_VALUES[BLACK3] * hand[BLACK3]
+        return bound >= game.need[team]
+
+    def _expand(self, hand, total, nat, two, jok, closed, staged, hidden_open, held, opened, took):
+        game = self.game
+        turn_key = (game.hand_index, id(game.hands))
+        if self.memo_turn != turn_key or len(self.memo) > 200_000:
+            self.memo = {}
+            self.memo_turn = turn_key
+        key = (
+            game.current,
+            tuple(hand),
+            tuple(nat),
+            tuple(two),
+            tuple(jok),
+            tuple(closed),
+            staged,
+            hidden_open,
+            held,
+            opened,
+            took,
+            game.clean_only,
+            game.had_clean_at_turn_start,
+        )
+        found = self.memo.get(key)
+        if found is not None:
+            return found
+        self.memo[key] = False  # cycles cannot occur (every move melds a card), but be safe
+        rules = game.rules
+        result = False
+        for move in meld_moves(game.tables, hand, nat, two, jok, game.clean_only):
+            _, slot, naturals, twos, jokers, is_new = move
+            kind = BLACK3 if slot == SLOT_BLACK3 else slot
+            child = hand[:]
+            if naturals:
+                child[kind] -= naturals
+            child[TWO] -= twos
+            child[JOKER] -= jokers
+            cards = naturals + twos + jokers
+            cnat, ctwo, cjok = nat[:], two[:], jok[:]
+            cnat[slot] += naturals
+            ctwo[slot] += twos
+            cjok[slot] += jokers
+            hidden = is_new and cards == rules.canasta_size
+            cclosed = self._close(cnat, ctwo, cjok, closed, slot, hidden)
+            cstaged = staged
+            chidden = hidden_open
+            if not opened:
+                cstaged += CARD_VALUES[kind] * naturals + CARD_VALUES[TWO] * twos
+                cstaged += CARD_VALUES[JOKER] * jokers
+                chidden = hidden_open or (hidden and rules.hidden_canasta_opens)
+            only_going_out = slot == SLOT_BLACK3 and rules.black3_meld_only_going_out
+            child_total = total - cards
+            if self._node_ok(
+                child,
+                child_total,
+                cnat,
+                ctwo,
+                cjok,
+                cclosed,
+                cstaged,
+                chidden,
+                0 if opened else held,
+                opened,
+                only_going_out,
+                took,
+            ):
+                result = True
+                break
+        self.memo[key] = result
+        return result

@@ -1,0 +1,117 @@
+"""End-of-hand scoring (G-9, C-15, C-17, S-10..S-14, I-12..I-15)."""
+
+from __future__ import annotations
+
+from canasta_env.actions import SLOT_BLACK3, SLOT_WILD
+from canasta_env.cards import BLACK3, CARD_VALUES, NUM_HAND_KINDS
+from canasta_env.engine.melds import canasta_summary
+from canasta_env.rules import (
+    TEAM_CLEAN_AND_DIRTY,
+    TEAM_CLEAN_ONLY,
+    TEAM_DIRTY_ONLY,
+    TEAM_NO_CANASTA,
+    TEAM_NO_MELD,
+    Rules,
+)
+
+
+def canasta_bonus(rules: Rules, slot: int, n: int, twos: int, jokers: int, hidden: bool) -> int:
+    """Bonus of one canasta (C-17, S-10, I-12)."""
+    if slot == SLOT_BLACK3:
+        return 0  # S-11: a black-3 canasta wins the game instead
+    if slot == SLOT_WILD:
+        special_jokers, special_twos, special_bonus = rules.special_wild_canasta
+        if special_bonus and jokers == special_jokers and twos == special_twos:
+            bonus = special_bonus  # I-12 "toro seduto"
+        elif twos == 0 or jokers == 0:
+            bonus = rules.wild_canasta_clean_bonus
+        else:
+            bonus = rules.wild_canasta_dirty_bonus
+        return max(bonus, rules.hidden_canasta_bonus if hidden else 0)
+    clean = twos + jokers == 0
+    if hidden and rules.hidden_canasta_bonus:
+        return rules.hidden_canasta_bonus  # S-10
+    for rank, clean_bonus, dirty_bonus in rules.rank_canasta_bonus:
+        if rank == slot:
+            return clean_bonus if clean else dirty_bonus  # I-12 aces
+    return rules.clean_canasta_bonus if clean else rules.dirty_canasta_bonus
+
+
+def _meld_value(slot: int, n: int, twos: int, jokers: int) -> int:
+    natural_kind = BLACK3 if slot == SLOT_BLACK3 else slot
+    value = CARD_VALUES[natural_kind] * n if slot != SLOT_WILD else 0
+    return value + CARD_VALUES[11] * twos + CARD_VALUES[12] * jokers
+
+
+def score_team(game, team: int) -> dict:
+    """The score sheet of one team for the hand that just ended."""
+    rules = game.rules
+    nat, two, jok, closed = game.team_melds(team)
+    melded = 0
+    bonus = 0
+    canastas = []
+    for slot in range(13):
+        n, twos, jokers = nat[slot], two[slot], jok[slot]
+        if n + twos + jokers:
+            melded += _meld_value(slot, n, twos, jokers)
+            if n + twos + jokers >= rules.canasta_size:
+                canastas.append((slot, n, twos, jokers, False))
+    for canasta in closed:
+        melded += _meld_value(*canasta[:4])
+        canastas.append(canasta)
+    for canasta in canastas:
+        bonus += canasta_bonus(rules, *canasta)
+    count, clean, dirty = canasta_summary(rules, nat, two, jok, closed)
+    opened = game.opened[team]
+    if rules.melds_minus_without_canasta and count == 0:
+        melded = -melded  # S-14
+    # red 3s (C-17, K-3, S-13, I-15)
+    if not opened:
+        condition = TEAM_NO_MELD
+    elif count == 0:
+        condition = TEAM_NO_CANASTA
+    elif clean and dirty:
+        condition = TEAM_CLEAN_AND_DIRTY
+    elif clean:
+        condition = TEAM_CLEAN_ONLY
+    else:
+        condition = TEAM_DIRTY_ONLY
+    red3 = rules.red3_total(game.red3[team]) * rules.red3_sign[condition]
+    # team bonuses (S-12, I-13)
+    count_bonus = 0
+    for needed, value in rules.canasta_count_bonus:
+        if count >= needed:
+            count_bonus = value
+    for needed, value in rules.clean_canasta_count_bonus:
+        if clean >= needed:
+            count_bonus += value
+    # going out (C-15, S-15, I-13)
+    going_out = 0
+    went_out = game.went_out
+    if went_out is not None and game.team_of[went_out] == team:
+        going_out = rules.go_out_bonus
+        if game.concealed and rules.concealed_go_out_bonus:
+            going_out = rules.concealed_go_out_bonus
+    # cards left in hand (G-9, S-14, I-14)
+    penalty = 0
+    for seat in range(game.num_players):
+        if game.team_of[seat] != team:
+            continue
+        hand = game.hands[seat]
+        for kind in range(NUM_HAND_KINDS):
+            if hand[kind]:
+                value = rules.black3_in_hand_penalty if kind == BLACK3 else CARD_VALUES[kind]
+                penalty += value * hand[kind]
+    if not opened:
+        penalty *= rules.unopened_hand_penalty_factor
+    total = melded + bonus + red3 + count_bonus + going_out - penalty
+    return {
+        "melded": melded,
+        "canasta_bonus": bonus,
+        "red3": red3,
+        "count_bonus": count_bonus,
+        "going_out": going_out,
+        "hand_penalty": -penalty,
+        "total": total,
+        "canastas": count,
+    }
