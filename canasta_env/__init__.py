@@ -1,19 +1,26 @@
-"""canasta-env: Canasta rules engine and PettingZoo AEC environment."""
+"""canasta-env: Canasta rules engine and PettingZoo AEC environment.
 
+``canasta_env.env(variant="classic", num_players=4)`` is the environment users
+play; ``canasta_env.raw_env(...)`` raises on illegal actions. See
+:mod:`canasta_env.env` for the full documentation.
+"""
+
+from canasta_env.actions import NUM_ACTIONS, action_to_str, str_to_action
+from canasta_env.env import env, raw_env  # binds the functions over the submodule name
+from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import PRESETS, Rules, make_rules
 
 __version__ = "0.1.0"
 
-__all__ = ["PRESETS", "Rules", "make_rules", "env", "raw_env", "__version__"]
-
-
-def env(**kwargs):
-    from canasta_env.env import env as _env
-
-    return _env(**kwargs)
-
-
-def raw_env(**kwargs):
-    from canasta_env.env import raw_env as _raw_env
-
-    return _raw_env(**kwargs)
+__all__ = [
+    "NUM_ACTIONS",
+    "OBS_SIZE",
+    "PRESETS",
+    "Rules",
+    "action_to_str",
+    "env",
+    "make_rules",
+    "raw_env",
+    "str_to_action",
+    "__version__",
+]

@@ -1,0 +1,72 @@
+"""Decision steps per second and hands per second of random masked play.
+
+Every step builds the observation and the mask (through ``env.last()``), as a
+training loop does. Run: ``python benchmarks/bench.py`` (all presets and player
+counts, ``raw_env`` and ``env()``) or ``--variants classic --players 4``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+import numpy as np
+
+import canasta_env
+from canasta_env.rules import PRESETS
+
+
+def run(factory, seconds: float, seed: int = 0) -> tuple[float, float, int]:
+    """Play random legal actions for about ``seconds``; return (steps/s, hands/s, steps)."""
+    env = factory()
+    rng = random.Random(seed)
+    steps = hands = 0
+    env.reset(seed=seed)
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        agent = env.agent_selection
+        obs, _reward, terminated, truncated, _info = env.last()
+        if terminated or truncated:
+            hands += 1
+            if time.perf_counter() > deadline:
+                break
+            env.reset(seed=seed + hands)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.randrange(len(legal))]))
+        steps += 1
+        del agent
+    elapsed = time.perf_counter() - start
+    return steps / elapsed, hands / elapsed, steps
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--variants", nargs="*", default=list(PRESETS))
+    parser.add_argument("--players", nargs="*", type=int, default=None)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--apis", nargs="*", default=["raw_env", "env"])
+    args = parser.parse_args(argv)
+    print(f"{'variant':10} {'players':>7} {'api':8} {'steps/s':>9} {'hands/s':>8} {'steps':>8}")
+    for variant in args.variants:
+        counts = args.players or list(PRESETS[variant].player_counts)
+        for players in counts:
+            if players not in PRESETS[variant].player_counts:
+                continue
+            for api in args.apis:
+                make = getattr(canasta_env, api)
+
+                def factory(make=make, variant=variant, players=players):
+                    return make(variant=variant, num_players=players)
+
+                steps_s, hands_s, steps = run(factory, args.seconds)
+                print(
+                    f"{variant:10} {players:>7} {api:8} {steps_s:>9.0f} {hands_s:>8.1f} {steps:>8}",
+                    flush=True,
+                )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,331 @@
+"""The PettingZoo AEC environment ``canasta_v0``: wiring only.
+
+Usage::
+
+    import canasta_env
+    env = canasta_env.env(variant="classic", num_players=4, render_mode="ansi")
+    env.reset(seed=7)
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        action = None if termination or truncation else policy(obs["observation"], obs["action_mask"])
+        env.step(action)
+
+Action Space
+    ``Discrete(476)``, one layout for every preset (table in :mod:`canasta_env.actions`).
+
+Observation Space
+    ``Dict(observation=Box(449,) float32, action_mask=Box(476,) int8)`` from the
+    observer's point of view (table in :mod:`canasta_env.observation`). The mask
+    is exact and never empty for the agent to act; other agents see an all-zero mask.
+
+Rewards
+    Given when a hand ends. ``reward="score"``: the team's hand score minus the
+    mean hand score of the other teams, divided by ``reward_scale`` (1000).
+    ``reward="win"``: +1 / 0 / -1 for the team with the highest / a tied / a
+    lower score at the end of the episode (the hand, or the game's totals).
+
+Episode End
+    ``episode="hand"`` (default): one hand. ``episode="game"``: hands until a team
+    reaches the preset's target score (G-7). ``max_cycles``: the episode is
+    truncated after that many decisions. An illegal action: ``raw_env`` raises
+    :class:`~canasta_env.engine.IllegalActionError` and changes nothing; ``env()``
+    ends the episode with ``illegal_reward`` (-1) for the offender and 0 for the
+    others (PettingZoo's TerminateIllegalWrapper semantics, reusing the mask the
+    env already built).
+
+Arguments
+    ``variant`` ("classic", "canastone", "spanish", "italian" or a Rules object),
+    ``num_players`` (2, 3, 4, 6; italian 2, 4), ``render_mode`` ("ansi", "human"),
+    ``reward``, ``reward_scale``, ``episode``, ``max_cycles``, and any rules field
+    as a keyword (house rules): ``env(variant="spanish", target_score=5000)``.
+    ``reset(seed, options={"deck": "AS TH ..."})`` stacks the first cards of the
+    deck in draw order; ``options={"state": {...}}`` loads a saved state.
+
+Version History
+    v0: initial release.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
+
+from canasta_env.actions import NUM_ACTIONS, action_to_str
+from canasta_env.engine.game import PHASE_HAND_OVER, Game, IllegalActionError
+from canasta_env.observation import OBS_SIZE, ObservationBuilder
+from canasta_env.rules import Rules, check_player_count, make_rules
+
+REWARD_MODES = ("score", "win")
+EPISODE_MODES = ("hand", "game")
+
+
+class raw_env(AECEnv):
+    """Canasta as a PettingZoo AEC environment; illegal actions raise."""
+
+    metadata = {
+        "render_modes": ["human", "ansi"],
+        "name": "canasta_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        variant: str | Rules = "classic",
+        num_players: int = 4,
+        render_mode: str | None = None,
+        reward: str = "score",
+        reward_scale: float = 1000.0,
+        episode: str = "hand",
+        max_cycles: int | None = None,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
+        **rule_overrides,
+    ):
+        super().__init__()
+        self.rules = make_rules(variant, **rule_overrides)
+        if not isinstance(num_players, int) or isinstance(num_players, bool):
+            raise ValueError(f"num_players must be an integer, got {num_players!r}")
+        check_player_count(self.rules, num_players)
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        if episode not in EPISODE_MODES:
+            raise ValueError(f"episode must be one of {EPISODE_MODES}, got {episode!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        if illegal_action not in ("raise", "terminate"):
+            raise ValueError("illegal_action must be 'raise' or 'terminate'")
+        if max_cycles is not None and (not isinstance(max_cycles, int) or max_cycles < 1):
+            raise ValueError(f"max_cycles must be a positive integer, got {max_cycles!r}")
+        self.num_players = num_players
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self.reward_scale = float(reward_scale)
+        self.episode_mode = episode
+        self.max_cycles = max_cycles
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agent_name_mapping = {name: i for i, name in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    low=-np.inf, high=np.inf, shape=(OBS_SIZE,), dtype=np.float32
+                ),
+                "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {name: obs_space for name in self.possible_agents}
+        self.action_spaces = {name: spaces.Discrete(NUM_ACTIONS) for name in self.possible_agents}
+        self.game: Game | None = None
+        self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        options = dict(options or {})
+        unknown = set(options) - {"deck", "state"}
+        if unknown:  # PettingZoo's api_test passes arbitrary options: warn, do not fail
+            warnings.warn(
+                f"ignoring unknown reset option(s) {sorted(unknown)}; known: 'deck', 'state'",
+                stacklevel=2,
+            )
+        if "state" in options:
+            from canasta_env.engine.serialize import state_from_dict, state_from_json
+
+            state = options["state"]
+            game = state_from_json(state) if isinstance(state, str) else state_from_dict(state)
+            if game.rules != self.rules or game.num_players != self.num_players:
+                raise ValueError("the loaded state's rules or player count differ from the env's")
+        else:
+            game = Game(self.rules, self.num_players, seed=seed, deck=options.get("deck"))
+        self.game = game
+        self.observer = ObservationBuilder(game)
+        self.agents = self.possible_agents[:]
+        self.rewards = {name: 0.0 for name in self.agents}
+        self._cumulative_rewards = {name: 0.0 for name in self.agents}
+        self.terminations = {name: False for name in self.agents}
+        self.truncations = {name: False for name in self.agents}
+        self.infos = {name: {} for name in self.agents}
+        self.num_moves = 0
+        self._illegal_ended = False
+        self._mask_cache = None
+        self.agent_selection = self.possible_agents[game.current]
+        if game.phase == PHASE_HAND_OVER:  # a hand can end during the deal (rare)
+            self._hand_ended()
+
+    # ------------------------------------------------------------------ observe
+    def _mask(self) -> np.ndarray:
+        cached = self._mask_cache
+        if cached is None:
+            cached = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            cached[self.game.legal_actions()] = 1
+            self._mask_cache = cached
+        return cached
+
+    def observe(self, agent):
+        seat = self.agent_name_mapping[agent]
+        game = self.game
+        to_act = (
+            seat == game.current
+            and game.phase != PHASE_HAND_OVER
+            and not self.terminations.get(agent, True)
+            and not self.truncations.get(agent, True)
+        )
+        mask = self._mask().copy() if to_act else self._zero_mask.copy()
+        return {"observation": self.observer.build(seat, to_act), "action_mask": mask}
+
+    def action_mask(self) -> np.ndarray:
+        """The current mask of the agent to act (a view; do not modify)."""
+        return self._mask()
+
+    # ------------------------------------------------------------------ step
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        self._cumulative_rewards[agent] = 0.0
+        for name in self.rewards:
+            self.rewards[name] = 0.0
+        if action is None:
+            raise IllegalActionError("a live agent must act: got action None")
+        if self.illegal_action == "terminate":
+            index = _action_index(action)
+            if index is None or not self._mask()[index]:
+                self._end_illegal(agent, action)
+                return
+        game.apply(action)
+        self._mask_cache = None
+        self.num_moves += 1
+        if game.phase == PHASE_HAND_OVER:
+            self._hand_ended()
+        elif self.max_cycles is not None and self.num_moves >= self.max_cycles:
+            self.truncations = {name: True for name in self.agents}
+        if not (self.terminations[agent] or self.truncations[agent]):
+            self.agent_selection = self.possible_agents[game.current]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _end_illegal(self, agent, action) -> None:
+        EnvLogger.warn_on_illegal_move()
+        self.infos[agent] = {"illegal_action": str(action)}
+        self.terminations = {name: True for name in self.agents}
+        self.rewards[agent] = self.illegal_reward
+        self._illegal_ended = True
+        self._accumulate_rewards()
+
+    def _hand_ended(self) -> None:
+        game = self.game
+        sheets = game.hand_scores
+        totals = [sheet["total"] for sheet in sheets]
+        teams = game.num_teams
+        episode_over = self.episode_mode == "hand" or game.game_over
+        if self.reward_mode == "score":
+            for name, seat in self.agent_name_mapping.items():
+                if name not in self.rewards:
+                    continue
+                team = game.team_of[seat]
+                others = [totals[t] for t in range(teams) if t != team]
+                diff = totals[team] - sum(others) / len(others)
+                self.rewards[name] += diff / self.reward_scale
+        elif episode_over:
+            final = totals if self.episode_mode == "hand" else game.scores
+            if game.winner_team is not None and self.episode_mode == "game":
+                best = [game.winner_team]
+            else:
+                top = max(final)
+                best = [t for t in range(teams) if final[t] == top]
+            for name, seat in self.agent_name_mapping.items():
+                if name not in self.rewards:
+                    continue
+                team = game.team_of[seat]
+                if team in best:
+                    self.rewards[name] += 1.0 if len(best) == 1 else 0.0
+                else:
+                    self.rewards[name] += -1.0
+        for name in self.agents:
+            self.infos[name] = {
+                "hand_scores": [dict(sheet) for sheet in sheets],
+                "scores": list(game.scores),
+                "end_reason": game.end_reason,
+            }
+        if episode_over:
+            self.terminations = {name: True for name in self.agents}
+        else:
+            game.next_hand()
+            self._mask_cache = None
+            self.agent_selection = self.possible_agents[game.current]
+            if game.phase == PHASE_HAND_OVER:
+                self._hand_ended()
+
+    # ------------------------------------------------------------------ render
+    def render(self):
+        if self.render_mode is None:
+            EnvLogger.warn_on_calling_render_without_render_mode()
+            return None
+        from canasta_env.render import render_table
+
+        text = render_table(self.game, viewer=None, color=self.render_mode == "human")
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass
+
+    def action_string(self, action: int) -> str:
+        return action_to_str(action)
+
+
+def _action_index(action):
+    if isinstance(action, bool) or not hasattr(action, "__index__"):
+        return None
+    index = action.__index__()
+    return index if 0 <= index < NUM_ACTIONS else None
+
+
+class CanastaEnv(raw_env):
+    """``raw_env`` that ends the episode on an illegal action instead of raising."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("illegal_action", "terminate")
+        super().__init__(**kwargs)
+        self._has_reset = False
+
+    def reset(self, seed=None, options=None):
+        self._has_reset = True
+        super().reset(seed=seed, options=options)
+
+    def step(self, action):
+        if not self._has_reset:
+            raise RuntimeError("reset() must be called before step()")
+        super().step(action)
+
+    def observe(self, agent):
+        if not self._has_reset:
+            raise RuntimeError("reset() must be called before observe()")
+        return super().observe(agent)
+
+
+def env(**kwargs) -> CanastaEnv:
+    """The environment users play: order checks and illegal-move termination built in.
+
+    It behaves like ``raw_env`` wrapped in PettingZoo's TerminateIllegalWrapper
+    (illegal_reward -1), AssertOutOfBoundsWrapper and OrderEnforcingWrapper, but
+    checks the action against the mask it already built instead of stacking
+    wrappers that rebuild observations.
+    """
+    return CanastaEnv(**kwargs)

@@ -1,0 +1,282 @@
+"""The observation: one fixed-shape float32 vector from the acting player's view.
+
+The layout is the same for every preset and every player count: teams and
+players are padded to the largest table (3 teams of one with 3 players, 6
+players with 6) and ordered from the viewer: own team first, then the teams
+that play next; own seat first, then the seats that play next. Counts are
+scaled so that typical values lie in [0, 2]; the scale of each block is in the
+table. Nothing hidden is encoded: other hands appear only as their sizes and
+the cards known to be in them from pot takes (G-8); the stock only as its
+size; face-down pot cards only as their number.
+
+=======================  ====  =====  =============================================
+block                    size  scale  contents
+=======================  ====  =====  =============================================
+hand                      14   1/4    own hand, count per holdable kind
+held                      14   1/4    pot cards set aside until the opening is met
+pot top                   16   1      one-hot kind of the top card (15) + empty
+pot state                  6   mixed  size /20, face-down /10, frozen, crossed,
+                                      blocked (top is a black 3 or wild), frozen
+                                      for the viewer (C-9 unopened team)
+pot known                 15   1/4    public pot cards per kind (discards seen)
+teams (3 x 86)           258   mixed  per team, each a list over the 13 slots
+                                      (ranks 4..A, black 3, wild): naturals /4,
+                                      2s /4, jokers /4, open meld is a canasta,
+                                      closed clean canastas /4, closed dirty /4
+                                      (6 x 13 = 78); then present, red 3s /4,
+                                      opened, opening minimum /100, score /5000,
+                                      canastas /4, clean /4, dirty /4 (8)
+players (6 x 17)         102   mixed  per seat: present, teammate, hand size /15,
+                                      known cards per kind /4 (14)
+turn                      11   mixed  phase draw, phase meld, staged points /100,
+                                      points still needed /100, took the pot,
+                                      clean opening required, may go out now,
+                                      opened this turn (hidden canasta), stock
+                                      /100, stock too small to draw, steps /500
+table                     13   mixed  players one-hot (2, 3, 4, 6), hand number
+                                      /10, draw count /2, melds close at 7, wild
+                                      melds, black-3 melds, going out needs clean
+                                      and dirty, 3 naturals to take a frozen pot,
+                                      wild crosses pot, target /10000
+=======================  ====  =====  =============================================
+
+Total: 14 + 14 + 16 + 6 + 15 + 258 + 102 + 11 + 13 = 449 (``OBS_SIZE``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from canasta_env.cards import NUM_HAND_KINDS, NUM_KINDS, NUM_NATURALS
+from canasta_env.engine.game import PHASE_DRAW, PHASE_MELD, Game
+
+MAX_TEAMS = 3
+MAX_PLAYERS = 6
+NUM_SLOTS = 13
+TEAM_SIZE = NUM_SLOTS * 4 + NUM_SLOTS * 2 + 8  # 86
+PLAYER_SIZE = 3 + NUM_HAND_KINDS  # 17
+
+BLOCKS = (
+    ("hand", NUM_HAND_KINDS),
+    ("held", NUM_HAND_KINDS),
+    ("pot_top", NUM_KINDS + 1),
+    ("pot_state", 6),
+    ("pot_known", NUM_KINDS),
+    ("teams", MAX_TEAMS * TEAM_SIZE),
+    ("players", MAX_PLAYERS * PLAYER_SIZE),
+    ("turn", 11),
+    ("table", 13),
+)
+OBS_SIZE = sum(size for _, size in BLOCKS)
+assert OBS_SIZE == 449
+
+#: Offset of each block in the vector.
+OFFSETS: dict[str, int] = {}
+_offset = 0
+for _name, _size in BLOCKS:
+    OFFSETS[_name] = _offset
+    _offset += _size
+
+
+def _scales() -> np.ndarray:
+    q = 0.25
+    scale: list[float] = [q] * NUM_HAND_KINDS * 2 + [1.0] * (NUM_KINDS + 1)
+    scale += [1 / 20, 1 / 10, 1, 1, 1, 1] + [q] * NUM_KINDS
+    team = [q] * (NUM_SLOTS * 3) + [1.0] * NUM_SLOTS + [q] * (NUM_SLOTS * 2)
+    team += [1, q, 1, 1 / 100, 1 / 5000, q, q, q]
+    scale += team * MAX_TEAMS
+    scale += ([1, 1, 1 / 15] + [q] * NUM_HAND_KINDS) * MAX_PLAYERS
+    scale += [1, 1, 1 / 100, 1 / 100, 1, 1, 1, 1, 1 / 100, 1, 1 / 500]
+    scale += [1, 1, 1, 1, 1 / 10, 1 / 2, 1, 1, 1, 1, 1, 1, 1 / 10000]
+    assert len(scale) == OBS_SIZE
+    return np.asarray(scale, dtype=np.float32)
+
+
+SCALES = _scales()
+_PLAYER_ONE_HOT = {2: [1, 0, 0, 0], 3: [0, 1, 0, 0], 4: [0, 0, 1, 0], 6: [0, 0, 0, 1]}
+_EMPTY_TEAM = [0] * TEAM_SIZE
+_EMPTY_PLAYER = [0] * PLAYER_SIZE
+
+
+def _big_indices() -> np.ndarray:
+    """Fields that may exceed a byte or be negative, in index order."""
+    indices = [OFFSETS["pot_state"]]
+    indices += [OFFSETS["teams"] + t * TEAM_SIZE + NUM_SLOTS * 6 + 4 for t in range(MAX_TEAMS)]
+    indices += [OFFSETS["players"] + p * PLAYER_SIZE + 2 for p in range(MAX_PLAYERS)]
+    indices += [OFFSETS["turn"] + 2, OFFSETS["turn"] + 8, OFFSETS["turn"] + 10]
+    indices += [OFFSETS["table"] + 12]
+    return np.asarray(indices, dtype=np.intp)
+
+
+#: Indices written from a separate list (scores can be negative; stock, steps, sizes large).
+BIG_INDICES = _big_indices()
+BIG_SCALES = SCALES[BIG_INDICES]
+
+
+class ObservationBuilder:
+    """Builds observations for one game; caches what never changes in a game.
+
+    Small counts are packed as bytes and scaled in one numpy operation; the few
+    fields in ``BIG_INDICES`` are written separately.
+    """
+
+    def __init__(self, game: Game):
+        self.game = game
+        rules = game.rules
+        self.table_tail = [
+            rules.draw_count,
+            1 if rules.meld_closes_at else 0,
+            1 if rules.wild_melds else 0,
+            1 if rules.black3_melds else 0,
+            1 if rules.go_out_needs_clean_and_dirty else 0,
+            1 if rules.take_naturals_frozen >= 3 else 0,
+            1 if rules.wild_crosses_pot else 0,
+            0,  # target score: a big field
+        ]
+        self.target = rules.target_score
+        self.canasta_size = rules.canasta_size
+        self._team_cache: dict[int, tuple] = {}
+
+    def _cached_team_block(self, team: int) -> list[int]:
+        """The team block, rebuilt only when the team's table changed.
+
+        Within a hand a team's melds only grow, except that a closing canasta
+        moves cards to the closed list, so (hand, closed count, open cards, red
+        3s, opened) identifies the table.
+        """
+        game = self.game
+        key = (
+            game.hand_index,
+            len(game.closed[team]),
+            sum(game.nat[team]) + sum(game.two[team]) + sum(game.jok[team]),
+            game.red3[team],
+            game.opened[team],
+            game.need[team],
+        )
+        cached = self._team_cache.get(team)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        block = self._team_block(team)
+        self._team_cache[team] = (key, block)
+        return block
+
+    def _team_block(self, team: int) -> list[int]:
+        game = self.game
+        nat, two, jok, closed = game.nat[team], game.two[team], game.jok[team], game.closed[team]
+        size_needed = self.canasta_size
+        flags = [1 if n + t + j >= size_needed else 0 for n, t, j in zip(nat, two, jok)]
+        count = clean = dirty = 0
+        if 1 in flags:
+            for slot in range(NUM_SLOTS):
+                if flags[slot]:
+                    count += 1
+                    t, j = two[slot], jok[slot]
+                    if (t == 0 or j == 0) if slot == 12 else t + j == 0:
+                        clean += 1
+                    else:
+                        dirty += 1
+        if closed:
+            closed_clean = [0] * NUM_SLOTS
+            closed_dirty = [0] * NUM_SLOTS
+            for slot, _n, t, j, _hidden in closed:
+                count += 1
+                if (t == 0 or j == 0) if slot == 12 else t + j == 0:
+                    closed_clean[slot] += 1
+                    clean += 1
+                else:
+                    closed_dirty[slot] += 1
+                    dirty += 1
+            block = nat + two + jok + flags + closed_clean + closed_dirty
+        else:
+            block = nat + two + jok + flags + _ZEROS_26
+        block += (1, game.red3[team], 1 if game.opened[team] else 0, game.need[team], 0)
+        block += (count, clean, dirty)
+        return block
+
+    def build(self, viewer: int, viewer_to_act: bool = True) -> np.ndarray:
+        """The observation vector of seat ``viewer``."""
+        game = self.game
+        num_players = game.num_players
+        num_teams = game.num_teams
+        team_of = game.team_of
+        my_team = team_of[viewer]
+        hand = game.hands[viewer]
+        acting = viewer_to_act and game.current == viewer
+        values: list = hand[:NUM_HAND_KINDS]
+        values += game.held[:NUM_HAND_KINDS] if acting else _ZEROS_14
+        pot = game.pot
+        top_one_hot = [0] * (NUM_KINDS + 1)
+        if pot:
+            top = pot[-1]
+            top_one_hot[top] = 1
+        else:
+            top = -1
+            top_one_hot[NUM_KINDS] = 1
+        values += top_one_hot
+        rules = game.rules
+        wild = game.pot_wild
+        values += (
+            0,  # pot size: a big field
+            game.pot_hidden,
+            1 if wild and not rules.wild_crosses_pot else 0,
+            1 if wild and rules.wild_crosses_pot else 0,
+            1 if top >= NUM_NATURALS else 0,
+            1 if rules.frozen_for_unopened and not game.opened[my_team] else 0,
+        )
+        values += game.pot_known
+        scores = game.scores
+        big = [len(pot)]
+        for offset in range(MAX_TEAMS):
+            if offset < num_teams:
+                team = (my_team + offset) % num_teams
+                values += self._cached_team_block(team)
+                big.append(scores[team])
+            else:
+                values += _EMPTY_TEAM
+                big.append(0)
+        totals = game.hand_totals
+        known = game.known
+        for offset in range(MAX_PLAYERS):
+            if offset < num_players:
+                seat = (viewer + offset) % num_players
+                values += (1, 1 if team_of[seat] == my_team else 0, 0)
+                values += known[seat][:NUM_HAND_KINDS]
+                big.append(totals[seat])
+            else:
+                values += _EMPTY_PLAYER
+                big.append(0)
+        phase = game.phase
+        need = game.need[my_team]
+        opened = game.opened[my_team]
+        staged = game.staged if acting else 0
+        stock = len(game.stock)
+        values += (
+            1 if acting and phase == PHASE_DRAW else 0,
+            1 if acting and phase == PHASE_MELD else 0,
+            0,  # staged: a big field
+            0 if opened else max(0, need - staged),
+            1 if acting and game.took_pot else 0,
+            1 if acting and game.clean_only else 0,
+            1 if acting and phase == PHASE_MELD and game.can_go_out(my_team) else 0,
+            1 if acting and game.hidden_open else 0,
+            0,  # stock: a big field
+            1 if stock < rules.draw_count else 0,
+            0,  # steps: a big field
+        )
+        values += _PLAYER_ONE_HOT[num_players]
+        values.append(game.hand_index)
+        values += self.table_tail
+        big += (staged, stock, game.num_steps, self.target)
+        obs = np.frombuffer(bytes(values), dtype=np.uint8) * SCALES
+        obs[BIG_INDICES] = np.asarray(big, dtype=np.float32) * BIG_SCALES
+        return obs
+
+
+_ZEROS_14 = [0] * NUM_HAND_KINDS
+_ZEROS_26 = [0] * (NUM_SLOTS * 2)
+
+
+def decode(observation: np.ndarray) -> dict[str, np.ndarray]:
+    """Split an observation vector into its named blocks, unscaled (for bots and tests)."""
+    raw = np.asarray(observation, dtype=np.float64) / SCALES
+    return {name: raw[OFFSETS[name] : OFFSETS[name] + size] for name, size in BLOCKS}

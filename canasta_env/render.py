@@ -1,0 +1,98 @@
+"""Text rendering of the table: hands, pot, melds, red 3s and scores, with suit symbols.
+
+Suits matter only for 3s (RULES.md ambiguity 13), so the engine does not keep
+them: naturals are drawn as their rank (``K``, ``10``), black 3s as ``3♠``, red
+3s as ``3♥``, jokers as ``🃏``; wild cards are highlighted in colour mode.
+"""
+
+from __future__ import annotations
+
+from canasta_env.actions import SLOT_BLACK3, SLOT_WILD
+from canasta_env.cards import KIND_NAMES, NUM_HAND_KINDS, NUM_NATURALS
+
+_SYMBOL = {"2": "2", "JK": "🃏", "B3": "3♠", "R3": "3♥"}
+_RED = "\033[31m"
+_WILD = "\033[33m"
+_BOLD = "\033[1m"
+_RESET = "\033[0m"
+
+
+def card_text(kind: int, color: bool = False) -> str:
+    name = KIND_NAMES[kind]
+    text = ("10" if name == "T" else name) if kind < NUM_NATURALS else _SYMBOL[name]
+    if color and text.endswith("♥"):
+        return _RED + text + _RESET
+    if color and name in ("2", "JK"):
+        return _WILD + text + _RESET
+    return text
+
+
+def hand_text(counts, color: bool = False) -> str:
+    parts = []
+    for kind in range(NUM_HAND_KINDS):
+        if counts[kind]:
+            parts.append(f"{card_text(kind, color)}x{counts[kind]}" if counts[kind] > 1 else card_text(kind, color))
+    return " ".join(parts) if parts else "-"
+
+
+def _slot_label(slot: int) -> str:
+    if slot == SLOT_WILD:
+        return "wild"
+    if slot == SLOT_BLACK3:
+        return "3♠"
+    return "10" if KIND_NAMES[slot] == "T" else KIND_NAMES[slot]
+
+
+def melds_text(game, team: int) -> str:
+    nat, two, jok, closed = game.team_melds(team)
+    parts = []
+    for slot in range(13):
+        n, t, j = nat[slot], two[slot], jok[slot]
+        if n + t + j:
+            tag = ""
+            if n + t + j >= game.rules.canasta_size:
+                tag = "[clean canasta]" if t + j == 0 or (slot == SLOT_WILD and (t == 0 or j == 0)) else "[canasta]"
+            wilds = (f" +{t}x2" if t else "") + (f" +{j}xJK" if j else "")
+            parts.append(f"{_slot_label(slot)}:{n}{wilds}{tag}")
+    for slot, n, t, j, hidden in closed:
+        kind = "clean" if (t + j == 0 or (slot == SLOT_WILD and (t == 0 or j == 0))) else "dirty"
+        parts.append(f"{_slot_label(slot)}:{n + t + j}[{'hidden ' if hidden else ''}{kind} canasta]")
+    return "  ".join(parts) if parts else "(no melds)"
+
+
+def render_table(game, viewer: int | None = None, color: bool = False) -> str:
+    """The table as text. ``viewer`` hides the other hands (None shows every hand)."""
+    bold = _BOLD if color else ""
+    reset = _RESET if color else ""
+    lines = [
+        f"{bold}{game.rules.name} canasta, {game.num_players} players, hand {game.hand_index + 1}"
+        f"{reset}   stock {len(game.stock)}"
+    ]
+    lines.append("cards: ranks 4..A, 2 and 🃏 wild, 3♠ black 3, 3♥ red 3 (suits matter only for 3s)")
+    pot = game.pot
+    state = []
+    if game.pot_wild:
+        state.append("crossed" if game.rules.wild_crosses_pot else "frozen")
+    if pot and pot[-1] >= NUM_NATURALS and pot[-1] != 14:
+        state.append("blocked")
+    top = card_text(pot[-1], color) if pot else "empty"
+    lines.append(f"pot: {top} ({len(pot)} cards{', ' + ', '.join(state) if state else ''})")
+    for team in range(game.num_teams):
+        seats = [s for s in range(game.num_players) if game.team_of[s] == team]
+        opened = "opened" if game.opened[team] else f"needs {game.need[team]}"
+        lines.append(
+            f"team {team} (players {', '.join(map(str, seats))}) score {game.scores[team]}, "
+            f"{opened}, red 3s {game.red3[team]}: {melds_text(game, team)}"
+        )
+    for seat in range(game.num_players):
+        marker = "->" if seat == game.current and game.phase != 2 else "  "
+        if viewer is None or viewer == seat:
+            cards = hand_text(game.hands[seat], color)
+        else:
+            cards = f"{game.hand_totals[seat]} cards"
+        lines.append(f"{marker} player {seat}: {cards}")
+    if game.phase == 2:
+        lines.append(f"hand over ({game.end_reason})")
+        for team, sheet in enumerate(game.hand_scores or []):
+            lines.append(f"  team {team}: {sheet}")
+    return "\n".join(lines)
