@@ -1,0 +1,104 @@
+"""The one agent interface, the random agent, and a loop that plays hands between agents.
+
+An agent sees exactly what the environment gives a player: the observation
+vector and the action mask (see :mod:`canasta_env.observation`). It returns one
+legal action id. Agents that keep memory across a hand may implement ``reset``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import canasta_env
+
+
+class Agent:
+    """Base class: observation and mask in, action out."""
+
+    name = "agent"
+
+    def reset(self, seat: int, num_players: int, variant: str) -> None:
+        """Called before each hand (or game) with the agent's seat."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        raise NotImplementedError
+
+
+class RandomAgent(Agent):
+    """Uniformly random among legal actions; seeded for reproducibility."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = random.Random(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        return int(legal[self.rng.randrange(len(legal))])
+
+
+@dataclass
+class HandRecord:
+    """The outcome of one hand (or game) played by :func:`play_hands`."""
+
+    seed: int
+    seats: list[str]
+    team_scores: list[int]
+    seat_rewards: list[float]
+    steps: int
+    end_reason: str | None
+    extra: dict = field(default_factory=dict)
+
+
+def play_hands(
+    agents: Sequence[Agent],
+    num_hands: int,
+    variant: str = "classic",
+    seed: int = 0,
+    episode: str = "hand",
+    deck_seeds: Sequence[int] | None = None,
+    **env_kwargs,
+) -> list[HandRecord]:
+    """Play ``num_hands`` episodes with ``agents[i]`` in seat ``i``.
+
+    Episode ``k`` is dealt with seed ``deck_seeds[k]`` (default ``seed + k``), so the
+    same seeds with the seats permuted replay the same decks (duplicate deals).
+    """
+    num_players = len(agents)
+    env = canasta_env.raw_env(
+        variant=variant, num_players=num_players, episode=episode, **env_kwargs
+    )
+    records = []
+    for k in range(num_hands):
+        deal_seed = deck_seeds[k] if deck_seeds is not None else seed + k
+        env.reset(seed=deal_seed)
+        for seat, agent in enumerate(agents):
+            agent.reset(seat, num_players, variant)
+        rewards = [0.0] * num_players
+        steps = 0
+        for name in env.agent_iter():
+            obs, reward, terminated, truncated, _info = env.last()
+            seat = env.agent_name_mapping[name]
+            rewards[seat] += reward
+            if terminated or truncated:
+                env.step(None)
+                continue
+            env.step(agents[seat].act(obs["observation"], obs["action_mask"]))
+            steps += 1
+        game = env.game
+        scores = list(game.scores) if episode == "game" else [s["total"] for s in game.hand_scores]
+        records.append(
+            HandRecord(
+                seed=deal_seed,
+                seats=[getattr(a, "name", type(a).__name__) for a in agents],
+                team_scores=scores,
+                seat_rewards=rewards,
+                steps=steps,
+                end_reason=game.end_reason,
+            )
+        )
+    return records
