@@ -1,0 +1,39 @@
+"""The ``canasta`` console command: each subcommand lives in its own module.
+
+    canasta check  [...]   compliance checks over every preset and player count
+    canasta arena  [...]   a tournament that ranks agents
+    canasta play   [...]   play a hand in the terminal against bots
+    canasta train  [...]   MaskablePPO self-play training
+    canasta demo   [...]   the main job: check, a short tournament, a trained agent
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+COMMANDS = {
+    "check": ("canasta_env.compliance", "main"),
+    "arena": ("agents.arena", "main"),
+    "play": ("agents.play", "main"),
+    "train": ("training.selfplay", "main"),
+    "demo": ("canasta_env.demo", "main"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
+    command, rest = argv[0], argv[1:]
+    if command not in COMMANDS:
+        print(f"canasta: unknown command {command!r}; choose one of {', '.join(COMMANDS)}")
+        return 2
+    module_name, function = COMMANDS[command]
+    module = importlib.import_module(module_name)
+    return int(getattr(module, function)(rest) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
