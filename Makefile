@@ -1,0 +1,42 @@
+# Two commands on a fresh machine:
+#   make demo   install, then run the main job (compliance check, tournament, trained agent)
+#   make test   install, then run the test suite
+VENV ?= .venv
+PYTHON ?= python3
+PY := $(VENV)/bin/python
+EXTRAS ?= dev,train,arena
+
+.PHONY: install demo test soak check bench lint format clean
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[$(EXTRAS)]"
+	@$(PY) -c "import torch, sys; sys.exit('torch must be a CPU build' if torch.version.cuda else 0)"
+	touch $@
+
+demo: install
+	$(VENV)/bin/canasta demo
+
+test: install
+	$(PY) -m pytest -q
+
+soak: install
+	$(PY) -m pytest -q -m slow
+
+check: install
+	$(VENV)/bin/canasta check
+
+bench: install
+	$(PY) benchmarks/bench.py
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: install
+	$(VENV)/bin/ruff format .
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache arena_out
