@@ -287,7 +287,15 @@ def make_rules(variant: str | Rules = "classic", **overrides) -> Rules:
             )
         if isinstance(current, tuple):
             overrides[name] = _as_tuple(value)
-    return dataclasses.replace(base, **overrides) if overrides else base
+    rules = dataclasses.replace(base, **overrides) if overrides else base
+    _check_supported(rules)
+    return rules
+
+
+def _check_supported(rules: Rules) -> None:
+    if rules.sequences:
+        # S-19 runs need suits, which the engine does not track (ambiguity 13).
+        raise ValueError("the optional S-19 'sequences' rule is not implemented yet")
 
 
 def _as_tuple(value):
@@ -313,7 +321,9 @@ def rules_from_dict(data: dict) -> Rules:
         raise ValueError(f"unknown rules field(s) {unknown}")
     base = PRESETS.get(data["name"], CLASSIC)
     values = {k: _as_tuple(v) for k, v in data.items()}
-    return dataclasses.replace(base, **values)
+    rules = dataclasses.replace(base, **values)
+    _check_supported(rules)
+    return rules
 
 
 __all__ = [
