@@ -7,7 +7,8 @@ Usage::
     env.reset(seed=7)
     for agent in env.agent_iter():
         obs, reward, termination, truncation, info = env.last()
-        action = None if termination or truncation else policy(obs["observation"], obs["action_mask"])
+        done = termination or truncation
+        action = None if done else policy(obs["observation"], obs["action_mask"])
         env.step(action)
 
 Action Space
@@ -158,10 +159,13 @@ class raw_env(AECEnv):
         self.infos = {name: {} for name in self.agents}
         self.num_moves = 0
         self._illegal_ended = False
+        self._rewards_set = False
         self._mask_cache = None
         self.agent_selection = self.possible_agents[game.current]
         if game.phase == PHASE_HAND_OVER:  # a hand can end during the deal (rare)
             self._hand_ended()
+            self._rewards_set = True
+            self._accumulate_rewards()
 
     # ------------------------------------------------------------------ observe
     def _mask(self) -> np.ndarray:
@@ -196,8 +200,10 @@ class raw_env(AECEnv):
             return
         game = self.game
         self._cumulative_rewards[agent] = 0.0
-        for name in self.rewards:
-            self.rewards[name] = 0.0
+        if self._rewards_set:  # rewards are non-zero only on the step that ended a hand
+            for name in self.rewards:
+                self.rewards[name] = 0.0
+            self._rewards_set = False
         if action is None:
             raise IllegalActionError("a live agent must act: got action None")
         if self.illegal_action == "terminate":
@@ -210,11 +216,12 @@ class raw_env(AECEnv):
         self.num_moves += 1
         if game.phase == PHASE_HAND_OVER:
             self._hand_ended()
+            self._rewards_set = True
+            self._accumulate_rewards()
         elif self.max_cycles is not None and self.num_moves >= self.max_cycles:
             self.truncations = {name: True for name in self.agents}
         if not (self.terminations[agent] or self.truncations[agent]):
             self.agent_selection = self.possible_agents[game.current]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -224,6 +231,7 @@ class raw_env(AECEnv):
         self.terminations = {name: True for name in self.agents}
         self.rewards[agent] = self.illegal_reward
         self._illegal_ended = True
+        self._rewards_set = True
         self._accumulate_rewards()
 
     def _hand_ended(self) -> None:

@@ -94,8 +94,10 @@ def _scales() -> np.ndarray:
 
 SCALES = _scales()
 _PLAYER_ONE_HOT = {2: [1, 0, 0, 0], 3: [0, 1, 0, 0], 4: [0, 0, 1, 0], 6: [0, 0, 0, 1]}
-_EMPTY_TEAM = [0] * TEAM_SIZE
+_EMPTY_TEAM = bytes(TEAM_SIZE)
 _EMPTY_PLAYER = [0] * PLAYER_SIZE
+#: One-hot pot top by kind; index NUM_KINDS is the empty pot.
+_ONE_HOT = [[1 if i == k else 0 for i in range(NUM_KINDS + 1)] for k in range(NUM_KINDS + 1)]
 
 
 def _big_indices() -> np.ndarray:
@@ -110,7 +112,6 @@ def _big_indices() -> np.ndarray:
 
 #: Indices written from a separate list (scores can be negative; stock, steps, sizes large).
 BIG_INDICES = _big_indices()
-BIG_SCALES = SCALES[BIG_INDICES]
 
 
 class ObservationBuilder:
@@ -137,8 +138,8 @@ class ObservationBuilder:
         self.canasta_size = rules.canasta_size
         self._team_cache: dict[int, tuple] = {}
 
-    def _cached_team_block(self, team: int) -> list[int]:
-        """The team block, rebuilt only when the team's table changed.
+    def _cached_team_block(self, team: int) -> bytes:
+        """The team block as bytes, rebuilt only when the team's table changed.
 
         Within a hand a team's melds only grow, except that a closing canasta
         moves cards to the closed list, so (hand, closed count, open cards, red
@@ -156,7 +157,7 @@ class ObservationBuilder:
         cached = self._team_cache.get(team)
         if cached is not None and cached[0] == key:
             return cached[1]
-        block = self._team_block(team)
+        block = bytes(self._team_block(team))
         self._team_cache[team] = (key, block)
         return block
 
@@ -200,61 +201,55 @@ class ObservationBuilder:
         num_teams = game.num_teams
         team_of = game.team_of
         my_team = team_of[viewer]
-        hand = game.hands[viewer]
         acting = viewer_to_act and game.current == viewer
-        values: list = hand[:NUM_HAND_KINDS]
-        values += game.held[:NUM_HAND_KINDS] if acting else _ZEROS_14
         pot = game.pot
-        top_one_hot = [0] * (NUM_KINDS + 1)
-        if pot:
-            top = pot[-1]
-            top_one_hot[top] = 1
-        else:
-            top = -1
-            top_one_hot[NUM_KINDS] = 1
-        values += top_one_hot
         rules = game.rules
         wild = game.pot_wild
-        values += (
+        top = pot[-1] if pot else NUM_KINDS
+        head = game.hands[viewer][:NUM_HAND_KINDS]
+        head += game.held[:NUM_HAND_KINDS] if acting else _ZEROS_14
+        head += _ONE_HOT[top]
+        head += (
             0,  # pot size: a big field
             game.pot_hidden,
             1 if wild and not rules.wild_crosses_pot else 0,
             1 if wild and rules.wild_crosses_pot else 0,
-            1 if top >= NUM_NATURALS else 0,
+            1 if NUM_NATURALS <= top < NUM_KINDS else 0,
             1 if rules.frozen_for_unopened and not game.opened[my_team] else 0,
         )
-        values += game.pot_known
+        head += game.pot_known
+        parts = [bytes(head)]
         scores = game.scores
         big = [len(pot)]
         for offset in range(MAX_TEAMS):
             if offset < num_teams:
                 team = (my_team + offset) % num_teams
-                values += self._cached_team_block(team)
+                parts.append(self._cached_team_block(team))
                 big.append(scores[team])
             else:
-                values += _EMPTY_TEAM
+                parts.append(_EMPTY_TEAM)
                 big.append(0)
         totals = game.hand_totals
         known = game.known
+        tail: list = []
         for offset in range(MAX_PLAYERS):
             if offset < num_players:
                 seat = (viewer + offset) % num_players
-                values += (1, 1 if team_of[seat] == my_team else 0, 0)
-                values += known[seat][:NUM_HAND_KINDS]
+                tail += (1, 1 if team_of[seat] == my_team else 0, 0)
+                tail += known[seat][:NUM_HAND_KINDS]
                 big.append(totals[seat])
             else:
-                values += _EMPTY_PLAYER
+                tail += _EMPTY_PLAYER
                 big.append(0)
         phase = game.phase
-        need = game.need[my_team]
         opened = game.opened[my_team]
         staged = game.staged if acting else 0
         stock = len(game.stock)
-        values += (
+        tail += (
             1 if acting and phase == PHASE_DRAW else 0,
             1 if acting and phase == PHASE_MELD else 0,
             0,  # staged: a big field
-            0 if opened else max(0, need - staged),
+            0 if opened else max(0, game.need[my_team] - staged),
             1 if acting and game.took_pot else 0,
             1 if acting and game.clean_only else 0,
             1 if acting and phase == PHASE_MELD and game.can_go_out(my_team) else 0,
@@ -263,12 +258,14 @@ class ObservationBuilder:
             1 if stock < rules.draw_count else 0,
             0,  # steps: a big field
         )
-        values += _PLAYER_ONE_HOT[num_players]
-        values.append(game.hand_index)
-        values += self.table_tail
+        tail += _PLAYER_ONE_HOT[num_players]
+        tail.append(game.hand_index)
+        tail += self.table_tail
+        parts.append(bytes(tail))
         big += (staged, stock, game.num_steps, self.target)
-        obs = np.frombuffer(bytes(values), dtype=np.uint8) * SCALES
-        obs[BIG_INDICES] = np.asarray(big, dtype=np.float32) * BIG_SCALES
+        obs = np.frombuffer(b"".join(parts), dtype=np.uint8).astype(np.float32)
+        obs[BIG_INDICES] = big
+        obs *= SCALES
         return obs
 
 

@@ -31,7 +31,11 @@ def hand_text(counts, color: bool = False) -> str:
     parts = []
     for kind in range(NUM_HAND_KINDS):
         if counts[kind]:
-            parts.append(f"{card_text(kind, color)}x{counts[kind]}" if counts[kind] > 1 else card_text(kind, color))
+            parts.append(
+                f"{card_text(kind, color)}x{counts[kind]}"
+                if counts[kind] > 1
+                else card_text(kind, color)
+            )
     return " ".join(parts) if parts else "-"
 
 
@@ -43,6 +47,10 @@ def _slot_label(slot: int) -> str:
     return "10" if KIND_NAMES[slot] == "T" else KIND_NAMES[slot]
 
 
+def _is_clean(slot: int, twos: int, jokers: int) -> bool:
+    return twos + jokers == 0 or (slot == SLOT_WILD and (twos == 0 or jokers == 0))
+
+
 def melds_text(game, team: int) -> str:
     nat, two, jok, closed = game.team_melds(team)
     parts = []
@@ -51,12 +59,18 @@ def melds_text(game, team: int) -> str:
         if n + t + j:
             tag = ""
             if n + t + j >= game.rules.canasta_size:
-                tag = "[clean canasta]" if t + j == 0 or (slot == SLOT_WILD and (t == 0 or j == 0)) else "[canasta]"
+                tag = (
+                    "[clean canasta]"
+                    if t + j == 0 or (slot == SLOT_WILD and (t == 0 or j == 0))
+                    else "[canasta]"
+                )
             wilds = (f" +{t}x2" if t else "") + (f" +{j}xJK" if j else "")
             parts.append(f"{_slot_label(slot)}:{n}{wilds}{tag}")
     for slot, n, t, j, hidden in closed:
         kind = "clean" if (t + j == 0 or (slot == SLOT_WILD and (t == 0 or j == 0))) else "dirty"
-        parts.append(f"{_slot_label(slot)}:{n + t + j}[{'hidden ' if hidden else ''}{kind} canasta]")
+        parts.append(
+            f"{_slot_label(slot)}:{n + t + j}[{'hidden ' if hidden else ''}{kind} canasta]"
+        )
     return "  ".join(parts) if parts else "(no melds)"
 
 
@@ -68,7 +82,9 @@ def render_table(game, viewer: int | None = None, color: bool = False) -> str:
         f"{bold}{game.rules.name} canasta, {game.num_players} players, hand {game.hand_index + 1}"
         f"{reset}   stock {len(game.stock)}"
     ]
-    lines.append("cards: ranks 4..A, 2 and 🃏 wild, 3♠ black 3, 3♥ red 3 (suits matter only for 3s)")
+    lines.append(
+        "cards: ranks 4..A, 2 and 🃏 wild, 3♠ black 3, 3♥ red 3 (suits matter only for 3s)"
+    )
     pot = game.pot
     state = []
     if game.pot_wild:
