@@ -1,10 +1,10 @@
 """The ``canasta`` console command: each subcommand lives in its own module.
 
-    canasta check  [...]   compliance checks over every preset and player count
-    canasta arena  [...]   a tournament that ranks agents
-    canasta play   [...]   play a hand in the terminal against bots
-    canasta train  [...]   MaskablePPO self-play training
-    canasta demo   [...]   the main job: check, a short tournament, a trained agent
+canasta check  [...]   compliance checks over every preset and player count
+canasta arena  [...]   a tournament that ranks agents
+canasta play   [...]   play a hand in the terminal against bots
+canasta train  [...]   MaskablePPO self-play training
+canasta demo   [...]   the main job: check, a short tournament, a trained agent
 """
 
 from __future__ import annotations
