@@ -100,8 +100,12 @@ class raw_env(AECEnv):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         if illegal_action not in ("raise", "terminate"):
             raise ValueError("illegal_action must be 'raise' or 'terminate'")
-        if max_cycles is not None and (not isinstance(max_cycles, int) or max_cycles < 1):
+        if max_cycles is not None and (
+            not isinstance(max_cycles, int) or isinstance(max_cycles, bool) or max_cycles < 1
+        ):
             raise ValueError(f"max_cycles must be a positive integer, got {max_cycles!r}")
+        if not isinstance(reward_scale, (int, float)) or not reward_scale > 0:
+            raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
         self.num_players = num_players
         self.render_mode = render_mode
         self.reward_mode = reward
@@ -169,6 +173,8 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ observe
     def _mask(self) -> np.ndarray:
+        if self.game is None:
+            raise RuntimeError("reset() must be called before step() or observe()")
         cached = self._mask_cache
         if cached is None:
             cached = np.zeros(NUM_ACTIONS, dtype=np.int8)
@@ -179,6 +185,8 @@ class raw_env(AECEnv):
     def observe(self, agent):
         seat = self.agent_name_mapping[agent]
         game = self.game
+        if game is None:
+            raise RuntimeError("reset() must be called before step() or observe()")
         to_act = (
             seat == game.current
             and game.phase != PHASE_HAND_OVER
@@ -194,24 +202,35 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ step
     def step(self, action) -> None:
+        if self.game is None:
+            raise RuntimeError("reset() must be called before step() or observe()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         game = self.game
+        index = _action_index(action)
+        if index is None:  # outside the action space: an error, as AssertOutOfBoundsWrapper
+            if action is not None and not isinstance(action, bool) and hasattr(action, "__index__"):
+                raise IllegalActionError(
+                    f"action id {action.__index__()} is outside 0..{NUM_ACTIONS - 1}"
+                )
+            if action is None:
+                raise IllegalActionError("a live agent must act: got action None")
+            raise IllegalActionError(f"action must be an integer id, got {action!r}")
+        legal = self._mask()[index]
+        if not legal and self.illegal_action == "raise":
+            game.apply(index)  # raises IllegalActionError with the reason; nothing changes
+        # the action is accepted: only now clear what the agent was owed
         self._cumulative_rewards[agent] = 0.0
         if self._rewards_set:  # rewards are non-zero only on the step that ended a hand
             for name in self.rewards:
                 self.rewards[name] = 0.0
             self._rewards_set = False
-        if action is None:
-            raise IllegalActionError("a live agent must act: got action None")
-        if self.illegal_action == "terminate":
-            index = _action_index(action)
-            if index is None or not self._mask()[index]:
-                self._end_illegal(agent, action)
-                return
-        game.apply(action)
+        if not legal:
+            self._end_illegal(agent, action)
+            return
+        game.apply(index)
         self._mask_cache = None
         self.num_moves += 1
         if game.phase == PHASE_HAND_OVER:
@@ -299,7 +318,8 @@ class raw_env(AECEnv):
 
 
 def _action_index(action):
-    if isinstance(action, bool) or not hasattr(action, "__index__"):
+    """The action as an int id in range, or None (floats, bools, strings, None, out of range)."""
+    if action is None or isinstance(action, bool) or not hasattr(action, "__index__"):
         return None
     index = action.__index__()
     return index if 0 <= index < NUM_ACTIONS else None

@@ -286,13 +286,80 @@ def make_rules(variant: str | Rules = "classic", **overrides) -> Rules:
                 f"rules field {name!r} expects {type(current).__name__}, got {value!r}"
             )
         if isinstance(current, tuple):
+            if not isinstance(value, (list, tuple)):
+                raise ValueError(f"rules field {name!r} expects a list, got {value!r}")
             overrides[name] = _as_tuple(value)
     rules = dataclasses.replace(base, **overrides) if overrides else base
     _check_supported(rules)
     return rules
 
 
+_AT_LEAST = {
+    "num_decks": 1,
+    "jokers_per_deck": 0,
+    "pot_face_down": 0,
+    "draw_count": 1,
+    "draw_after_pot_take": 0,
+    "min_meld_size": 2,
+    "min_naturals": 1,
+    "max_wilds_per_meld": 0,
+    "min_natural_excess": 0,
+    "meld_closes_at": 0,
+    "canasta_size": 3,
+    "wild_meld_min_start": 1,
+    "wild_meld_max_size": 1,
+    "black3_meld_max_size": 0,
+    "take_naturals": 1,
+    "take_naturals_frozen": 1,
+    "go_out_min_canastas": 0,
+    "target_score": 1,
+    "unopened_hand_penalty_factor": 0,
+}
+
+
+def _check_pairs(name: str, value, width: int = 2) -> None:
+    if not all(
+        isinstance(item, tuple) and len(item) == width and all(isinstance(x, int) for x in item)
+        for item in value
+    ):
+        raise ValueError(f"rules field {name!r} expects a list of {width}-integer lists")
+
+
 def _check_supported(rules: Rules) -> None:
+    """Reject values the engine cannot play, naming the field."""
+    for name, lowest in _AT_LEAST.items():
+        value = getattr(rules, name)
+        if not isinstance(value, int) or isinstance(value, bool) or value < lowest:
+            raise ValueError(f"rules field {name!r} must be an integer >= {lowest}, got {value!r}")
+    _check_pairs("hand_size", rules.hand_size)
+    _check_pairs("num_decks_by_players", rules.num_decks_by_players)
+    _check_pairs("opening_table", rules.opening_table)
+    _check_pairs("canasta_count_bonus", rules.canasta_count_bonus)
+    _check_pairs("clean_canasta_count_bonus", rules.clean_canasta_count_bonus)
+    _check_pairs("clean_opening_wild_melds", rules.clean_opening_wild_melds)
+    _check_pairs("rank_canasta_bonus", rules.rank_canasta_bonus, 3)
+    if not rules.opening_table:
+        raise ValueError("rules field 'opening_table' must not be empty")
+    lows = [low for low, _ in rules.opening_table]
+    if lows != sorted(lows):
+        raise ValueError("rules field 'opening_table' must be in ascending order of scores")
+    if not rules.player_counts or any(n not in (2, 3, 4, 6) for n in rules.player_counts):
+        raise ValueError("rules field 'player_counts' may hold only 2, 3, 4 and 6")
+    missing = [n for n in rules.player_counts if n not in dict(rules.hand_size)]
+    if missing:
+        raise ValueError(f"rules field 'hand_size' has no hand size for {missing} players")
+    if not rules.red3_scores or not all(isinstance(x, int) for x in rules.red3_scores):
+        raise ValueError("rules field 'red3_scores' must be a non-empty list of integers")
+    if len(rules.red3_sign) != 5:
+        raise ValueError("rules field 'red3_sign' must have 5 entries (see TEAM_* constants)")
+    if len(rules.special_wild_canasta) != 3:
+        raise ValueError("rules field 'special_wild_canasta' must be (jokers, twos, bonus)")
+    from canasta_env.cards import KIND_NAMES
+
+    for name in ("pot_start_cover_kinds", "pot_start_freeze_kinds"):
+        bad = [k for k in getattr(rules, name) if k not in KIND_NAMES]
+        if bad:
+            raise ValueError(f"rules field {name!r} has unknown card kinds {bad}")
     if rules.sequences:
         # S-19 runs need suits, which the engine does not track (ambiguity 13).
         raise ValueError("the optional S-19 'sequences' rule is not implemented yet")

@@ -1,0 +1,109 @@
+"""``canasta demo`` (``make demo``): the main job in a few minutes.
+
+1. The compliance check over every preset and player count (quick settings).
+2. A short duplicate-deal tournament of the baseline bots in classic 4-player.
+3. A look at the shipped trained agent: its recorded evaluation, one hand it
+   plays against the random agent drawn as a table, and a fresh short match.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+
+
+def _section(title: str) -> None:
+    print(f"\n=== {title} ===", flush=True)
+
+
+def compliance(quick: bool) -> bool:
+    from canasta_env.compliance import format_table, run_checks
+
+    _section(
+        "1. compliance: PettingZoo api/seed/render tests, truncation, mask, cards, hidden info"
+    )
+    start = time.perf_counter()
+    results = run_checks(quick=quick, cycles=200 if quick else 1000)
+    print(format_table(results))
+    failed = [r for r in results if not r.passed]
+    print(
+        f"{len(results) - len(failed)}/{len(results)} checks passed "
+        f"in {time.perf_counter() - start:.0f} s"
+    )
+    for result in failed:
+        print(f"FAILED {result.variant} {result.players}p {result.check}: {result.detail}")
+    return not failed
+
+
+def tournament(hands: int, out_dir: str) -> int:
+    from agents.arena import main as arena_main
+
+    _section(f"2. tournament: random, greedy, expert; classic 4 players; {hands} hands per pairing")
+    return arena_main(
+        [
+            "--variant", "classic", "--players", "4",
+            "--agents", "random", "greedy", "expert",
+            "--hands", str(hands), "--seed", "0", "--out", out_dir,
+        ]
+    )  # fmt: skip
+
+
+def trained_agent(hands: int) -> None:
+    import canasta_env
+    from agents.base import RandomAgent, play_hands
+    from canasta_env.render import render_table
+    from training.agent import DEFAULT_MODEL, load_agent
+
+    _section(f"3. trained agent: {DEFAULT_MODEL.name}")
+    meta_path = DEFAULT_MODEL.with_suffix(".json")
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    for key in ("variant", "num_players", "timesteps", "evaluation"):
+        if key in meta:
+            print(f"{key}: {meta[key]}")
+    agent = load_agent(DEFAULT_MODEL)
+    variant = meta.get("variant", "classic")
+    players = int(meta.get("num_players", 2))
+    env = canasta_env.raw_env(variant=variant, num_players=players)
+    env.reset(seed=2026)
+    opponents = [RandomAgent(seed) for seed in range(players)]
+    for name in env.agent_iter():
+        obs, _reward, terminated, truncated, _info = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        seat = env.agent_name_mapping[name]
+        player = agent if seat == 0 else opponents[seat]
+        env.step(player.act(obs["observation"], obs["action_mask"]))
+    print("one hand, trained agent in seat 0 against random (final table):")
+    print(render_table(env.game))
+    wins = total = 0
+    for seats in ((agent, RandomAgent(7)), (RandomAgent(7), agent)):
+        records = play_hands(list(seats), hands, variant=variant, seed=100)
+        me = 0 if seats[0] is agent else 1
+        for record in records:
+            scores = record.team_scores
+            total += 1
+            wins += scores[me] > scores[1 - me]
+    print(f"fresh match against random, both seat orders: won {wins}/{total} hands")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="canasta demo", description=__doc__)
+    parser.add_argument("--full", action="store_true", help="full compliance settings (slower)")
+    parser.add_argument("--hands", type=int, default=100, help="tournament hands per pairing")
+    parser.add_argument("--match-hands", type=int, default=50, help="trained-agent match hands")
+    parser.add_argument("--out", default=None, help="tournament output folder")
+    args = parser.parse_args(argv)
+    ok = compliance(quick=not args.full)
+    out_dir = args.out or tempfile.mkdtemp(prefix="canasta-arena-")
+    tournament_code = tournament(args.hands, out_dir)
+    print(f"tournament files (hands.csv, results.json, ratings.png) in {out_dir}")
+    trained_agent(args.match_hands)
+    return 0 if ok and tournament_code == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
