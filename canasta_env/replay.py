@@ -1,0 +1,315 @@
+"""Replays: the rules, seed, optional stacked deck and action ids of a game.
+
+A replay rebuilds a game exactly: ``Game(rules, num_players, seed=seed,
+deck=deck)`` and then the actions in order. Actions are stored per hand
+(``actions[h]`` is the list of ids played in hand ``h``); between two hands
+:meth:`~canasta_env.engine.game.Game.next_hand` deals the next one, so a
+replay whose last list is empty ends just after a deal. The stacked deck, when
+given, stacks the first hand only (later hands are shuffled by the seeded
+generator, as in the game). The format is described in ``docs/state_format.md``::
+
+    replay = Replay.from_game(game, actions)   # the ids applied to ``game``
+    replay.save("game.replay.json")
+    again = replay_game(Replay.load("game.replay.json"))
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+
+from canasta_env.actions import ACTION_TEXTS, NUM_ACTIONS, str_to_action
+from canasta_env.cards import NUM_KINDS, kind_code, parse_cards
+from canasta_env.engine.game import Game, IllegalActionError
+from canasta_env.engine.serialize import parse_rules, pretty_json, rules_to_dict, state_to_dict
+from canasta_env.rules import Rules
+
+REPLAY_FORMAT = "canasta-env/replay"
+REPLAY_VERSION = 1
+REPLAY_FIELDS = (
+    "format",
+    "version",
+    "variant",
+    "rules",
+    "num_players",
+    "seed",
+    "deck",
+    "actions",
+    "action_texts",
+)
+
+
+def _fail(problem: str) -> NoReturn:
+    raise ValueError(f"invalid replay: {problem}")
+
+
+def _deck_codes(deck: Any) -> list[str] | None:
+    """A stacked deck (codes, one string, or kinds) as a list of card codes."""
+    if deck is None:
+        return None
+    cards = deck.split() if isinstance(deck, str) else list(deck)
+    try:
+        if all(isinstance(card, str) for card in cards):
+            return [kind_code(kind) for kind in parse_cards(cards)]
+    except ValueError as error:
+        raise ValueError(f"invalid replay: field 'deck': {error}") from None
+    if all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c < NUM_KINDS for c in cards):
+        return [kind_code(kind) for kind in cards]
+    raise ValueError(
+        "invalid replay: field 'deck': a stacked deck is a list of card codes such as 'AS' "
+        "or of kinds 0..14"
+    )
+
+
+def _step_name(step: int, hand: int, move: int) -> str:
+    return f"step {step} (hand {hand}, move {move})"
+
+
+def _as_id(action: Any) -> Any:
+    """A plain int for an integer-like id (numpy ints included); anything else unchanged."""
+    if not isinstance(action, bool) and hasattr(action, "__index__"):
+        return action.__index__()
+    return action
+
+
+def _per_hand(actions: Any) -> list[list[int]] | None:
+    """Per-hand lists when ``actions`` is a list of lists, else None (a flat list)."""
+    items = list(actions)
+    if items and all(isinstance(item, (list, tuple)) for item in items):
+        return [[_as_id(action) for action in item] for item in items]
+    return None
+
+
+@dataclass
+class Replay:
+    """A recorded game: rules, players, seed, stacked deck and per-hand action ids."""
+
+    rules: Rules
+    num_players: int
+    seed: int | str
+    actions: list[list[int]] = field(default_factory=lambda: [[]])
+    deck: list[str] | None = None
+
+    @property
+    def variant(self) -> str:
+        return self.rules.name
+
+    @property
+    def num_actions(self) -> int:
+        return sum(len(hand) for hand in self.actions)
+
+    def flat_actions(self) -> list[int]:
+        return [action for hand in self.actions for action in hand]
+
+    # ------------------------------------------------------------ building
+    @classmethod
+    def from_game(
+        cls,
+        game: Game,
+        actions: Sequence[int] | Sequence[Sequence[int]],
+        deck: Any = None,
+    ) -> Replay:
+        """The replay of ``game``, given the action ids applied to it since it was built.
+
+        ``actions`` is a flat list (hand boundaries are found by replaying) or a
+        list of per-hand lists; ``deck`` is the stacked deck the game was built
+        with, if any. Raises ``ValueError`` when the game has no seed or the
+        actions do not lead to the game's current state.
+        """
+        seed = game.seed
+        if seed is None or isinstance(seed, bool) or not isinstance(seed, (int, str)):
+            _fail(
+                f"field 'seed': a replay needs a game built with an int or str seed, not {seed!r}"
+            )
+        replay = record(game.rules, game.num_players, seed, actions, deck=deck)
+        rebuilt = replay_game(replay)
+        while rebuilt.hand_index < game.hand_index and rebuilt.hand_over and not rebuilt.game_over:
+            rebuilt.next_hand()  # the game dealt a hand that has no actions yet
+            replay.actions.append([])
+        mine, theirs = state_to_dict(rebuilt), state_to_dict(game)
+        if mine != theirs:
+            differ = [key for key in theirs if mine.get(key) != theirs[key]]
+            _fail(f"the actions do not reproduce the game (fields {differ} differ)")
+        return replay
+
+    # ------------------------------------------------------------ dict and JSON
+    def to_dict(self) -> dict:
+        return {
+            "format": REPLAY_FORMAT,
+            "version": REPLAY_VERSION,
+            "variant": self.rules.name,
+            "rules": rules_to_dict(self.rules),
+            "num_players": self.num_players,
+            "seed": self.seed,
+            "deck": None if self.deck is None else list(self.deck),
+            "actions": [list(hand) for hand in self.actions],
+            "action_texts": [[ACTION_TEXTS[a] for a in hand] for hand in self.actions],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Replay:
+        """Check the structure of a replay dict (legality is checked by :func:`replay_game`)."""
+        if not isinstance(data, dict):
+            _fail(f"expected a mapping, got {type(data).__name__}")
+        if data.get("format") != REPLAY_FORMAT:
+            _fail(f"field 'format': expected {REPLAY_FORMAT!r}, got {data.get('format')!r}")
+        version = data.get("version")
+        if isinstance(version, bool) or version != REPLAY_VERSION:
+            _fail(f"field 'version': unsupported version {version!r}; expected {REPLAY_VERSION}")
+        missing = [key for key in REPLAY_FIELDS if key not in data]
+        if missing:
+            _fail(f"missing field(s) {missing}")
+        extra = sorted(str(key) for key in data if key not in REPLAY_FIELDS)
+        if extra:
+            _fail(f"unknown field(s) {extra}")
+        rules = parse_rules(data["rules"], data["num_players"], what="replay")
+        if data["variant"] != rules.name:
+            _fail(f"field 'variant': {data['variant']!r} disagrees with rules.name {rules.name!r}")
+        seed = data["seed"]
+        if isinstance(seed, bool) or not isinstance(seed, (int, str)):
+            _fail(f"field 'seed': expected an integer or a string, got {seed!r}")
+        deck = data["deck"]
+        if deck is not None:
+            if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
+                _fail(f"field 'deck': expected null or a list of card codes, got {deck!r}")
+            deck = _deck_codes(deck)
+        actions, texts = data["actions"], data["action_texts"]
+        if not isinstance(actions, list) or not all(isinstance(hand, list) for hand in actions):
+            _fail("field 'actions': expected a list of per-hand lists of action ids")
+        if not actions:
+            _fail("field 'actions': expected at least one (possibly empty) hand")
+        if not isinstance(texts, list) or [
+            len(h) if isinstance(h, list) else None for h in texts
+        ] != [len(h) for h in actions]:
+            _fail("field 'action_texts': expected per-hand lists of the same lengths as 'actions'")
+        step = 0
+        for hand, (ids, words) in enumerate(zip(actions, texts, strict=True)):
+            for move, (action, text) in enumerate(zip(ids, words, strict=True)):
+                where = _step_name(step, hand, move)
+                if isinstance(action, bool) or not isinstance(action, int):
+                    _fail(f"{where}: action {action!r} is not an integer id")
+                if not 0 <= action < NUM_ACTIONS:
+                    _fail(f"{where}: action {action} is outside 0..{NUM_ACTIONS - 1}")
+                try:
+                    same = isinstance(text, str) and str_to_action(text) == action
+                except ValueError:
+                    same = False
+                if not same:
+                    _fail(
+                        f"{where}: action_texts says {text!r} but action {action} is "
+                        f"{ACTION_TEXTS[action]!r}"
+                    )
+                step += 1
+        return cls(
+            rules=rules,
+            num_players=data["num_players"],
+            seed=seed,
+            actions=[list(hand) for hand in actions],
+            deck=deck,
+        )
+
+    def to_json(self) -> str:
+        return pretty_json(self.to_dict())
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Replay:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"invalid replay: not valid JSON ({error})") from None
+        return cls.from_dict(data)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.to_json() + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Replay:
+        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+
+
+def _new_game(rules: Rules, num_players: int, seed: int | str, deck: Any) -> Game:
+    try:
+        return Game(rules, num_players, seed=seed, deck=deck)
+    except ValueError as error:
+        raise ValueError(f"invalid replay: cannot build the game: {error}") from None
+
+
+def _apply(game: Game, action: Any, step: int, hand: int, move: int) -> None:
+    try:
+        game.apply(action)
+    except IllegalActionError as error:
+        text = (
+            ACTION_TEXTS[action] if isinstance(action, int) and 0 <= action < NUM_ACTIONS else "?"
+        )
+        raise ValueError(
+            f"invalid replay: {_step_name(step, hand, move)}: action {action!r} ({text!r}) "
+            f"cannot be played: {error}"
+        ) from None
+
+
+def record(
+    rules: Rules,
+    num_players: int,
+    seed: int | str,
+    actions: Sequence[int] | Sequence[Sequence[int]],
+    deck: Any = None,
+) -> Replay:
+    """Play ``actions`` on ``Game(rules, num_players, seed=seed, deck=deck)`` and record them.
+
+    A flat list of ids continues into the next hand (``next_hand()``) whenever a
+    hand ends with actions left; a list of per-hand lists gives the hands
+    explicitly. Raises ``ValueError`` naming the step of an illegal action.
+    """
+    codes = _deck_codes(deck)
+    hands = _per_hand(actions)
+    if hands is not None:
+        replay = Replay(rules, num_players, seed, hands, codes)
+        replay_game(replay)
+        return replay
+    game = _new_game(rules, num_players, seed, codes)
+    per_hand: list[list[int]] = [[]]
+    for step, action in enumerate(actions):
+        if game.hand_over:
+            if game.game_over:
+                _fail(f"step {step}: action {action!r} comes after the end of the game")
+            game.next_hand()
+            per_hand.append([])
+        _apply(game, action, step, game.hand_index, len(per_hand[-1]))
+        per_hand[-1].append(_as_id(action))
+    return Replay(rules, num_players, seed, per_hand, codes)
+
+
+def replay_game(replay: Replay, steps: int | None = None) -> Game:
+    """Rebuild the game of ``replay`` (its first ``steps`` actions when given).
+
+    Raises ``ValueError`` naming the step and action that cannot be played, or
+    the hand that is not over when the next one should be dealt.
+    """
+    game = _new_game(replay.rules, replay.num_players, replay.seed, replay.deck)
+    step = 0
+    for hand, ids in enumerate(replay.actions):
+        if steps is not None and step >= steps:
+            break
+        if hand:
+            if not game.hand_over:
+                _fail(
+                    f"hand {hand} starts at step {step}, but hand {hand - 1} is not over after "
+                    f"{len(replay.actions[hand - 1])} actions"
+                )
+            if game.game_over:
+                _fail(f"hand {hand} starts at step {step}, but the game is over")
+            game.next_hand()
+        for move, action in enumerate(ids):
+            if steps is not None and step >= steps:
+                break
+            if isinstance(action, bool) or not isinstance(action, int):
+                _fail(f"{_step_name(step, hand, move)}: action {action!r} is not an integer id")
+            _apply(game, action, step, hand, move)
+            step += 1
+    return game
+
+
+__all__ = ["REPLAY_FORMAT", "REPLAY_VERSION", "Replay", "record", "replay_game"]
