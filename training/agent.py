@@ -1,0 +1,170 @@
+"""Trained agents: a MaskablePPO model behind the one :class:`~agents.base.Agent` interface.
+
+    from training.agent import DEFAULT_MODEL, load_agent
+    agent = load_agent(DEFAULT_MODEL)          # or load_agent("runs/x/model.zip")
+    action = agent.act(observation, action_mask)
+
+The actor network of an ``MlpPolicy`` is a plain MLP (``Linear`` + ``Tanh``/``ReLU``
+layers, then the action head), so :class:`PolicyWeights` copies it into numpy
+arrays: acting costs a few matrix products and no torch call, and a copy is a
+cheap, picklable snapshot for the self-play opponent pool. ``backend="torch"``
+acts through ``MaskablePPO.predict`` instead (the two agree; a test checks it).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import Agent
+
+MODELS_DIR = Path(__file__).resolve().parent / "models"
+#: The shipped agent: MaskablePPO trained by self-play on classic 2-player hands.
+DEFAULT_MODEL = MODELS_DIR / "classic_2p.zip"
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0.0)
+
+
+_ACTIVATIONS = {"Tanh": np.tanh, "ReLU": _relu}
+
+
+class PolicyWeights:
+    """The actor of a MaskablePPO ``MlpPolicy`` as numpy arrays."""
+
+    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], activation: str):
+        if activation not in _ACTIVATIONS:
+            raise ValueError(f"unsupported activation {activation!r}")
+        self.layers = layers  # hidden layers, then the action head (no activation)
+        self.activation = activation
+        self._act_fn = _ACTIVATIONS[activation]
+
+    @classmethod
+    def from_policy(cls, policy) -> PolicyWeights:
+        """Copy the actor of a ``MaskableActorCriticPolicy`` (raises if it is no plain MLP)."""
+        import torch.nn as nn
+        from stable_baselines3.common.torch_layers import FlattenExtractor
+
+        extractor = getattr(policy, "pi_features_extractor", policy.features_extractor)
+        if not isinstance(extractor, FlattenExtractor):
+            raise ValueError("only the MlpPolicy's FlattenExtractor is supported")
+        layers, activation = [], None
+        for module in policy.mlp_extractor.policy_net:
+            if isinstance(module, nn.Linear):
+                layers.append(_linear(module))
+            else:
+                name = type(module).__name__
+                if activation not in (None, name):
+                    raise ValueError("mixed activations are not supported")
+                activation = name
+        layers.append(_linear(policy.action_net))
+        return cls(layers, activation or "Tanh")
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        x = np.asarray(observation, dtype=np.float32)
+        for weight, bias in self.layers[:-1]:
+            x = self._act_fn(x @ weight + bias)
+        weight, bias = self.layers[-1]
+        return x @ weight + bias
+
+    def act(
+        self,
+        observation: np.ndarray,
+        action_mask: np.ndarray,
+        rng: np.random.Generator | None = None,
+    ) -> int:
+        """The best legal action (``rng`` None) or one sampled from the masked softmax."""
+        logits = self.logits(observation).astype(np.float64)
+        legal = np.asarray(action_mask).astype(bool)
+        logits[~legal] = -np.inf
+        if rng is None:
+            return int(np.argmax(logits))
+        probs = np.exp(logits - logits.max())
+        probs /= probs.sum()
+        return int(rng.choice(len(probs), p=probs))
+
+
+def _linear(module) -> tuple[np.ndarray, np.ndarray]:
+    weight = module.weight.detach().cpu().numpy().astype(np.float32).T.copy()
+    bias = module.bias.detach().cpu().numpy().astype(np.float32).copy()
+    return weight, bias
+
+
+class PolicyAgent(Agent):
+    """An agent acting with :class:`PolicyWeights`: greedy, or sampling with its own seed."""
+
+    name = "policy"
+
+    def __init__(self, weights: PolicyWeights, deterministic: bool = True, seed: int | None = None):
+        self.weights = weights
+        self.deterministic = deterministic
+        self.rng = np.random.default_rng(seed)
+
+    def seed(self, seed: int | None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return self.weights.act(observation, action_mask, None if self.deterministic else self.rng)
+
+
+class PPOAgent(PolicyAgent):
+    """A saved MaskablePPO model (``model.zip``) playing greedily among legal actions.
+
+    ``backend="numpy"`` (default) runs the copied actor weights; ``"torch"`` calls
+    ``model.predict(obs, action_masks=mask, deterministic=True)``.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike = DEFAULT_MODEL,
+        backend: str = "numpy",
+        deterministic: bool = True,
+        seed: int | None = None,
+        name: str | None = None,
+    ):
+        from sb3_contrib import MaskablePPO
+
+        if backend not in ("numpy", "torch"):
+            raise ValueError("backend must be 'numpy' or 'torch'")
+        self.path = Path(path)
+        if not self.path.exists() and self.path.with_suffix(".zip").exists():
+            self.path = self.path.with_suffix(".zip")
+        if not self.path.exists():
+            raise FileNotFoundError(f"no model at {self.path}")
+        self.model = MaskablePPO.load(self.path, device="cpu")
+        self.backend = backend
+        try:
+            weights = PolicyWeights.from_policy(self.model.policy)
+        except ValueError:
+            if backend == "numpy":
+                raise
+            weights = None
+        super().__init__(weights, deterministic=deterministic, seed=seed)
+        self.name = name or f"ppo:{self.path.stem}"
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        if self.backend == "numpy":
+            return super().act(observation, action_mask)
+        action, _ = self.model.predict(
+            np.asarray(observation, dtype=np.float32),
+            action_masks=np.asarray(action_mask).astype(bool),
+            deterministic=self.deterministic,
+        )
+        return int(action)
+
+
+def load_agent(path: str | os.PathLike | None = None, **kwargs) -> PPOAgent:
+    """The agent saved at ``path`` (a ``.zip``, or a run folder holding ``model.zip``).
+
+    ``None`` or ``"default"`` loads :data:`DEFAULT_MODEL`. Used by the arena for
+    agent names like ``ppo:runs/x/model.zip``.
+    """
+    if path is None or str(path) in ("", "default"):
+        path = DEFAULT_MODEL
+    path = Path(path)
+    if path.is_dir():
+        path = path / "model.zip"
+    return PPOAgent(path, **kwargs)
