@@ -8,6 +8,7 @@ from canasta_env.actions import (
     DRAW,
     NUM_ACTIONS,
     PASS,
+    SLOT_BLACK3,
     TAKE_ONTO_MELD,
 )
 from canasta_env.cards import KIND_NAMES, NUM_NATURALS
@@ -51,6 +52,8 @@ def explain(game, action: int) -> str:
             return f"you hold no {KIND_NAMES[kind]}"
         if not game.opened[game.team_of[player]] and game.melded_this_turn:
             return f"finish your opening first ({game.staged} of {game.need[game.team_of[player]]})"
+        if rules.black3_meld_only_going_out and game.nat[game.team_of[player]][SLOT_BLACK3]:
+            return "your black 3s are melded: this turn must end by going out (C-7)"
         return "you may not empty your hand: your team may not go out yet"
     return (
         "that meld is not allowed: check the cards in your hand, the meld limits of "

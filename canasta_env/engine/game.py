@@ -500,11 +500,7 @@ class Game:
             if self.staged >= self.need[team] or self.hidden_open:
                 self.opened[team] = True
                 self._release_held(player)
-        if (
-            slot == SLOT_BLACK3
-            and rules.black3_canasta_wins_game
-            and self._black3_canasta(team)
-        ):
+        if slot == SLOT_BLACK3 and rules.black3_canasta_wins_game and self._black3_canasta(team):
             self._end_hand(END_BLACK3, winner=team)  # S-11
             return
         if self.hand_totals[player] == 0 and not any(self.held):
@@ -565,9 +561,8 @@ class Game:
         self.hand_scores = [score_team(self, team) for team in range(self.num_teams)]
         for team, sheet in enumerate(self.hand_scores):
             self.scores[team] += sheet["total"]
-        self.hand_history.append(
-            {"hand": self.hand_index, "reason": reason, "scores": [s["total"] for s in self.hand_scores]}
-        )
+        totals = [sheet["total"] for sheet in self.hand_scores]
+        self.hand_history.append({"hand": self.hand_index, "reason": reason, "scores": totals})
         if winner is not None:
             self.game_over = True
             self.winner_team = winner

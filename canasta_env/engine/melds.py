@@ -147,7 +147,7 @@ def canasta_summary(
     """(canastas, clean canastas, dirty canastas) of one team."""
     count = clean = dirty = 0
     size_needed = rules.canasta_size
-    for slot, n, twos, jokers, _hidden in closed:
+    for slot, _n, twos, jokers, _hidden in closed:
         count += 1
         if slot == SLOT_WILD:
             is_clean = twos == 0 or jokers == 0

@@ -9,7 +9,13 @@ reaches a legal end of turn:
   and at least two cards remain, so one can be discarded; or
 * the player may go out: with one card left (discarded last) or none (melded
   out, where the preset allows going out without a discard); a team that has
-  not opened may do so only by a concealed going out (C-15) without a pot take.
+  not opened may do so only by a concealed going out (C-15) without a pot take;
+  or
+* the team, opened, completes a canasta of black 3s that wins the game at once
+  (S-11), with a card left in hand (S-16).
+
+Once black 3s are melded where they may be melded only when going out (C-7),
+only the second way remains: the turn must end by going out.
 
 The search is a depth-first search over meld moves with memoisation and an
 upper bound on the points the hand can still add; it is exact because it
@@ -19,8 +25,20 @@ explores the same moves the engine offers.
 from __future__ import annotations
 
 from canasta_env.actions import SLOT_BLACK3, SLOT_WILD
-from canasta_env.cards import BLACK3, CARD_VALUES, JOKER, NUM_NATURALS, RED3, TWO
+from canasta_env.cards import (
+    BLACK3,
+    CARD_VALUES,
+    JOKER,
+    NUM_HAND_KINDS,
+    NUM_KINDS,
+    NUM_NATURALS,
+    RED3,
+    TWO,
+)
 from canasta_env.engine.melds import canasta_summary, meld_moves
+
+#: No pile cards held aside (the ``held`` argument of the search is a tuple of kind counts).
+NO_HELD = (0,) * NUM_KINDS
 
 
 class TurnSearch:
@@ -54,11 +72,10 @@ class TurnSearch:
         team = game.team_of[player]
         total = game.hand_totals[player]
         nat, two, jok, closed = game.team_melds(team)
-        if not game.opened[team] and game.melded_this_turn:
-            # staging an opening: only a concealed going out may end the turn now
-            return total == 1 and self.go_out_allowed(
-                nat, two, jok, closed, self._concealed_ok()
-            )
+        if self._going_out_only(nat) or (not game.opened[team] and game.melded_this_turn):
+            # C-7: black 3s on the table, or G-5: an opening staged but not complete:
+            # only going out may end the turn now (concealed, C-15, for an unopened team)
+            return total == 1 and self.go_out_allowed(nat, two, jok, closed, self._opening_ok(team))
         if total >= 2:
             return True
         return total == 1 and self.go_out_allowed(nat, two, jok, closed, self._opening_ok(team))
@@ -69,11 +86,13 @@ class TurnSearch:
         team = game.team_of[player]
         _, slot, naturals, twos, jokers, is_new = move
         cards = naturals + twos + jokers
-        only_going_out = slot == SLOT_BLACK3 and game.rules.black3_meld_only_going_out
-        total = game.hand_totals[player]
-        if game.opened[team] and total - cards >= 2 and not only_going_out:
-            return True  # the common case: a discard remains possible
         nat, two, jok, closed = game.team_melds(team)
+        going_out_only = self._going_out_only(nat) or (
+            slot == SLOT_BLACK3 and game.rules.black3_meld_only_going_out
+        )
+        total = game.hand_totals[player]
+        if game.opened[team] and total - cards >= 2 and not going_out_only:
+            return True  # the common case: a discard remains possible
         hand = game.hands[player]
         return self._child_ok(
             hand, total, nat, two, jok, closed, game.staged, game.hidden_open, move
@@ -87,7 +106,11 @@ class TurnSearch:
         team = game.team_of[player]
         action, naturals, twos, jokers = option
         top = game.pot[-1]
-        rest = len(game.pot) - 1 - sum(1 for card in game.pot[:-1] if card == RED3)
+        rest = [0] * NUM_KINDS  # the rest of the pot; its red 3s are laid out (G-6)
+        for card in game.pot[:-1]:
+            if card != RED3:
+                rest[card] += 1
+        rest = tuple(rest)
         hand = game.hands[player][:]
         hand[top] -= naturals
         hand[TWO] -= twos
@@ -100,19 +123,37 @@ class TurnSearch:
         jok[top] += jokers
         closed = self._close(nat, two, jok, closed, top, False)
         if game.opened[team]:
-            total += rest + min(rules.draw_after_pot_take, len(game.stock))
+            # C-12: the rest of the pot joins the hand at once and may be melded
+            hand = [have + extra for have, extra in zip(hand, rest)]
+            total += sum(rest) + min(rules.draw_after_pot_take, len(game.stock))
             if total >= 2:
                 return True
-            return self._node_ok(hand, total, nat, two, jok, closed, 0, False, 0, True, False)
+            return self._node_ok(hand, total, nat, two, jok, closed, 0, False, NO_HELD, True)
         points = CARD_VALUES[top] * (1 + naturals) + CARD_VALUES[TWO] * twos
         points += CARD_VALUES[JOKER] * jokers
-        return self._node_ok(
-            hand, total, nat, two, jok, closed, points, False, rest, False, False, took=True
-        )
+        clean_only = game.clean_only
+        if rules.unopened_take_needs_clean_opening:
+            game.clean_only = True  # I-7, I-10: the take binds the turn to a clean opening
+        try:
+            return self._node_ok(
+                hand, total, nat, two, jok, closed, points, False, rest, False, took=True
+            )
+        finally:
+            game.clean_only = clean_only
 
     # ---------------------------------------------------------------- search
     def _opening_ok(self, team: int) -> bool:
         return self.game.opened[team] or self._concealed_ok()
+
+    def _going_out_only(self, nat) -> bool:
+        """C-7: black 3s are melded only by a player who goes out in that turn, so with a
+        black-3 meld on the table the turn can end only by going out."""
+        return self.game.rules.black3_meld_only_going_out and nat[SLOT_BLACK3] > 0
+
+    def _black3_canasta(self, nat, closed) -> bool:
+        if nat[SLOT_BLACK3] >= self.game.rules.canasta_size:
+            return True
+        return any(canasta[0] == SLOT_BLACK3 for canasta in closed)
 
     def _concealed_ok(self) -> bool:
         game = self.game
@@ -153,7 +194,6 @@ class TurnSearch:
             staged += CARD_VALUES[kind] * naturals + CARD_VALUES[TWO] * twos
             staged += CARD_VALUES[JOKER] * jokers
             hidden_open = hidden_open or (hidden and rules.hidden_canasta_opens)
-        only_going_out = slot == SLOT_BLACK3 and rules.black3_meld_only_going_out
         return self._node_ok(
             hand,
             total - cards,
@@ -163,9 +203,8 @@ class TurnSearch:
             closed,
             staged,
             hidden_open,
-            sum(game.held),
+            tuple(game.held),
             opened,
-            only_going_out,
             took=game.took_pot,
         )
 
@@ -181,7 +220,6 @@ class TurnSearch:
         hidden_open,
         held,
         was_opened,
-        only_going_out,
         took=None,
     ) -> bool:
         game = self.game
@@ -191,13 +229,28 @@ class TurnSearch:
             took = game.took_pot
         opened = was_opened or staged >= game.need[team] or hidden_open
         concealed_ok = rules.concealed_go_out_ignores_minimum and not took
-        if opened:
-            total += held
-        if only_going_out:  # C-7: black 3s are melded only when going out
-            if total > 1 or (total == 0 and rules.go_out_needs_discard):
-                return False
-            return self.go_out_allowed(nat, two, jok, closed, opened or concealed_ok)
-        if opened and total >= 2:
+        if opened and any(held):
+            # C-8: the pot cards held aside join the hand once the minimum is reached,
+            # and may be melded in the same turn
+            total += sum(held)
+            hand = [have + extra for have, extra in zip(hand, held)]
+            held = NO_HELD
+        if (
+            rules.black3_canasta_wins_game
+            and opened
+            and total
+            and self._black3_canasta(nat, closed)
+        ):
+            # S-11: a black-3 canasta ends the game at once, with cards left in hand (an
+            # emptied hand still needs going out to be allowed, S-16: below)
+            return True
+        if self._going_out_only(nat):
+            out = None
+            if not any(held):  # held pot cards arrive mid-turn: left to the full search
+                out = self._can_meld_out(hand, nat, two, jok, closed, staged, opened, concealed_ok)
+            if out is not None:
+                return out
+        elif opened and total >= 2:
             return True
         if total == 0:
             return not rules.go_out_needs_discard and self.go_out_allowed(
@@ -205,12 +258,94 @@ class TurnSearch:
             )
         if total == 1 and self.go_out_allowed(nat, two, jok, closed, opened or concealed_ok):
             return True
-        if not opened and total > 0 and not self._may_still_open(
-            hand, nat, two, jok, staged, concealed_ok
+        if (
+            not opened
+            and total > 0
+            and not self._may_still_open(hand, nat, two, jok, staged, concealed_ok)
         ):
             return False
         return self._expand(
             hand, total, nat, two, jok, closed, staged, hidden_open, held, opened, took
+        )
+
+    def _can_meld_out(self, hand, nat, two, jok, closed, staged, opened, concealed_ok):
+        """Can the player go out from here by melding every card but at most one (C-7, C-14)?
+
+        Used once black 3s are melded (the turn must end by going out). Every card but
+        the discard must join a meld, so the answer is counting, not search: naturals of
+        a rank without a meld need ``min_naturals`` of them; the wild cards must fit the
+        melds' room (C-5: at most ``max_wilds_per_meld``, never more than the naturals)
+        and cover the new melds' minimum size; enough melds must reach a canasta. Any
+        such final table is reached by laying the naturals first and the wilds last.
+        Returns None where the rules need the full search (other presets' limits).
+        """
+        game = self.game
+        rules = game.rules
+        if (
+            rules.meld_closes_at
+            or rules.wild_melds
+            or rules.min_natural_excess
+            or rules.go_out_needs_discard
+            or rules.go_out_needs_clean_and_dirty
+            or rules.no_go_out_on_first_clean_turn
+            or rules.hidden_canasta_opens
+            or game.clean_only
+            or closed
+        ):
+            return None
+        team = game.team_of[game.current]
+        for discard in [None] + [kind for kind in range(NUM_HAND_KINDS) if hand[kind]]:
+            left = list(hand)
+            if discard is not None:
+                left[discard] -= 1
+            if not (opened or concealed_ok):  # G-5: the melded cards must reach the minimum
+                points = sum(CARD_VALUES[kind] * left[kind] for kind in range(NUM_HAND_KINDS))
+                if staged + points < game.need[team]:
+                    continue
+            if self._melds_out(left, nat, two, jok):
+                return True
+        return False
+
+    def _melds_out(self, left, nat, two, jok) -> bool:
+        """Can all of ``left`` be melded onto these melds with a canasta (C-5, C-7, C-14)?"""
+        rules = self.game.rules
+        size_needed = rules.canasta_size
+        wilds = left[TWO] + left[JOKER]
+        least = room = 0
+        canastas = 0
+        extra_for_canasta = []  # wilds beyond its minimum that a meld needs to be a canasta
+        for rank in range(NUM_NATURALS):
+            on_table = nat[rank] + two[rank] + jok[rank]
+            if not on_table and not left[rank]:
+                continue
+            if not on_table and left[rank] < rules.min_naturals:
+                return False  # a natural that no meld can take
+            naturals = nat[rank] + left[rank]
+            placed = two[rank] + jok[rank]
+            minimum = 0 if on_table else max(0, rules.min_meld_size - left[rank])
+            free = min(rules.max_wilds_per_meld, naturals) - placed
+            if free < minimum:
+                return False
+            least += minimum
+            room += free
+            lacking = max(0, size_needed - naturals - placed)
+            if lacking == 0:
+                canastas += 1
+            elif lacking <= free:
+                extra_for_canasta.append(max(lacking, minimum) - minimum)
+        black3 = nat[SLOT_BLACK3] + left[BLACK3]
+        if left[BLACK3] and (black3 > rules.black3_meld_max_size or black3 < 3):
+            return False
+        if black3 >= size_needed:
+            canastas += 1
+        if not least <= wilds <= room:
+            return False
+        missing = rules.go_out_min_canastas - canastas
+        if missing <= 0:
+            return True
+        extra_for_canasta.sort()
+        return (
+            len(extra_for_canasta) >= missing and sum(extra_for_canasta[:missing]) <= wilds - least
         )
 
     def _may_still_open(self, hand, nat, two, jok, staged, concealed_ok) -> bool:
@@ -228,7 +363,7 @@ class TurnSearch:
                 bound += CARD_VALUES[rank] * have
                 if rules.hidden_canasta_opens and have + wilds >= 7 and 2 * have >= 7:
                     return True
-        if rules.black3_melds and not rules.black3_meld_only_going_out:
+        if rules.black3_melds:  # C-7: black 3s melded while going out count too (G-2, G-5)
             bound += CARD_VALUES[BLACK3] * hand[BLACK3]
         return bound >= game.need[team]
 
@@ -280,7 +415,6 @@ class TurnSearch:
                 cstaged += CARD_VALUES[kind] * naturals + CARD_VALUES[TWO] * twos
                 cstaged += CARD_VALUES[JOKER] * jokers
                 chidden = hidden_open or (hidden and rules.hidden_canasta_opens)
-            only_going_out = slot == SLOT_BLACK3 and rules.black3_meld_only_going_out
             child_total = total - cards
             if self._node_ok(
                 child,
@@ -291,9 +425,8 @@ class TurnSearch:
                 cclosed,
                 cstaged,
                 chidden,
-                0 if opened else held,
+                NO_HELD if opened else held,
                 opened,
-                only_going_out,
                 took,
             ):
                 result = True
