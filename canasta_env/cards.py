@@ -95,7 +95,7 @@ def kind_code(kind: int) -> str:
 
 
 def kind_from_name(name: str) -> int:
-    """Inverse of ``KIND_NAMES``: ``"A"``, ``"T"``/``"10"``, ``"2"``, ``"JK"``, ``"B3"``, ``"R3"``."""
+    """Inverse of ``KIND_NAMES``: ``"A"``, ``"T"`` or ``"10"``, ``"2"``, ``"JK"``, ``"B3"``."""
     text = _RANK_ALIASES.get(name.strip().upper(), name.strip().upper())
     if text in KIND_NAMES:
         return KIND_NAMES.index(text)

@@ -247,12 +247,6 @@ def test_more_jokers_than_a_spanish_deck_holds():
     assert env.unwrapped.game.hands[0][12] == 8
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="canasta_env/engine/game.py _deck_kinds calls list(deck) on any value, so "
-    "options={'deck': 5} raises TypeError ('int' object is not iterable). Fix: raise the "
-    "same ValueError as for other malformed decks when deck is not a str or a list/tuple.",
-)
 def test_non_sequence_deck_is_a_value_error():
     env = canasta_env.env(variant="classic", num_players=2)
     with pytest.raises(ValueError, match="stacked deck"):

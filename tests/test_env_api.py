@@ -540,16 +540,6 @@ def test_italian_take_with_reachable_clean_opening_is_legal():
     assert game.legal_actions(), "a masked-in take must leave a way to finish the turn"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug, canasta_env/engine/opening.py TurnSearch.take_feasible: for an "
-    "unopened team under rules.unopened_take_needs_clean_opening (italian, I-7/I-10) the "
-    "search runs with game.clean_only as it is in the draw phase (False when the minimum is "
-    "above 50), but Game._take then sets clean_only=True, so a take that only a DIRTY "
-    "opening could complete is masked in and leaves an EMPTY mask (found by `canasta check`: "
-    "italian mask+cards, later hands of a game). Fix: run the take search with "
-    "clean_only=True in that case (and key the memo on it).",
-)
 def test_italian_take_needing_a_dirty_opening_is_illegal():
     """I-10: a dirty opening does not let the player take the pot in the same turn."""
     from canasta_env.actions import TAKE

@@ -555,6 +555,8 @@ class Game:
 
     # ------------------------------------------------------------------ hand end
     def _end_hand(self, reason: str, winner: int | None = None) -> None:
+        if any(self.held):  # pot cards held for an opening that never came stay the player's
+            self._release_held(self.current)
         self.phase = PHASE_HAND_OVER
         self.end_reason = reason
         self._legal = []
@@ -602,6 +604,10 @@ def _deck_kinds(deck) -> list[int]:
     """Card codes (``"AS TH JK"`` or a list of codes) or kinds, in draw order."""
     if isinstance(deck, str):
         return parse_cards(deck)
+    if not isinstance(deck, (list, tuple)):
+        raise ValueError(
+            f"a stacked deck is a string or list of card codes such as 'AS', got {deck!r}"
+        )
     cards = list(deck)
     if all(isinstance(card, str) for card in cards):
         return parse_cards(cards)

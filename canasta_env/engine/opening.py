@@ -106,8 +106,11 @@ class TurnSearch:
         team = game.team_of[player]
         action, naturals, twos, jokers = option
         top = game.pot[-1]
-        rest = [0] * NUM_KINDS  # the rest of the pot; its red 3s are laid out (G-6)
-        for card in game.pot[:-1]:
+        # The rest of the pot; its red 3s are laid out (G-6). Legality may use only what
+        # the player can see (G-8): face-down cards (S-3, I-3) count as if they were red
+        # 3s, the worst case, since more cards in hand never make a turn harder to end.
+        rest = [0] * NUM_KINDS
+        for card in game.pot[game.pot_hidden : -1]:
             if card != RED3:
                 rest[card] += 1
         rest = tuple(rest)
