@@ -164,7 +164,7 @@ def meld_strings(game: Game) -> set[str]:
     return {s for s in legal_strings(game) if s.startswith(("meld", "add"))}
 
 
-_NOT_STATE = ("rng", "search", "tables", "_legal")
+_NOT_STATE = ("rng", "search", "tables", "_legal", "_legal_moves")
 
 
 def snapshot(game: Game) -> dict:

@@ -55,7 +55,7 @@ def state(env) -> dict:
             {
                 k: v
                 for k, v in vars(game).items()
-                if k not in ("rng", "search", "tables", "rules", "_legal")
+                if k not in ("rng", "search", "tables", "rules", "_legal", "_legal_moves")
             }
         ),
         "rng": game.rng.getstate(),

@@ -293,7 +293,7 @@ def snapshot(env):
             {
                 k: v
                 for k, v in vars(game).items()
-                if k not in ("rng", "search", "tables", "rules", "_legal")
+                if k not in ("rng", "search", "tables", "rules", "_legal", "_legal_moves")
             }
         ),
         "rng": game.rng.getstate(),

@@ -27,7 +27,11 @@ CASES = [(name, n) for name, rules in PRESETS.items() for n in rules.player_coun
 
 def engine_view(game: Game) -> dict:
     """Every attribute of the game, with the helper objects replaced by comparable values."""
-    view = {k: v for k, v in vars(game).items() if k not in ("tables", "search", "rng", "_legal")}
+    view = {
+        k: v
+        for k, v in vars(game).items()
+        if k not in ("tables", "search", "rng", "_legal", "_legal_moves")
+    }
     view["rng"] = game.rng.getstate()
     return view
 

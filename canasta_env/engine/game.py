@@ -223,6 +223,7 @@ class Game:
     def legal_actions(self) -> list[int]:
         """Sorted legal action ids of the player to act (empty once the hand is over)."""
         if self._legal is None:
+            self._legal_moves = {}
             self._legal = self._compute_legal()
         return self._legal
 
@@ -311,9 +312,22 @@ class Game:
         moves = meld_moves(
             self.tables, hand, self.nat[team], self.two[team], self.jok[team], self.clean_only
         )
-        for move in moves:
-            if search.move_feasible(move):
-                actions.append(move[0])
+        self._legal_moves = {}
+        if moves:
+            # An opened team keeping two cards can always discard: no search needed.
+            quick = self.opened[team] and not search.going_out_only(self.nat[team])
+            black3_last = self.rules.black3_meld_only_going_out
+            total = self.hand_totals[player]
+            feasible = search.move_feasible
+            legal_moves = self._legal_moves
+            for move in moves:
+                if (
+                    quick
+                    and total - move[2] - move[3] - move[4] >= 2
+                    and not (black3_last and move[1] == SLOT_BLACK3)
+                ) or feasible(move):
+                    actions.append(move[0])
+                    legal_moves[move[0]] = move
         if search.discard_allowed():
             actions += [DISCARD + kind for kind in range(NUM_HAND_KINDS) if hand[kind]]
         actions.sort()
@@ -347,17 +361,7 @@ class Game:
         elif index < ADD_NATURAL:
             self._discard(index - DISCARD)
         else:
-            for move in meld_moves(
-                self.tables,
-                self.hands[self.current],
-                self.nat[self.team_of[self.current]],
-                self.two[self.team_of[self.current]],
-                self.jok[self.team_of[self.current]],
-                self.clean_only,
-            ):
-                if move[0] == index:
-                    self._meld(move)
-                    break
+            self._meld(self._legal_moves[index])  # filled by legal_actions() above
 
     def explain_illegal(self, action: int) -> str:
         """A short reason why ``action`` is not legal now (for error messages and hints)."""
@@ -550,6 +554,7 @@ class Game:
         _, clean, _ = canasta_summary(rules, *self.team_melds(team))
         self.had_clean_at_turn_start = clean > 0
         self._legal = None
+        self._legal_moves: dict[int, tuple] = {}
         if len(self.stock) < rules.draw_count and not self.legal_actions():
             self._end_hand(END_STOCK)  # C-16, S-17, I-11
 

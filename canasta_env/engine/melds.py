@@ -29,6 +29,7 @@ from canasta_env.rules import Rules
 
 #: A meld move: (action id, slot, naturals, twos, jokers, is_new).
 Move = tuple
+TABLE_SIZE = 72
 
 
 class MeldTables:
@@ -48,6 +49,11 @@ class MeldTables:
                 if rules.wild_meld_min_start <= twos + jokers <= rules.wild_meld_max_size:
                     self.new_wild.append((twos, jokers, index))
         self.clean_wild_openings = set(rules.clean_opening_wild_melds)
+        # natural_ok[n][wilds]: natural_meld_ok as a table (at most 8 decks: 32 of a rank)
+        self.natural_ok = [
+            [self.natural_meld_ok(n, wilds, 0) for wilds in range(TABLE_SIZE)]
+            for n in range(TABLE_SIZE)
+        ]
 
     def natural_meld_ok(self, n: int, twos: int, jokers: int) -> bool:
         """C-5, S-7, I-5: is (n naturals, twos, jokers) a legal meld of a natural rank?"""
@@ -80,20 +86,19 @@ def meld_moves(
     append = moves.append
     twos_in_hand = hand[TWO]
     jokers_in_hand = hand[JOKER]
-    ok = tables.natural_meld_ok
+    ok = tables.natural_ok
     for rank in range(NUM_NATURALS):
         n0 = nat[rank]
-        t0 = two[rank]
-        j0 = jok[rank]
+        wilds = two[rank] + jok[rank]
         have = hand[rank]
-        if n0 + t0 + j0:
-            if have and ok(n0 + 1, t0, j0):
+        if n0 + wilds:
+            if have and ok[n0 + 1][wilds]:
                 append((ADD_NATURAL + rank, rank, 1, 0, 0, False))
-            if clean_only:
+            if clean_only or not ok[n0][wilds + 1]:
                 continue
-            if twos_in_hand and ok(n0, t0 + 1, j0):
+            if twos_in_hand:
                 append((ADD_TWO + rank, rank, 0, 1, 0, False))
-            if jokers_in_hand and ok(n0, t0, j0 + 1):
+            if jokers_in_hand:
                 append((ADD_JOKER + rank, rank, 0, 0, 1, False))
         elif have >= 2:
             base = NEW_MELD + rank * NUM_COMPOSITIONS

@@ -148,6 +148,10 @@ class TurnSearch:
     def _opening_ok(self, team: int) -> bool:
         return self.game.opened[team] or self._concealed_ok()
 
+    def going_out_only(self, nat) -> bool:
+        """C-7: with black 3s melded (classic), the turn may end only by going out."""
+        return self.game.rules.black3_meld_only_going_out and nat[SLOT_BLACK3] > 0
+
     def _going_out_only(self, nat) -> bool:
         """C-7: black 3s are melded only by a player who goes out in that turn, so with a
         black-3 meld on the table the turn can end only by going out."""

@@ -805,6 +805,7 @@ def state_from_dict(data: Any, *, require_playable: bool = False) -> Game:
     game.clean_only = clean_only
     game.had_clean_at_turn_start = had_clean
     game._legal = None
+    game._legal_moves = {}
     if require_playable and not hand_over and not game.legal_actions():
         _fail(
             "phase",

@@ -1,0 +1,292 @@
+"""The bots (greedy, expert) and the agent registry: legal play on every preset."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import canasta_env
+from agents.base import Agent, RandomAgent
+from agents.expert import ExpertAgent
+from agents.greedy import (
+    KIND_DISCARD,
+    KIND_MELD,
+    MOVES,
+    GreedyAgent,
+    biggest_meld_key,
+    read_observation,
+)
+from agents.registry import available_agents, make_agent, register_agent, reseed
+from canasta_env.actions import DISCARD, NUM_ACTIONS, action_to_str
+from canasta_env.cards import BLACK3, KIND_NAMES, NUM_NATURALS
+from canasta_env.engine.melds import canasta_summary
+from canasta_env.rules import PRESETS
+
+TABLES = [(name, n) for name, rules in PRESETS.items() for n in rules.player_counts]
+BOTS = ("greedy", "expert")
+
+
+def _play(variant, num_players, seed, chooser, check=None, max_steps=3000):
+    """Play one hand with ``chooser(seat, obs, mask)``; call ``check`` at every decision."""
+    env = canasta_env.raw_env(variant=variant, num_players=num_players)
+    env.reset(seed=seed)
+    steps = 0
+    for agent in env.agent_iter():
+        observation, _reward, terminated, truncated, _info = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        seat = env.agent_name_mapping[agent]
+        if check is not None:
+            check(env, seat, observation)
+        env.step(chooser(seat, observation["observation"], observation["action_mask"]))
+        steps += 1
+        assert steps < max_steps
+    return env
+
+
+@pytest.mark.parametrize("variant,num_players", TABLES)
+def test_bots_choose_legal_actions_on_random_states(variant, num_players):
+    """At states reached by random play, every bot's choice is in the mask."""
+    rng = random.Random(num_players)
+    bots = {name: [make_agent(name, seed=s) for s in range(num_players)] for name in BOTS}
+    for name in BOTS:
+        for seat, bot in enumerate(bots[name]):
+            bot.reset(seat, num_players, variant)
+    checked = 0
+
+    def check(env, seat, observation):
+        nonlocal checked
+        mask = observation["action_mask"]
+        for name in BOTS:
+            action = bots[name][seat].act(observation["observation"], mask)
+            assert isinstance(action, int) and mask[action] == 1, (name, action_to_str(action))
+        checked += 1
+
+    def random_choice(seat, obs, mask):
+        legal = np.flatnonzero(mask)
+        return int(legal[rng.randrange(len(legal))])
+
+    _play(variant, num_players, seed=11, chooser=random_choice, check=check)
+    assert checked > 10
+
+
+@pytest.mark.parametrize("bot", BOTS)
+@pytest.mark.parametrize("variant,num_players", TABLES)
+def test_bots_play_whole_hands_legally(bot, variant, num_players):
+    """raw_env raises on an illegal action: a full hand of one bot kind ends normally."""
+    agents = [make_agent(bot, seed=seat) for seat in range(num_players)]
+    for seat, agent in enumerate(agents):
+        agent.reset(seat, num_players, variant)
+    env = _play(variant, num_players, seed=5, chooser=lambda seat, o, m: agents[seat].act(o, m))
+    assert env.game.hand_over
+
+
+def test_moves_table_matches_action_texts():
+    for action, move in enumerate(MOVES):
+        words = action_to_str(action).split()
+        if move.kind == KIND_DISCARD:
+            assert KIND_NAMES.index(words[1]) == move.slot
+        elif move.kind == KIND_MELD and words[0] == "meld":
+            cards = words[1:]
+            assert cards.count("2") == move.twos and cards.count("JK") == move.jokers
+            assert len(cards) - move.wilds == move.naturals
+        elif move.kind == KIND_MELD:
+            target = words[-1]
+            slot = {"wild": 12, "B3": 11}.get(target)
+            assert move.slot == (KIND_NAMES.index(target) if slot is None else slot)
+            assert move.cards == 1
+    assert len(MOVES) == NUM_ACTIONS
+
+
+@pytest.mark.parametrize("variant,num_players", [("classic", 4), ("spanish", 3), ("italian", 2)])
+def test_read_observation_matches_the_game(variant, num_players):
+    """The TableView read from the vector equals the public state of the engine."""
+    greedy = GreedyAgent()
+
+    def check(env, seat, observation):
+        game = env.game
+        view = read_observation(observation["observation"])
+        team = game.team_of[seat]
+        assert view.num_players == num_players
+        assert view.hand == game.hands[seat][:14]
+        assert view.pot_size == len(game.pot)
+        assert view.pot_top == (game.pot[-1] if game.pot else -1)
+        assert view.stock == len(game.stock)
+        assert view.draw_phase == (game.phase == 0)
+        for offset, team_view in enumerate(view.teams):
+            t = (team + offset) % game.num_teams
+            assert team_view.naturals == game.nat[t] and team_view.twos == game.two[t]
+            assert team_view.jokers == game.jok[t] and team_view.red3 == game.red3[t]
+            assert team_view.opened == game.opened[t] and team_view.score == game.scores[t]
+            summary = canasta_summary(game.rules, *game.team_melds(t))
+            assert (team_view.canastas, team_view.clean, team_view.dirty) == summary
+        for offset, player in enumerate(view.players):
+            other = (seat + offset) % num_players
+            assert player.hand_size == game.hand_totals[other]
+            assert player.known == game.known[other][:14]
+            assert player.teammate == (game.team_of[other] == team)
+
+    _play(variant, num_players, 2, lambda s, o, m: greedy.act(o, m), check=check)
+
+
+@pytest.mark.parametrize("variant,num_players", [("classic", 4), ("italian", 2)])
+def test_greedy_takes_whenever_it_can_and_melds_everything(variant, num_players):
+    """At random states: a legal take is always taken; a legal meld is always laid."""
+    rng = random.Random(3)
+    greedy = GreedyAgent()
+    seen = {"take": 0, "meld": 0}
+
+    def check(env, seat, observation):
+        mask = observation["action_mask"]
+        legal = np.flatnonzero(mask).tolist()
+        action = greedy.act(observation["observation"], mask)
+        if any(1 <= a <= 4 for a in legal):
+            assert 1 <= action <= 4
+            seen["take"] += 1
+        if any(a >= 20 for a in legal):
+            assert action >= 20
+            seen["meld"] += 1
+
+    def random_choice(seat, obs, mask):
+        legal = np.flatnonzero(mask)
+        return int(legal[rng.randrange(len(legal))])
+
+    for seed in range(3):
+        _play(variant, num_players, seed, random_choice, check=check)
+    assert seen["take"] and seen["meld"]
+
+
+def test_greedy_discards_black_three_first():
+    env = canasta_env.raw_env(variant="classic", num_players=2)
+    env.reset(seed=1)
+    observation = env.observe(env.agent_selection)
+    view = read_observation(observation["observation"])
+    keep_black3 = GreedyAgent.keep_value(view, BLACK3)
+    assert all(keep_black3 < GreedyAgent.keep_value(view, k) for k in range(NUM_NATURALS))
+
+
+def _meld_phase_state(variant="classic", num_players=4, seed=3):
+    """An observation in the meld phase of the first player (after a draw)."""
+    env = canasta_env.raw_env(variant=variant, num_players=num_players)
+    env.reset(seed=seed)
+    env.step(0)  # draw
+    agent = env.agent_selection
+    return env, env.observe(agent)
+
+
+def test_expert_never_feeds_an_opponent_meld_when_a_safe_card_exists():
+    """C-11: a card matching the next team's meld lets them take the pot: avoid it."""
+    env, observation = _meld_phase_state()
+    expert = ExpertAgent()
+    expert.reset(env.game.current, 4, "classic")
+    view = read_observation(observation["observation"])
+    naturals = [k for k in range(NUM_NATURALS) if view.hand[k]]
+    assert len(naturals) >= 2
+    gift = naturals[0]
+    their = view.teams[1]
+    their.naturals[gift] = 3
+    their.opened = True
+    view = dataclasses.replace(view, pot_size=12, pot_frozen=False)
+    rules = expert._ensure_rules(view)
+    unseen, pool = expert._unseen(view, rules)
+    assert expert._take_probability(view, gift, rules, unseen, pool) == 1.0
+    discards = [DISCARD + k for k in range(14) if view.hand[k]]
+    assert expert._choose_discard(view, discards, rules) != DISCARD + gift
+
+
+def test_expert_known_cards_make_a_discard_dangerous():
+    """G-8: two known cards of a kind in the next hand: the pot is theirs with that kind."""
+    env, observation = _meld_phase_state()
+    expert = ExpertAgent()
+    expert.reset(env.game.current, 4, "classic")
+    view = read_observation(observation["observation"])
+    kind = next(k for k in range(NUM_NATURALS) if view.hand[k])
+    view.teams[1].opened = True
+    view.players[1].known[kind] = 2
+    rules = expert._ensure_rules(view)
+    unseen, pool = expert._unseen(view, rules)
+    assert expert._take_probability(view, kind, rules, unseen, pool) == 1.0
+    assert expert._take_probability(view, BLACK3, rules, unseen, pool) == 0.0
+
+
+def test_expert_lays_a_hidden_canasta_in_spanish():
+    """S-10: seven cards laid at once score 1000; the expert plays that move first."""
+    env, observation = _meld_phase_state("spanish", 2)
+    view = read_observation(observation["observation"])
+    expert = ExpertAgent()
+    expert.reset(env.game.current, 2, "spanish")
+    rules = expert._ensure_rules(view)
+    hidden = next(a for a, m in enumerate(MOVES) if m.new and m.cards == 7 and m.slot == 0)
+    small = next(a for a, m in enumerate(MOVES) if m.new and m.cards == 3 and m.slot == 0)
+    assert expert._meld_score(view, MOVES[hidden], rules) > expert._meld_score(
+        view, MOVES[small], rules
+    )
+    assert expert._opening_key(view, MOVES[hidden], rules, hidden) > expert._opening_key(
+        view, MOVES[small], rules, small
+    )
+
+
+def test_biggest_meld_key_completes_a_canasta_first():
+    env, observation = _meld_phase_state()
+    view = read_observation(observation["observation"])
+    view.me.naturals[5] = 6
+    add_two = next(a for a, m in enumerate(MOVES) if m.twos == 1 and m.slot == 5 and not m.new)
+    big = next(a for a, m in enumerate(MOVES) if m.new and m.cards == 5 and m.slot == 0)
+    assert biggest_meld_key(view, add_two) > biggest_meld_key(view, big)
+
+
+def test_registry_builds_every_builtin_agent():
+    for name in ("random", "greedy", "expert"):
+        agent = make_agent(name, seed=1)
+        assert isinstance(agent, Agent) and agent.name == name
+    assert "ppo:PATH" in available_agents()
+    with pytest.raises(ValueError, match="unknown agent"):
+        make_agent("grandmaster")
+
+
+def test_registry_seeds_agents_reproducibly():
+    first, second = make_agent("random", seed=4), make_agent("random", seed=4)
+    mask = np.ones(NUM_ACTIONS, dtype=np.int8)
+    obs = np.zeros(449, dtype=np.float32)
+    assert [first.act(obs, mask) for _ in range(5)] == [second.act(obs, mask) for _ in range(5)]
+    reseed(first, 9)
+    reseed(second, 9)
+    assert first.act(obs, mask) == second.act(obs, mask)
+
+
+def test_registry_resolves_trained_agents_lazily(monkeypatch):
+    """``ppo:PATH`` imports training.agent only when asked, and reports when it is missing."""
+    monkeypatch.setitem(sys.modules, "training.agent", None)  # import fails
+    with pytest.raises(ValueError, match="training.agent"):
+        make_agent("ppo:models/none.zip")
+    fake = types.ModuleType("training.agent")
+    loaded = []
+
+    def load_agent(path):
+        loaded.append(path)
+        return RandomAgent(0)
+
+    fake.load_agent = load_agent
+    monkeypatch.setitem(sys.modules, "training.agent", fake)
+    agent = make_agent("ppo:models/run1.zip", seed=3)
+    assert loaded == ["models/run1.zip"] and isinstance(agent, RandomAgent)
+
+
+def test_register_agent_adds_a_name():
+    register_agent("always-first", lambda seed=None: _FirstLegal())
+    assert isinstance(make_agent("always-first"), _FirstLegal)
+    with pytest.raises(ValueError):
+        register_agent("bad:name", _FirstLegal)
+
+
+class _FirstLegal(Agent):
+    name = "always-first"
+
+    def act(self, observation, action_mask):
+        return int(np.flatnonzero(action_mask)[0])

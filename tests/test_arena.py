@@ -1,0 +1,166 @@
+"""The arena: schedule, statistics, a scripted tournament, reproducibility, the command."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+import agents.arena as arena
+from agents.base import Agent, HandRecord
+from agents.registry import register_agent
+
+
+def test_wilson_interval_matches_hand_computation():
+    # 8 of 10, z = 1.959964: centre (0.8 + z^2/20) / (1 + z^2/10) = 0.716738,
+    # half-width z sqrt(0.016 + z^2/400) / (1 + z^2/10) = 0.226577
+    low, high = arena.wilson_interval(8, 10)
+    assert low == pytest.approx(0.490162, abs=1e-6)
+    assert high == pytest.approx(0.943318, abs=1e-6)
+    # 0 of 5: the upper bound is z^2 / (n + z^2)
+    assert arena.wilson_interval(0, 5) == pytest.approx((0.0, 3.841459 / 8.841459), abs=1e-6)
+    assert arena.wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_mean_interval_matches_hand_computation():
+    # 1..5: mean 3, sd sqrt(2.5), se sqrt(0.5), t(4) = 2.776445 -> half-width 1.963243
+    mean, low, high = arena.mean_interval([1, 2, 3, 4, 5])
+    assert mean == 3
+    assert (low, high) == pytest.approx((1.036757, 4.963243), abs=1e-6)
+    assert arena.mean_interval([7.0]) == (7.0, None, None)
+
+
+def test_t_quantiles():
+    assert arena.t_quantile_95(1) == pytest.approx(12.706205)
+    assert arena.t_quantile_95(30) == pytest.approx(2.042272)
+    assert arena.t_quantile_95(31) == pytest.approx(2.039513, abs=1e-5)
+    assert arena.t_quantile_95(100) == pytest.approx(1.983972, abs=1e-5)
+    assert arena.t_quantile_95(10**6) == pytest.approx(arena.Z_95, abs=1e-4)
+
+
+def test_bradley_terry_elo():
+    names = ["a", "b"]
+    wins = {"a": {"b": 3.0}, "b": {"a": 1.0}}
+    hands = {"a": {"b": 4}, "b": {"a": 4}}
+    # with one virtual draw: a wins 3.5 of 5 -> odds 3.5 / 1.5, Elo gap 400 log10(7/3)
+    elo = arena.bradley_terry_elo(wins, hands, names)
+    assert elo["a"] - elo["b"] == pytest.approx(400 * math.log10(3.5 / 1.5))
+    assert elo["a"] + elo["b"] == pytest.approx(3000)
+
+
+def test_seat_arrangements_put_every_agent_in_every_seat():
+    team = arena.seat_arrangements(arena.pair_pattern("a", "b", 4), swap=True)
+    assert team == [("a", "b", "a", "b"), ("b", "a", "b", "a")]
+    solo = arena.seat_arrangements(arena.pair_pattern("a", "b", 3), swap=True)
+    assert len(solo) == 6 and len(set(solo)) == 6
+    for seat in range(3):
+        assert sorted(a[seat] for a in solo) == ["a", "a", "a", "b", "b", "b"]
+    given = arena.seat_arrangements(["x", "y", "z", "y"], swap=False)
+    assert len(given) == 4 and {a[0] for a in given} == {"x", "y", "z"}
+
+
+def test_hand_outcome_shares_ties_and_averages_teams():
+    winners, diffs, best = arena.hand_outcome(["a", "b", "a", "b"], [500, 500], 4)
+    assert winners == ["a", "b"] and diffs == {"a": 0, "b": 0}
+    winners, diffs, best = arena.hand_outcome(["a", "b", "a"], [100, 400, 300], 3)
+    assert winners == ["b"] and best == {"a": 300, "b": 400}
+    assert diffs == {"a": 200 - 400, "b": 400 - 200}
+
+
+class _Scripted(Agent):
+    """A placeholder: the scripted tournament replaces the game itself."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def act(self, observation, action_mask):  # pragma: no cover - never called
+        raise AssertionError
+
+
+def _scripted_play_hands(agents, num_hands, variant, deck_seeds, **kwargs):
+    """alpha's team scores 300 except on every 4th deal (0); beta's team scores 100."""
+    deal = deck_seeds[0]  # arena seed 0: the deck seed is the deal index
+    alpha_team = [a.name for a in agents].index("alpha") % 2
+    scores = [0, 0]
+    scores[alpha_team] = 0 if deal % 4 == 3 else 300
+    scores[1 - alpha_team] = 100
+    return [HandRecord(deal, [a.name for a in agents], scores, [0.0] * 4, 10, "went out")]
+
+
+def test_scripted_tournament_statistics(monkeypatch, tmp_path):
+    register_agent("alpha", lambda seed=None: _Scripted("alpha"))
+    register_agent("beta", lambda seed=None: _Scripted("beta"))
+    monkeypatch.setattr(arena, "play_hands", _scripted_play_hands)
+    result = arena.run_arena(["alpha", "beta"], hands=8, seed=0, out_dir=tmp_path, plot=False)
+    # 4 deals x 2 seatings; alpha wins deals 0, 1, 2 in both seatings: 6 of 8 hands
+    assert len(result.hands) == 8
+    rows = {row["agent"]: row for row in result.summary["ranking"]}
+    alpha, beta = rows["alpha"], rows["beta"]
+    assert alpha["rank"] == 1 and alpha["wins"] == 6 and alpha["hands"] == 8
+    assert alpha["win_ci"] == pytest.approx((0.409275, 0.928521), abs=1e-6)
+    # differences: +200 six times, -100 twice: mean 125, sd sqrt(135000 / 7),
+    # t(7) = 2.364624 -> half-width 116.100734
+    assert alpha["score_diff"] == 125 and beta["score_diff"] == -125
+    assert alpha["score_diff_ci"] == pytest.approx((8.899266, 241.100734), abs=1e-5)
+    assert result.summary["head_to_head"]["alpha"]["beta"]["win_rate"] == 0.75
+    assert alpha["elo"] > beta["elo"] and alpha["mu"] > beta["mu"]
+    saved = json.loads((tmp_path / "results.json").read_text())
+    assert [h["winner"] for h in saved["hands"]].count("alpha") == 6
+    assert saved["hands"][0]["seats"] == ["alpha", "beta", "alpha", "beta"]
+    csv_lines = (tmp_path / "hands.csv").read_text().splitlines()
+    assert len(csv_lines) == 9 and csv_lines[0].startswith("pairing,deal,arrangement,deck_seed")
+
+
+def test_same_arguments_give_identical_results_and_jobs_do_not_matter(tmp_path):
+    kwargs = dict(variant="classic", num_players=4, hands=6, seed=3, plot=False)
+    agents = ["random", "greedy"]
+    arena.run_arena(agents, out_dir=tmp_path / "one", jobs=1, **kwargs)
+    arena.run_arena(agents, out_dir=tmp_path / "again", jobs=1, **kwargs)
+    arena.run_arena(agents, out_dir=tmp_path / "two", jobs=2, **kwargs)
+    one = (tmp_path / "one" / "results.json").read_bytes()
+    assert one == (tmp_path / "again" / "results.json").read_bytes()
+    assert one == (tmp_path / "two" / "results.json").read_bytes()
+    assert (tmp_path / "one" / "hands.csv").read_bytes() == (
+        tmp_path / "two" / "hands.csv"
+    ).read_bytes()
+
+
+def test_duplicate_deals_replay_the_same_decks_with_seats_swapped():
+    result = arena.run_arena(["random", "expert"], hands=4, seed=1, num_players=2)
+    by_deal = {}
+    for hand in result.hands:
+        by_deal.setdefault(hand.deal, []).append(hand)
+    for hands in by_deal.values():
+        assert len({h.deck_seed for h in hands}) == 1
+        assert [h.seats for h in hands] == [["random", "expert"], ["expert", "random"]]
+    independent = arena.run_arena(["random", "expert"], hands=4, seed=1, duplicate=False)
+    assert len({h.deck_seed for h in independent.hands}) == 4
+
+
+def test_given_pairing_needs_one_agent_per_seat():
+    with pytest.raises(ValueError, match="one agent per seat"):
+        arena.run_arena(["random", "greedy"], pairing="given", num_players=4, hands=1)
+    result = arena.run_arena(
+        ["expert", "random", "greedy", "random"], pairing="given", num_players=4, hands=4
+    )
+    assert len(result.hands) == 4
+    assert {row["agent"] for row in result.summary["ranking"]} == {"expert", "random", "greedy"}
+
+
+def test_command_writes_the_outputs(tmp_path, capsys):
+    out = tmp_path / "arena"
+    argv = ["--players", "2", "--agents", "random", "greedy", "--hands", "2", "--seed", "4"]
+    assert arena.main(argv + ["--out", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "head to head" in printed and "95% CI" in printed
+    for name in ("hands.csv", "results.json", "ratings.png"):
+        assert (out / name).stat().st_size > 0
+    assert arena.main(["--agents", "random", "nobody", "--out", str(out)]) == 2
+    assert "unknown agent" in capsys.readouterr().err
+
+
+def test_speed_option_reports_decisions_per_second(capsys):
+    assert arena.main(["--speed", "--hands", "1", "--agents", "greedy", "expert"]) == 0
+    printed = capsys.readouterr().out
+    assert "greedy" in printed and "expert" in printed and "/s" in printed

@@ -1,0 +1,101 @@
+"""``canasta play`` driven by scripted input."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from agents import play
+from canasta_env.actions import str_to_action
+
+
+def _scripted(lines):
+    """An input function that answers with ``lines``, then quits."""
+    answers = iter(lines)
+    prompts = []
+
+    def input_fn(prompt):
+        prompts.append(prompt)
+        return next(answers, "q")
+
+    input_fn.prompts = prompts
+    return input_fn
+
+
+def _run(argv, lines):
+    output = io.StringIO()
+    input_fn = _scripted(lines)
+    code = play.main(argv, input_fn=input_fn, output=output)
+    return code, output.getvalue(), input_fn.prompts
+
+
+BASE = ["--variant", "classic", "--players", "4", "--opponents", "greedy", "--seed", "7"]
+
+
+def test_number_action_string_illegal_move_and_quit():
+    """Player 0 opens the hand: 'draw' in words, an illegal move, a menu number, then quit."""
+    code, text, prompts = _run(BASE + ["--no-color"], ["draw", "pass", "meld", "1", "q"])
+    assert code == 0
+    assert "your move" in prompts[0]
+    assert "1) draw" in text  # the menu of the first turn
+    assert "you: draw" in text
+    # 'pass' is a real action but illegal now: the engine's reason is shown
+    assert "illegal: pass: you have already drawn or taken the pot this turn" in text
+    assert "not understood" in text  # 'meld' alone is not an action
+    assert "you: discard" in text or "you: meld" in text or "you: add" in text
+    assert text.rstrip().endswith("quit.")
+    assert "\033[" not in text  # --no-color
+
+
+def test_play_a_whole_hand_to_the_score_sheet():
+    """Always choosing menu item 1 ends the hand; bots play the other seats."""
+    output = io.StringIO()
+    code = play.main(
+        BASE + ["--no-color", "--opponents", "expert", "--partners", "greedy", "--seat", "1"],
+        input_fn=lambda prompt: "1",
+        output=output,
+    )
+    text = output.getvalue()
+    assert code == 0
+    assert "hand over:" in text
+    for row in play.SHEET_ROWS:
+        assert row in text
+    assert "team 1 (you)" in text
+    assert "player 0 (expert)" in text and "player 3 (greedy)" in text
+
+
+@pytest.mark.parametrize("variant,players", [("spanish", 2), ("italian", 4), ("canastone", 3)])
+def test_every_preset_can_be_played(variant, players):
+    output = io.StringIO()
+    argv = ["--variant", variant, "--players", str(players), "--seed", "1", "--no-color"]
+    assert play.main(argv, input_fn=lambda prompt: "1", output=output) == 0
+    assert "hand over:" in output.getvalue()
+
+
+def test_menu_and_move_parsing():
+    legal = [0, 1, 6, 20]
+    assert play.parse_move("2", legal) == 1
+    assert play.parse_move(" discard 4 ", legal) == str_to_action("discard 4")
+    assert play.parse_move("meld 10 10 10", legal) == str_to_action("meld T T T")
+    with pytest.raises(ValueError):
+        play.parse_move("5", legal)
+    with pytest.raises(ValueError):
+        play.parse_move("fold", legal)
+    menu = play.format_menu(legal)
+    assert "1) draw" in menu and "4) add 4" in menu
+
+
+def test_bad_arguments_are_refused():
+    assert _run(["--variant", "italian", "--players", "3"], [])[0] == 2
+    assert _run(["--players", "2", "--seat", "2"], [])[0] == 2
+    assert _run(["--opponents", "nobody"], [])[0] == 2
+
+
+def test_end_of_input_quits():
+    def closed(prompt):
+        raise EOFError
+
+    output = io.StringIO()
+    assert play.main(BASE + ["--no-color"], input_fn=closed, output=output) == 0
+    assert "quit." in output.getvalue()
