@@ -60,9 +60,21 @@ def trained_agent(hands: int) -> None:
     _section(f"3. trained agent: {DEFAULT_MODEL.name}")
     meta_path = DEFAULT_MODEL.with_suffix(".json")
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-    for key in ("variant", "num_players", "timesteps", "evaluation"):
-        if key in meta:
-            print(f"{key}: {meta[key]}")
+    training = meta.get("training", meta)
+    for key in ("variant", "num_players", "timesteps"):
+        if key in training:
+            print(f"{key}: {training[key]}")
+    rows = meta.get("evaluation", [])
+    if rows:
+        print("recorded evaluation against random (same deals, both seat orders):")
+        header = f"  {'preset':10} {'players':>7} {'hands':>6} {'won':>6}  {'95% CI':>15}"
+        print(header + f" {'score diff':>10}")
+        for row in rows:
+            low, high = row["ci95"]
+            print(
+                f"  {row['variant']:10} {row['num_players']:>7} {row['hands']:>6} "
+                f"{row['win_rate']:>6.3f}  [{low:.3f}, {high:.3f}] {row['mean_score_diff']:>+10.0f}"
+            )
     agent = load_agent(DEFAULT_MODEL)
     variant = meta.get("variant", "classic")
     players = int(meta.get("num_players", 2))

@@ -109,6 +109,27 @@ def render_table(game, viewer: int | None = None, color: bool = False) -> str:
         lines.append(f"{marker} player {seat}: {cards}")
     if game.phase == 2:
         lines.append(f"hand over ({game.end_reason})")
-        for team, sheet in enumerate(game.hand_scores or []):
-            lines.append(f"  team {team}: {sheet}")
+        lines.append(score_sheet(game))
+    return "\n".join(lines)
+
+
+_SHEET_ROWS = (
+    ("melded", "melded cards"),
+    ("canasta_bonus", "canasta bonuses"),
+    ("red3", "red 3s"),
+    ("count_bonus", "canasta-count bonus"),
+    ("going_out", "going out"),
+    ("hand_penalty", "cards left in hand"),
+    ("total", "hand total"),
+)
+
+
+def score_sheet(game) -> str:
+    """The end-of-hand score sheet, one column per team, and the game totals."""
+    sheets = game.hand_scores or []
+    header = "".rjust(22) + "".join(f"team {t}".rjust(10) for t in range(len(sheets)))
+    lines = [header]
+    for key, label in _SHEET_ROWS:
+        lines.append(label.rjust(22) + "".join(f"{sheet[key]:>10}" for sheet in sheets))
+    lines.append("game score".rjust(22) + "".join(f"{score:>10}" for score in game.scores))
     return "\n".join(lines)
