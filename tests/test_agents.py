@@ -13,11 +13,11 @@ import pytest
 import canasta_env
 from agents.base import Agent, RandomAgent
 from agents.expert import ExpertAgent
-from agents.greedy import (
+from agents.greedy import GreedyAgent
+from agents.heuristics import (
     KIND_DISCARD,
     KIND_MELD,
     MOVES,
-    GreedyAgent,
     biggest_meld_key,
     read_observation,
 )

@@ -1,0 +1,228 @@
+"""``canasta play``: play a hand in the terminal against bots.
+
+Usage::
+
+    canasta play --variant classic --players 4 --opponents expert [--partners greedy]
+                 [--seat 0] [--seed N] [--no-color]
+
+The table is drawn from your seat (other hands hidden). On your turn the legal
+moves are listed as a numbered menu; type a number or an action in words
+(``draw``, ``take``, ``meld K K K``, ``add 2 to K``, ``discard 7``). An illegal
+action is refused with the reason and you are asked again. ``q`` quits,
+``?`` shows this help. Your partners (4 and 6 players) and opponents are bots
+(``--partners`` defaults to ``--opponents``). At the end of the hand the score
+sheet of every team is shown.
+
+``main(argv, input_fn, output)`` takes the input function and the output stream
+so a test can drive a whole hand with scripted input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import TextIO
+
+import canasta_env
+from agents.registry import available_agents, make_agent
+from canasta_env.actions import action_to_str, str_to_action
+from canasta_env.engine.game import IllegalActionError
+from canasta_env.render import render_table
+from canasta_env.rules import PRESETS
+
+#: Score sheet rows, in the order they are added up (G-9).
+SHEET_ROWS = (
+    "melded",
+    "canasta_bonus",
+    "red3",
+    "count_bonus",
+    "going_out",
+    "hand_penalty",
+    "total",
+)
+
+HELP = (
+    "type the number of a move, or the move in words (draw, take, take +2, take onto meld, "
+    "pass, meld K K K, meld 7 7 2, add Q, add 2 to Q, add JK to Q, discard 5); "
+    "q quits, ? shows this help"
+)
+
+QUIT_WORDS = ("q", "quit", "exit")
+
+
+def format_menu(legal: list[int], columns: int = 3) -> str:
+    """The legal moves as a numbered menu (1-based), in columns."""
+    cells = [f"{i:>3}) {action_to_str(a)}" for i, a in enumerate(legal, start=1)]
+    width = max(len(c) for c in cells) + 2
+    lines = []
+    for start in range(0, len(cells), columns):
+        lines.append("".join(c.ljust(width) for c in cells[start : start + columns]).rstrip())
+    return "\n".join(lines)
+
+
+def parse_move(text: str, legal: list[int]) -> int:
+    """A menu number or an action in words -> action id (ValueError if neither)."""
+    text = text.strip()
+    if text.isdigit():
+        number = int(text)
+        if not 1 <= number <= len(legal):
+            raise ValueError(f"choose a number from 1 to {len(legal)}")
+        return legal[number - 1]
+    return str_to_action(text)
+
+
+def score_sheet(hand_scores: list[dict], team_names: list[str]) -> str:
+    """The end-of-hand score sheet: one column per team, one row per item."""
+    width = max(12, *(len(n) + 2 for n in team_names))
+    lines = [" " * 15 + "".join(f"{n:>{width}}" for n in team_names)]
+    for row in SHEET_ROWS:
+        cells = "".join(f"{sheet.get(row, 0):>{width}}" for sheet in hand_scores)
+        lines.append(f"{row:<15}{cells}")
+    return "\n".join(lines)
+
+
+def team_labels(num_players: int, human: int) -> list[str]:
+    num_teams = 2 if num_players in (4, 6) else num_players
+    labels = []
+    for team in range(num_teams):
+        seats = [s for s in range(num_players) if (s % 2 if num_players in (4, 6) else s) == team]
+        mine = " (you)" if human in seats else ""
+        labels.append(f"team {team}{mine}")
+    return labels
+
+
+def play_hand(
+    variant: str,
+    num_players: int,
+    human: int,
+    opponents: str,
+    partners: str,
+    seed: int | None,
+    color: bool,
+    input_fn: Callable[[str], str],
+    output: TextIO,
+) -> int:
+    """Play one hand; return 0 when it ends or the player quits."""
+
+    def say(text: str = "") -> None:
+        print(text, file=output)
+
+    env = canasta_env.raw_env(variant=variant, num_players=num_players)
+    env.reset(seed=seed)
+    game = env.game
+    bots = {}
+    for seat in range(num_players):
+        if seat == human:
+            continue
+        teammate = game.team_of[seat] == game.team_of[human]
+        name = partners if teammate else opponents
+        bot = make_agent(name, seed=None if seed is None else seed * 31 + seat)
+        bot.reset(seat, num_players, variant)
+        bots[seat] = (name, bot)
+    say(f"you are player {human}; {HELP}")
+    hand_scores = None
+    for agent in env.agent_iter():
+        observation, _reward, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            hand_scores = info.get("hand_scores", hand_scores)  # the env's score sheet
+            env.step(None)
+            continue
+        seat = env.agent_name_mapping[agent]
+        if seat != human:
+            name, bot = bots[seat]
+            action = bot.act(observation["observation"], observation["action_mask"])
+            say(f"player {seat} ({name}): {action_to_str(action)}")
+            env.step(action)
+            continue
+        legal = [int(a) for a in observation["action_mask"].nonzero()[0]]
+        say()
+        say(render_table(game, viewer=human, color=color))
+        say(format_menu(legal))
+        while True:
+            try:
+                text = input_fn("your move> ")
+            except EOFError:
+                text = "q"
+            if text.strip().lower() in QUIT_WORDS:
+                say("quit.")
+                return 0
+            if text.strip() in ("?", "help", "h"):
+                say(HELP)
+                continue
+            try:
+                action = parse_move(text, legal)
+            except ValueError as error:
+                say(f"not understood: {error}")
+                continue
+            try:
+                env.step(action)
+            except IllegalActionError:
+                say(f"illegal: {action_to_str(action)}: {game.explain_illegal(action)}")
+                continue
+            say(f"you: {action_to_str(action)}")
+            break
+    say()
+    table = render_table(game, viewer=None, color=color)
+    say(table.split("\nhand over")[0])  # every hand shown; the score sheet follows
+    who = "" if game.went_out is None else f" (player {game.went_out})"
+    say(f"hand over: {game.end_reason}{who}")
+    say(score_sheet(hand_scores or game.hand_scores, team_labels(num_players, human)))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="canasta play", description="Play a hand of Canasta in the terminal against bots."
+    )
+    parser.add_argument("--variant", default="classic", choices=sorted(PRESETS))
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument(
+        "--opponents", default="expert", help=f"bot name: {', '.join(available_agents())}"
+    )
+    parser.add_argument("--partners", default=None, help="bot name for partners (4, 6 players)")
+    parser.add_argument("--seat", type=int, default=0, help="your seat (player number)")
+    parser.add_argument("--seed", type=int, default=None, help="deal seed")
+    parser.add_argument("--no-color", action="store_true", help="plain text, no ANSI colours")
+    return parser
+
+
+def main(
+    argv: list[str] | None = None,
+    input_fn: Callable[[str], str] = input,
+    output: TextIO | None = None,
+) -> int:
+    output = output or sys.stdout
+    args = build_parser().parse_args(argv)
+    rules = PRESETS[args.variant]
+    if args.players not in rules.player_counts:
+        print(
+            f"canasta play: {args.variant} is played by {list(rules.player_counts)} players",
+            file=output,
+        )
+        return 2
+    if not 0 <= args.seat < args.players:
+        print(f"canasta play: --seat must be 0..{args.players - 1}", file=output)
+        return 2
+    try:
+        make_agent(args.opponents)
+        if args.partners:
+            make_agent(args.partners)
+    except ValueError as error:
+        print(f"canasta play: {error}", file=output)
+        return 2
+    return play_hand(
+        args.variant,
+        args.players,
+        args.seat,
+        args.opponents,
+        args.partners or args.opponents,
+        args.seed,
+        not args.no_color,
+        input_fn,
+        output,
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
