@@ -49,7 +49,7 @@ from canasta_env.cards import (
     kind_from_name,
     parse_cards,
 )
-from canasta_env.engine.melds import MeldTables, canasta_summary, meld_moves
+from canasta_env.engine.melds import canasta_summary, meld_moves, meld_tables
 from canasta_env.engine.opening import TurnSearch
 from canasta_env.engine.scoring import score_team
 from canasta_env.rules import Rules, check_player_count
@@ -88,7 +88,7 @@ class Game:
         self.num_players = num_players
         self.num_teams = 2 if num_players in (4, 6) else num_players
         self.team_of = [team_of_seat(num_players, s) for s in range(num_players)]
-        self.tables = MeldTables(rules)
+        self.tables = meld_tables(rules)
         self.search = TurnSearch(self)
         self.seed = seed
         self.rng = random.Random(seed)

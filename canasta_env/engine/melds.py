@@ -11,6 +11,8 @@ search (:mod:`canasta_env.engine.opening`) share one implementation.
 
 from __future__ import annotations
 
+import functools
+
 from canasta_env.actions import (
     ADD_JOKER,
     ADD_NATURAL,
@@ -67,6 +69,12 @@ class MeldTables:
             and n - wilds >= rules.min_natural_excess
             and (not self.closes_at or size <= self.closes_at)
         )
+
+
+@functools.lru_cache(maxsize=64)
+def meld_tables(rules: Rules) -> MeldTables:
+    """The (immutable) tables of a rules object, built once per distinct rules value."""
+    return MeldTables(rules)
 
 
 def meld_moves(

@@ -51,7 +51,7 @@ from canasta_env.engine.game import (
     Game,
     team_of_seat,
 )
-from canasta_env.engine.melds import MeldTables, canasta_summary
+from canasta_env.engine.melds import MeldTables, canasta_summary, meld_tables
 from canasta_env.engine.opening import TurnSearch
 from canasta_env.rules import PRESETS, Rules, check_player_count, rules_from_dict
 
@@ -514,7 +514,7 @@ def state_from_dict(data: Any, *, require_playable: bool = False) -> Game:
     n = num_players
     teams = 2 if n in (4, 6) else n
     team_of = [team_of_seat(n, seat) for seat in range(n)]
-    tables = MeldTables(rules)
+    tables = meld_tables(rules)
     seed = data["seed"]
     if (
         seed is not None
