@@ -551,8 +551,11 @@ class Game:
         self.clean_only = (
             not self.opened[team] and self.need[team] <= rules.clean_opening_max_minimum
         )
-        _, clean, _ = canasta_summary(rules, *self.team_melds(team))
-        self.had_clean_at_turn_start = clean > 0
+        if rules.no_go_out_on_first_clean_turn:  # S-15 is the only reader
+            _, clean, _ = canasta_summary(rules, *self.team_melds(team))
+            self.had_clean_at_turn_start = clean > 0
+        else:
+            self.had_clean_at_turn_start = False
         self._legal = None
         self._legal_moves: dict[int, tuple] = {}
         if len(self.stock) < rules.draw_count and not self.legal_actions():

@@ -728,9 +728,11 @@ def state_from_dict(data: Any, *, require_playable: bool = False) -> Game:
             "opened_at_turn_start": opened_at_turn_start == opened[team_now],
             "clean_only": clean_only
             == (not opened[team_now] and need[team_now] <= rules.clean_opening_max_minimum),
+            # kept only where S-15 reads it (Game._begin_turn)
             "had_clean_at_turn_start": had_clean
             == (
-                canasta_summary(
+                rules.no_go_out_on_first_clean_turn
+                and canasta_summary(
                     rules, nat[team_now], two[team_now], jok[team_now], closed[team_now]
                 )[1]
                 > 0
