@@ -164,7 +164,6 @@ class raw_env(AECEnv):
         self.num_moves = 0
         self._illegal_ended = False
         self._rewards_set = False
-        self._mask_cache = None
         self.agent_selection = self.possible_agents[game.current]
         if game.phase == PHASE_HAND_OVER:  # a hand can end during the deal (rare)
             self._hand_ended()
@@ -173,14 +172,13 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ observe
     def _mask(self) -> np.ndarray:
+        """A new int8 mask from the engine's (cached) legal action list."""
         if self.game is None:
             raise RuntimeError("reset() must be called before step() or observe()")
-        cached = self._mask_cache
-        if cached is None:
-            cached = np.zeros(NUM_ACTIONS, dtype=np.int8)
-            cached[self.game.legal_actions()] = 1
-            self._mask_cache = cached
-        return cached
+        flags = bytearray(NUM_ACTIONS)
+        for action in self.game.legal_actions():
+            flags[action] = 1
+        return np.frombuffer(flags, dtype=np.int8)
 
     def observe(self, agent):
         seat = self.agent_name_mapping[agent]
@@ -193,11 +191,11 @@ class raw_env(AECEnv):
             and not self.terminations.get(agent, True)
             and not self.truncations.get(agent, True)
         )
-        mask = self._mask().copy() if to_act else self._zero_mask.copy()
+        mask = self._mask() if to_act else self._zero_mask.copy()
         return {"observation": self.observer.build(seat, to_act), "action_mask": mask}
 
     def action_mask(self) -> np.ndarray:
-        """The current mask of the agent to act (a view; do not modify)."""
+        """The current mask of the agent to act (a new array)."""
         return self._mask()
 
     # ------------------------------------------------------------------ step
@@ -218,7 +216,7 @@ class raw_env(AECEnv):
             if action is None:
                 raise IllegalActionError("a live agent must act: got action None")
             raise IllegalActionError(f"action must be an integer id, got {action!r}")
-        legal = self._mask()[index]
+        legal = index in game.legal_actions()
         if not legal and self.illegal_action == "raise":
             game.apply(index)  # raises IllegalActionError with the reason; nothing changes
         # the action is accepted: only now clear what the agent was owed
@@ -231,7 +229,6 @@ class raw_env(AECEnv):
             self._end_illegal(agent, action)
             return
         game.apply(index)
-        self._mask_cache = None
         self.num_moves += 1
         if game.phase == PHASE_HAND_OVER:
             self._hand_ended()
@@ -292,7 +289,6 @@ class raw_env(AECEnv):
             self.terminations = {name: True for name in self.agents}
         else:
             game.next_hand()
-            self._mask_cache = None
             self.agent_selection = self.possible_agents[game.current]
             if game.phase == PHASE_HAND_OVER:
                 self._hand_ended()

@@ -21,6 +21,14 @@ legal end of the turn:
 * the team completes a canasta of seven black 3s with its opening made (S-11):
   the game ends at once.
 
+The search is a plain depth-first search over the meld actions of the action
+table, memoised on the node (hand, pot cards held aside, the team's melds, the
+points staged toward the opening, opened or not). It cuts a branch only with
+necessary conditions that are easy to check by eye: an upper bound on the
+points the hand can still lay toward the opening, and, where only going out
+can end the turn, the cards that no meld can ever take, the canastas still
+within reach and the wild cards that lone pairs and the missing canasta need.
+
 Readings of RULES.md this checker makes (where the contract is not explicit):
 
 * R1 (C-8, S-5, I-7): pot cards other than the top card reach the hand only
@@ -263,8 +271,7 @@ class TurnContext:
         opened = node.opened
         held = node.held
         if not opened:
-            points = VALUE[kind] * move.naturals if kind is not None else 0
-            staged += points + VALUE[TWO] * move.twos + VALUE[JOKER] * move.jokers
+            staged += self.points(move)
             if staged >= self.need or (hidden and r.hidden_canasta_opens):  # G-5, S-8
                 opened = True
                 hand = [a + b for a, b in zip(hand, held)]  # R1: the pot joins the hand
@@ -283,6 +290,13 @@ class TurnContext:
         return child, won
 
     # ------------------------------------------------------------ ends of the turn
+    @staticmethod
+    def points(move: Move) -> int:
+        """G-2: the card values a meld move lays."""
+        kind = natural_kind(move.slot)
+        natural = VALUE[kind] * move.naturals if kind is not None else 0
+        return natural + VALUE[TWO] * move.twos + VALUE[JOKER] * move.jokers
+
     def canastas(self, node: Node) -> tuple[int, int, int]:
         count, clean, dirty = node.closed
         for slot in range(NUM_SLOTS):

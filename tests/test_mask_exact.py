@@ -42,7 +42,7 @@ from tests.reference_rules import (
     reference_legal,
 )
 
-DEFAULT_STATES = {"classic": 10_000, "canastone": 3000, "spanish": 3000, "italian": 3000}
+DEFAULT_STATES = {"classic": 10_000, "canastone": 5000, "spanish": 5000, "italian": 5000}
 SLOW_STATES = {"classic": 100_000, "canastone": 40_000, "spanish": 40_000, "italian": 40_000}
 STRIDE = 3
 SEED_BASE = {"default": 1000, "slow": 50_000}
