@@ -139,27 +139,25 @@ class ObservationBuilder:
         self._team_cache: dict[int, tuple] = {}
 
     def _cached_team_block(self, team: int) -> bytes:
-        """The team block as bytes, rebuilt only when the team's table changed.
-
-        Within a hand a team's melds only grow, except that a closing canasta
-        moves cards to the closed list, so (hand, closed count, open cards, red
-        3s, opened) identifies the table.
-        """
+        """The team block as bytes, rebuilt only when the engine says the team's table changed."""
         game = self.game
-        key = (
-            game.hand_index,
-            len(game.closed[team]),
-            sum(game.nat[team]) + sum(game.two[team]) + sum(game.jok[team]),
-            game.red3[team],
-            game.opened[team],
-            game.need[team],
-        )
+        key = (game.hand_index, game.table_version[team])
         cached = self._team_cache.get(team)
         if cached is not None and cached[0] == key:
             return cached[1]
-        block = bytes(self._team_block(team))
-        self._team_cache[team] = (key, block)
+        values = self._team_block(team)
+        block = bytes(values)
+        # the block ends with the team's (canastas, clean, dirty) counts
+        self._team_cache[team] = (key, block, values[-3:])
         return block
+
+    def _may_go_out(self, team: int) -> bool:
+        """The acting team meets the going-out conditions now (uses the cached counts)."""
+        game = self.game
+        if not game.opening_done(team):
+            return False
+        self._cached_team_block(team)
+        return game.search.go_out_allowed_counts(*self._team_cache[team][2])
 
     def _team_block(self, team: int) -> list[int]:
         game = self.game
@@ -252,7 +250,7 @@ class ObservationBuilder:
             0 if opened else max(0, game.need[my_team] - staged),
             1 if acting and game.took_pot else 0,
             1 if acting and game.clean_only else 0,
-            1 if acting and phase == PHASE_MELD and game.can_go_out(my_team) else 0,
+            1 if acting and phase == PHASE_MELD and self._may_go_out(my_team) else 0,
             1 if acting and game.hidden_open else 0,
             0,  # stock: a big field
             1 if stock < rules.draw_count else 0,

@@ -148,6 +148,9 @@ class Game:
             self.hand_totals[seat] = size
         teams = self.num_teams
         self.red3 = [0] * teams
+        #: Bumped whenever a team's table (melds, canastas, red 3s, opened) changes, so
+        #: observers can cache per-team views; every write below goes with a bump.
+        self.table_version = [0] * teams
         self.opened = [False] * teams
         self.need = [rules.opening_minimum(score) for score in self.scores]
         self.nat = [[0] * 13 for _ in range(teams)]
@@ -167,6 +170,7 @@ class Game:
                 hand[RED3] -= 1
                 self.hand_totals[seat] -= 1
                 self.red3[self.team_of[seat]] += 1
+                self.table_version[self.team_of[seat]] += 1
                 if stock:
                     card = stock.pop()
                     hand[card] += 1
@@ -237,6 +241,10 @@ class Game:
         """Going-out conditions on the team's current melds (C-14, S-15, I-11)."""
         nat, two, jok, closed = self.team_melds(team)
         return self.search.go_out_allowed(nat, two, jok, closed, self._opening_done(team))
+
+    def opening_done(self, team: int) -> bool:
+        """Has the team opened, or may it still go out concealed this turn (C-15)?"""
+        return self._opening_done(team)
 
     def _opening_done(self, team: int) -> bool:
         return self.opened[team] or (
@@ -383,6 +391,7 @@ class Game:
             card = stock.pop()
             while card == RED3:
                 self.red3[self.team_of[player]] += 1
+                self.table_version[self.team_of[player]] += 1
                 if not stock:
                     self._end_hand(END_STOCK)
                     return False
@@ -490,6 +499,7 @@ class Game:
     def _after_meld(self, player: int, team: int, slot: int, points: int, hidden: bool) -> None:
         """Close finished canastas, count the opening, and detect a win or going out."""
         rules = self.rules
+        self.table_version[team] += 1  # covers the take or meld that led here
         nat, two, jok = self.nat[team], self.two[team], self.jok[team]
         size = nat[slot] + two[slot] + jok[slot]
         closes = rules.meld_closes_at if slot != SLOT_WILD else rules.wild_meld_max_size
@@ -535,6 +545,7 @@ class Game:
         self.went_out = player
         self.concealed = not self.opened_at_turn_start  # C-15, ambiguity 4
         self.opened[team] = True
+        self.table_version[team] += 1
         self._end_hand(END_WENT_OUT)
 
     def _begin_turn(self, player: int) -> None:

@@ -54,9 +54,13 @@ class TurnSearch:
         """C-14, S-15, I-11 on a team's melds."""
         if not opening_ok:
             return False
+        count, clean, dirty = canasta_summary(self.game.rules, nat, two, jok, closed)
+        return self.go_out_allowed_counts(count, clean, dirty)
+
+    def go_out_allowed_counts(self, count: int, clean: int, dirty: int) -> bool:
+        """C-14, S-15, I-11 given a team's canasta counts, its opening being done."""
         game = self.game
         rules = game.rules
-        count, clean, dirty = canasta_summary(rules, nat, two, jok, closed)
         if count < rules.go_out_min_canastas:
             return False
         if rules.go_out_needs_clean_and_dirty and not (clean and dirty):
