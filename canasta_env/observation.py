@@ -137,6 +137,17 @@ class ObservationBuilder:
         self.target = rules.target_score
         self.canasta_size = rules.canasta_size
         self._team_cache: dict[int, tuple] = {}
+        # per viewer: the seats from the viewer on, each with (present, teammate, size)
+        players = game.num_players
+        self.seat_order = [
+            [
+                (seat, (1, 1 if game.team_of[seat] == game.team_of[viewer] else 0, 0))
+                for seat in ((viewer + offset) % players for offset in range(players))
+            ]
+            for viewer in range(players)
+        ]
+        self.padding_players = _EMPTY_PLAYER * (MAX_PLAYERS - players)
+        self.padding_big = [0] * (MAX_PLAYERS - players)
 
     def _cached_team_block(self, team: int) -> bytes:
         """The team block as bytes, rebuilt only when the engine says the team's table changed."""
@@ -230,15 +241,12 @@ class ObservationBuilder:
         totals = game.hand_totals
         known = game.known
         tail: list = []
-        for offset in range(MAX_PLAYERS):
-            if offset < num_players:
-                seat = (viewer + offset) % num_players
-                tail += (1, 1 if team_of[seat] == my_team else 0, 0)
-                tail += known[seat][:NUM_HAND_KINDS]
-                big.append(totals[seat])
-            else:
-                tail += _EMPTY_PLAYER
-                big.append(0)
+        for seat, head_of_seat in self.seat_order[viewer]:
+            tail += head_of_seat
+            tail += known[seat][:NUM_HAND_KINDS]
+            big.append(totals[seat])
+        tail += self.padding_players
+        big += self.padding_big
         phase = game.phase
         opened = game.opened[my_team]
         staged = game.staged if acting else 0
