@@ -59,6 +59,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.heuristics import (
+    KIND_RUN,
     MOVES,
     TAKE_PREFERENCE,
     Move,
@@ -249,6 +250,8 @@ class ExpertAgent(Agent):
 
     def _meld_score(self, view: TableView, move: Move, rules: Rules) -> float:
         """How much a meld move is worth now (positive: play it)."""
+        if move.kind == KIND_RUN:
+            return 1000.0  # S-19: a run's bonus, once the team has a canasta
         me = view.me
         slot = move.slot
         size = rules.canasta_size

@@ -29,6 +29,7 @@ from canasta_env.actions import (
     NUM_ACTIONS,
     NUM_COMPOSITIONS,
     PASS,
+    RUNS,
     SLOT_BLACK3,
     SLOT_WILD,
     TAKE,
@@ -37,7 +38,15 @@ from canasta_env.actions import (
     TAKE_WITH_TWO,
     WILD_COMPOSITIONS,
 )
-from canasta_env.cards import BLACK3, CARD_VALUES, JOKER, NUM_HAND_KINDS, NUM_NATURALS, TWO
+from canasta_env.cards import (
+    BLACK3,
+    CARD_VALUES,
+    JOKER,
+    NUM_HAND_KINDS,
+    NUM_NATURALS,
+    SUITS,
+    TWO,
+)
 from canasta_env.engine.scoring import canasta_bonus
 from canasta_env.observation import (
     MAX_PLAYERS,
@@ -61,7 +70,7 @@ from canasta_env.rules import (
 # ---------------------------------------------------------------------- actions
 
 #: Kinds of action ids.
-KIND_DRAW, KIND_TAKE, KIND_PASS, KIND_DISCARD, KIND_MELD = range(5)
+KIND_DRAW, KIND_TAKE, KIND_PASS, KIND_DISCARD, KIND_MELD, KIND_RUN = range(6)
 
 
 @dataclass(frozen=True)
@@ -110,6 +119,7 @@ def _build_moves() -> tuple[Move, ...]:
         moves += [Move(KIND_MELD, rank, n, t, j, True) for n, t, j in COMPOSITIONS]
     moves += [Move(KIND_MELD, SLOT_BLACK3, n, 0, 0, True) for n in range(3, 8)]
     moves += [Move(KIND_MELD, SLOT_WILD, 0, t, j, True) for t, j in WILD_COMPOSITIONS]
+    moves += [Move(KIND_RUN, naturals=length, new=True) for _ in SUITS for _, length in RUNS]
     assert len(moves) == NUM_ACTIONS
     assert moves[ADD_NATURAL].slot == 0 and moves[ADD_TWO].twos == 1
     assert moves[ADD_JOKER].jokers == 1 and moves[NEW_MELD + NUM_COMPOSITIONS].slot == 1
@@ -117,7 +127,7 @@ def _build_moves() -> tuple[Move, ...]:
     return tuple(moves)
 
 
-#: ``MOVES[action]``: what each of the 476 action ids does.
+#: ``MOVES[action]``: what each of the 500 action ids does (S-19 runs: ``KIND_RUN``).
 MOVES = _build_moves()
 
 #: Cards in a canasta (G-4); the same in every preset.
@@ -402,6 +412,8 @@ def biggest_meld_key(view: TableView, action: int) -> tuple:
     out, C-14) as early as possible.
     """
     move = MOVES[action]
+    if move.kind == KIND_RUN:
+        return (True, move.cards, 99, 0, -action)  # an S-19 run: its bonus beats any meld
     before = view.me.meld_size(move.slot)
     size_after = before + move.cards
     completes = before < CANASTA_SIZE <= size_after

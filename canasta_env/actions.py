@@ -27,9 +27,12 @@ ids        count  action (text form)
 441-445    5      ``meld B3 B3 B3`` .. 7 black 3s
 446-475    30     ``meld 2 .. JK``: a wild-only meld of t twos and j jokers,
                   3 <= t + j <= 7
+476-499    24     ``escala 4-T S`` .. ``escala 8-A C``, ``escala real S``: the
+                  optional S-19 runs, per suit (S H D C) 5 runs of 7 naturals
+                  (4-T, 5-J, 6-Q, 7-K, 8-A) and the escala real 4-A
 =========  =====  ===========================================================
 
-Total: 476 = 6 + 14 + 36 + 385 + 5 + 30.
+Total: 500 = 6 + 14 + 36 + 385 + 5 + 30 + 24.
 
 A meld of more than seven cards is laid as a 7-card (or smaller) meld and then
 grown with ``add`` actions; only the Spanish hidden canasta (S-10) needs all
@@ -40,7 +43,7 @@ the team may go out (C-13..C-15, S-15, I-11).
 
 from __future__ import annotations
 
-from canasta_env.cards import KIND_NAMES, NUM_HAND_KINDS, NUM_NATURALS
+from canasta_env.cards import KIND_NAMES, NUM_HAND_KINDS, NUM_NATURALS, SUITS
 
 DRAW = 0
 TAKE = 1
@@ -86,9 +89,15 @@ def _wild_compositions() -> tuple[tuple[int, int], ...]:
 
 #: (twos, jokers) of each new wild-only meld, in action order.
 WILD_COMPOSITIONS = _wild_compositions()
-NUM_ACTIONS = NEW_WILD + len(WILD_COMPOSITIONS)  # 476
+ESCALA = NEW_WILD + len(WILD_COMPOSITIONS)  # 476: + suit * 6 + start (5 = escala real)
+SEQUENCE_LENGTH = 7  # S-19: an escala is 7 naturals of one suit in a row
+#: Rank spans (first, length) of the runs of one suit, in action order.
+RUNS = tuple((start, SEQUENCE_LENGTH) for start in range(NUM_NATURALS - SEQUENCE_LENGTH + 1)) + (
+    (0, NUM_NATURALS),
+)
+NUM_ACTIONS = ESCALA + len(SUITS) * len(RUNS)  # 500
 
-assert NUM_COMPOSITIONS == 35 and NUM_ACTIONS == 476
+assert NUM_COMPOSITIONS == 35 and NUM_ACTIONS == 500 and len(RUNS) == 6
 
 
 def slot_name(slot: int) -> str:
@@ -114,6 +123,13 @@ def _build_texts() -> tuple[str, ...]:
         texts += [_meld_text(KIND_NAMES[rank], *c) for c in COMPOSITIONS]
     texts += [_meld_text("B3", n, 0, 0) for n in range(3, 8)]
     texts += [_meld_text("", 0, t, j).replace("meld  ", "meld ") for t, j in WILD_COMPOSITIONS]
+    for suit in SUITS:
+        for start, length in RUNS:
+            if length == NUM_NATURALS:
+                texts.append(f"escala real {suit}")
+            else:
+                span = f"{KIND_NAMES[start]}-{KIND_NAMES[start + length - 1]}"
+                texts.append(f"escala {span} {suit}")
     return tuple(texts)
 
 
@@ -138,7 +154,19 @@ def str_to_action(text: str) -> int:
     canonical = []
     for word in words:
         low = word.lower()
-        if low in ("draw", "take", "pass", "discard", "add", "meld", "onto", "to", "wild"):
+        if low in (
+            "draw",
+            "take",
+            "pass",
+            "discard",
+            "add",
+            "meld",
+            "onto",
+            "to",
+            "wild",
+            "escala",
+            "real",
+        ):
             canonical.append(low)
         elif low == "+jk":
             canonical.append("+JK")
@@ -153,6 +181,11 @@ def str_to_action(text: str) -> int:
 def new_meld_action(rank: int, naturals: int, twos: int, jokers: int) -> int:
     """Action id of a new natural meld of ``rank`` with the given composition."""
     return NEW_MELD + rank * NUM_COMPOSITIONS + COMPOSITIONS.index((naturals, twos, jokers))
+
+
+def escala_action(suit: int, start: int, length: int = SEQUENCE_LENGTH) -> int:
+    """Action id of the S-19 run of ``suit`` (index in ``SUITS``) from rank ``start``."""
+    return ESCALA + suit * len(RUNS) + RUNS.index((start, length))
 
 
 def new_wild_action(twos: int, jokers: int) -> int:

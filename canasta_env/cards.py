@@ -81,6 +81,32 @@ def parse_cards(text: str | list[str] | tuple[str, ...]) -> list[int]:
     return [kind_of_code(code) for code in codes]
 
 
+def suit_of_code(code: str) -> int:
+    """The suit index (in ``SUITS``) of a card code; -1 for a joker. Only S-19 runs read it."""
+    text = code.strip().upper()
+    if text in ("JK", "JOKER", "*"):
+        return -1
+    kind_of_code(code)  # raises on a malformed code
+    return SUITS.index(text[-1])
+
+
+def parse_suited(text: str | list[str] | tuple[str, ...]) -> list[tuple[int, int]]:
+    """Parse card codes into ``(kind, suit)`` pairs (suit -1 for a joker)."""
+    codes = text.split() if isinstance(text, str) else list(text)
+    return [(kind_of_code(code), suit_of_code(code)) for code in codes]
+
+
+def suited_code(kind: int, suit: int) -> str:
+    """The card code of a kind in a suit (``suit`` < 0: the kind's representative code)."""
+    if suit < 0 or kind == JOKER:
+        return kind_code(kind)
+    if kind == BLACK3 or kind == RED3:
+        if (SUITS[suit] in RED_SUITS) != (kind == RED3):
+            return kind_code(kind)
+        return "3" + SUITS[suit]
+    return ("2" if kind == TWO else NATURAL_RANKS[kind]) + SUITS[suit]
+
+
 def kind_code(kind: int) -> str:
     """A representative code for a kind (the suit is arbitrary where it is irrelevant)."""
     if kind == JOKER:

@@ -22,6 +22,9 @@ hidden info     G-8: permuting what a player cannot see (stock order, the other
                 neither that player's observation nor, when it acts, its mask
 ==============  ==================================================================
 
+Besides the presets, the table has a row for each optional rule that changes
+what the engine tracks: ``spanish+sequences`` (S-19 runs, ``sequences=True``).
+
 ``main(argv)`` returns 0 only when every check passes. Options: ``--variants``,
 ``--players``, ``--quick`` (fewer episodes), ``--cycles``, ``--seed``, ``-v``.
 """
@@ -46,7 +49,18 @@ from canasta_env.actions import action_to_str
 from canasta_env.cards import BLACK3, JOKER, KIND_NAMES, NUM_KINDS, NUM_NATURALS, RED3, TWO
 from canasta_env.engine.game import PHASE_HAND_OVER, PHASE_NAMES, Game
 from canasta_env.observation import ObservationBuilder
-from canasta_env.rules import PRESETS, Rules
+from canasta_env.rules import PRESETS, Rules, make_rules
+
+#: Rows of the table: each preset, and presets with an optional rule switched on.
+CHECK_VARIANTS: dict[str, tuple[str, dict]] = {name: (name, {}) for name in PRESETS}
+CHECK_VARIANTS["spanish+sequences"] = ("spanish", {"sequences": True})
+
+
+def variant_rules(variant: str) -> Rules:
+    """The rules of a row of the table (a preset, or ``preset+option``)."""
+    base, overrides = CHECK_VARIANTS[variant]
+    return make_rules(base, **overrides)
+
 
 CHECKS = ("api env", "api raw", "seed", "render", "max_cycles", "mask+cards", "hidden info")
 
@@ -105,6 +119,9 @@ def table_counts(game: Game) -> list[int]:
             counts[TWO] += twos
             counts[JOKER] += jokers
         counts[RED3] += game.red3[team]
+        for _suit, first, length in game.escalas[team]:  # S-19 runs
+            for rank in range(first, first + length):
+                counts[rank] += 1
     return counts
 
 
@@ -134,10 +151,39 @@ def conservation_errors(game: Game) -> list[str]:
                     f"player {seat}: {game.known[seat][kind]} {KIND_NAMES[kind]} known "
                     f"but only {room} held"
                 )
+    if game.hand_suits is not None:
+        errors += _suit_errors(game)
     if game.pot_hidden != len(game.pot_hidden_cards):
         errors.append(f"pot_hidden {game.pot_hidden} != {len(game.pot_hidden_cards)} cards")
     elif sorted(game.pot[: game.pot_hidden]) != sorted(game.pot_hidden_cards):
         errors.append("pot_hidden_cards differ from the bottom cards of the pot")
+    return errors
+
+
+def _suit_errors(game: Game) -> list[str]:
+    """S-19: suited counts agree with the kinds; no suited natural is there too often."""
+    errors = []
+    if len(game.stock_suits) != len(game.stock) or len(game.pot_suits) != len(game.pot):
+        errors.append("stock or pot suits out of step with their cards")
+        return errors
+    seen = [0] * (NUM_NATURALS * 4)
+    for seat, hand in enumerate(game.hands):
+        suited = game.hand_suits[seat]
+        for rank in range(NUM_NATURALS):
+            if sum(suited[rank * 4 : rank * 4 + 4]) != hand[rank]:
+                errors.append(f"player {seat}: suits of {KIND_NAMES[rank]} disagree with the hand")
+        seen = [a + b for a, b in zip(seen, suited)]
+    seen = [a + b for a, b in zip(seen, game.held_suits or [0] * len(seen))]
+    for kind, suit in zip(game.stock + game.pot, game.stock_suits + game.pot_suits):
+        if kind < NUM_NATURALS:
+            seen[kind * 4 + suit] += 1
+    for team in range(game.num_teams):
+        for suit, first, length in game.escalas[team]:
+            for rank in range(first, first + length):
+                seen[rank * 4 + suit] += 1
+    decks = game.rules.decks_for(game.num_players)
+    if max(seen) > decks:
+        errors.append(f"a suited natural appears {max(seen)} times; the decks hold {decks}")
     return errors
 
 
@@ -154,8 +200,13 @@ def permute_hidden(game: Game, viewer: int, rng: random.Random) -> Game:
     """
     copy = game.copy()
     others = [seat for seat in range(copy.num_players) if seat != viewer]
-    hidden = list(copy.pot_hidden_cards)
-    pool = list(copy.stock) + hidden
+    suited = copy.hand_suits is not None  # S-19: cards carry their suits; -1 otherwise
+    hidden_count = len(copy.pot_hidden_cards)
+    stock_suits = copy.stock_suits if suited else [-1] * len(copy.stock)
+    pot_suits = copy.pot_suits if suited else [-1] * len(copy.pot)
+    pool = list(zip(copy.stock, stock_suits)) + list(
+        zip(copy.pot_hidden_cards, pot_suits[:hidden_count])
+    )
     slots: dict[int, int] = {}
     for seat in others:
         hand, known = copy.hands[seat], copy.known[seat]
@@ -163,25 +214,44 @@ def permute_hidden(game: Game, viewer: int, rng: random.Random) -> Game:
         for kind in range(NUM_KINDS):
             keep = min(known[kind], hand[kind])
             loose = hand[kind] - keep
-            pool += [kind] * loose
+            if suited and kind < NUM_NATURALS:
+                pool += [(kind, suit) for suit in _take_suits(copy.hand_suits[seat], kind, loose)]
+            else:
+                pool += [(kind, -1)] * loose
             hand[kind] = keep
             free += loose
         slots[seat] = free
-    red3s = [card for card in pool if card == RED3]
-    others_cards = [card for card in pool if card != RED3]
+    red3s = [card for card in pool if card[0] == RED3]
+    others_cards = [card for card in pool if card[0] != RED3]
     rng.shuffle(others_cards)
     for seat in others:
         hand = copy.hands[seat]
         for _ in range(slots[seat]):
-            hand[others_cards.pop()] += 1
+            kind, suit = others_cards.pop()
+            hand[kind] += 1
+            if suited and kind < NUM_NATURALS:
+                copy.hand_suits[seat][kind * 4 + suit] += 1
     rest = others_cards + red3s
     rng.shuffle(rest)
-    new_hidden = rest[: len(hidden)]
-    copy.pot_hidden_cards = new_hidden
-    copy.pot = new_hidden + copy.pot[len(hidden) :]
-    copy.stock = rest[len(hidden) :]
+    new_hidden = rest[:hidden_count]
+    copy.pot_hidden_cards = [kind for kind, _ in new_hidden]
+    copy.pot = copy.pot_hidden_cards + copy.pot[hidden_count:]
+    copy.stock = [kind for kind, _ in rest[hidden_count:]]
+    if suited:
+        copy.pot_suits = [suit for _, suit in new_hidden] + copy.pot_suits[hidden_count:]
+        copy.stock_suits = [suit for _, suit in rest[hidden_count:]]
     copy._legal = None  # the current player's hand may have changed
     return copy
+
+
+def _take_suits(hand_suits: list[int], kind: int, count: int) -> list[int]:
+    """Remove ``count`` naturals of ``kind`` from a suited hand, last suits first."""
+    suits = []
+    for suit in (3, 2, 1, 0):
+        while len(suits) < count and hand_suits[kind * 4 + suit]:
+            hand_suits[kind * 4 + suit] -= 1
+            suits.append(suit)
+    return suits
 
 
 def observation_of(game: Game, viewer: int, to_act: bool | None = None):
@@ -220,7 +290,8 @@ def hidden_info_differences(game: Game, viewer: int, rng: random.Random, tries: 
 def _make_env(variant: str, players: int, raw: bool = False, **kwargs):
     from canasta_env.env import env, raw_env
 
-    return (raw_env if raw else env)(variant=variant, num_players=players, **kwargs)
+    base, overrides = CHECK_VARIANTS[variant]
+    return (raw_env if raw else env)(variant=base, num_players=players, **overrides, **kwargs)
 
 
 def _random_action(rng: random.Random, mask: np.ndarray) -> int:
@@ -325,7 +396,7 @@ def check_hidden_info(
     variant: str, players: int, episodes: int, hands: int, samples: int, seed: int
 ) -> str:
     rng = random.Random(seed)
-    rules = PRESETS[variant]
+    rules = variant_rules(variant)
     states = 0
     for episode in range(episodes):
         for game in sample_states(rules, players, seed + episode, samples, rng, hands=hands):
@@ -403,10 +474,10 @@ def run_checks(
     preset does not support is skipped for that preset). ``cycles`` is the
     ``num_cycles`` of PettingZoo's api and seed tests.
     """
-    names = list(PRESETS) if variants is None else list(variants)
-    unknown = [name for name in names if name not in PRESETS]
+    names = list(CHECK_VARIANTS) if variants is None else list(variants)
+    unknown = [name for name in names if name not in CHECK_VARIANTS]
     if unknown:
-        raise ValueError(f"unknown variant(s) {unknown}; choose from {sorted(PRESETS)}")
+        raise ValueError(f"unknown variant(s) {unknown}; choose from {sorted(CHECK_VARIANTS)}")
     wanted = None if player_counts is None else set(player_counts)
     level = 1 if quick else 0
     episodes = _EPISODES["mask+cards"][level]
@@ -415,7 +486,7 @@ def run_checks(
     hidden_hands = _HIDDEN_HANDS[level]
     results = []
     for variant in names:
-        for players in PRESETS[variant].player_counts:
+        for players in variant_rules(variant).player_counts:
             if wanted is not None and players not in wanted:
                 continue
             v, p = variant, players
@@ -465,7 +536,10 @@ def main(argv: list[str] | None = None) -> int:
         "and hidden-information checks for every preset and player count.",
     )
     parser.add_argument(
-        "--variants", nargs="+", metavar="NAME", help=f"presets to check ({', '.join(PRESETS)})"
+        "--variants",
+        nargs="+",
+        metavar="NAME",
+        help=f"presets to check ({', '.join(CHECK_VARIANTS)})",
     )
     parser.add_argument("--players", nargs="+", type=int, metavar="N", help="player counts")
     parser.add_argument("--quick", action="store_true", help="fewer random episodes")

@@ -38,9 +38,18 @@ table                     13   mixed  players one-hot (2, 3, 4, 6), hand number
                                       melds, black-3 melds, going out needs clean
                                       and dirty, 3 naturals to take a frozen pot,
                                       wild crosses pot, target /10000
+sequences                 55   mixed  S-19 runs, all 0 unless ``sequences`` is on:
+                                      own naturals per rank and suit /4 (11 x 4,
+                                      rank-major, suits S H D C), suit one-hot of
+                                      a natural pot top (4), runs laid per team
+                                      from the viewer: escalas /4, escalas reales
+                                      /4 (3 x 2), rule on (1)
 =======================  ====  =====  =============================================
 
-Total: 14 + 14 + 16 + 6 + 15 + 258 + 102 + 11 + 13 = 449 (``OBS_SIZE``).
+Total: 14 + 14 + 16 + 6 + 15 + 258 + 102 + 11 + 13 + 55 = 504 (``OBS_SIZE``).
+
+The first 449 entries are the layout of version 0.1 (before S-19 runs), so a
+policy trained on it reads ``observation[:449]``.
 """
 
 from __future__ import annotations
@@ -49,12 +58,16 @@ import numpy as np
 
 from canasta_env.cards import NUM_HAND_KINDS, NUM_KINDS, NUM_NATURALS
 from canasta_env.engine.game import PHASE_DRAW, PHASE_MELD, Game
+from canasta_env.engine.sequences import NUM_SUITS, SUITED_SIZE
 
 MAX_TEAMS = 3
 MAX_PLAYERS = 6
 NUM_SLOTS = 13
 TEAM_SIZE = NUM_SLOTS * 4 + NUM_SLOTS * 2 + 8  # 86
 PLAYER_SIZE = 3 + NUM_HAND_KINDS  # 17
+SEQUENCE_SIZE = SUITED_SIZE + NUM_SUITS + MAX_TEAMS * 2 + 1  # 55
+#: Size of the layout before the S-19 block (what version 0.1 policies read).
+OBS_SIZE_V0 = 449
 
 BLOCKS = (
     ("hand", NUM_HAND_KINDS),
@@ -66,9 +79,10 @@ BLOCKS = (
     ("players", MAX_PLAYERS * PLAYER_SIZE),
     ("turn", 11),
     ("table", 13),
+    ("sequences", SEQUENCE_SIZE),
 )
 OBS_SIZE = sum(size for _, size in BLOCKS)
-assert OBS_SIZE == 449
+assert OBS_SIZE == 504
 
 #: Offset of each block in the vector.
 OFFSETS: dict[str, int] = {}
@@ -88,6 +102,7 @@ def _scales() -> np.ndarray:
     scale += ([1, 1, 1 / 15] + [q] * NUM_HAND_KINDS) * MAX_PLAYERS
     scale += [1, 1, 1 / 100, 1 / 100, 1, 1, 1, 1, 1 / 100, 1, 1 / 500]
     scale += [1, 1, 1, 1, 1 / 10, 1 / 2, 1, 1, 1, 1, 1, 1, 1 / 10000]
+    scale += [q] * SUITED_SIZE + [1] * NUM_SUITS + [q] * (MAX_TEAMS * 2) + [1]
     assert len(scale) == OBS_SIZE
     return np.asarray(scale, dtype=np.float32)
 
@@ -203,6 +218,26 @@ class ObservationBuilder:
         block += (count, clean, dirty)
         return block
 
+    def _sequence_block(self, viewer: int) -> bytes:
+        """S-19: the viewer's naturals by suit, the pot top's suit, the runs on the table."""
+        game = self.game
+        block = list(game.hand_suits[viewer])
+        pot = game.pot
+        if pot and pot[-1] < NUM_NATURALS:
+            block += _SUIT_ONE_HOT[game.pot_suits[-1]]
+        else:
+            block += (0,) * NUM_SUITS
+        my_team = game.team_of[viewer]
+        for offset in range(MAX_TEAMS):
+            if offset < game.num_teams:
+                runs = game.escalas[(my_team + offset) % game.num_teams]
+                royal = sum(1 for run in runs if run[2] == NUM_NATURALS)
+                block += (len(runs) - royal, royal)
+            else:
+                block += (0, 0)
+        block.append(1)
+        return bytes(block)
+
     def build(self, viewer: int, viewer_to_act: bool = True) -> np.ndarray:
         """The observation vector of seat ``viewer``."""
         game = self.game
@@ -268,6 +303,7 @@ class ObservationBuilder:
         tail.append(game.hand_index)
         tail += self.table_tail
         parts.append(bytes(tail))
+        parts.append(self._sequence_block(viewer) if rules.sequences else _EMPTY_SEQUENCES)
         big += (staged, stock, game.num_steps, self.target)
         obs = np.frombuffer(b"".join(parts), dtype=np.uint8).astype(np.float32)
         obs[BIG_INDICES] = big
@@ -276,6 +312,8 @@ class ObservationBuilder:
 
 
 _ZEROS_14 = [0] * NUM_HAND_KINDS
+_EMPTY_SEQUENCES = bytes(SEQUENCE_SIZE)
+_SUIT_ONE_HOT = [[1 if i == suit else 0 for i in range(NUM_SUITS)] for suit in range(NUM_SUITS)]
 _ZEROS_26 = [0] * (NUM_SLOTS * 2)
 
 

@@ -2,7 +2,9 @@
 
 Suits matter only for 3s (RULES.md ambiguity 13), so the engine does not keep
 them: naturals are drawn as their rank (``K``, ``10``), black 3s as ``3♠``, red
-3s as ``3♥``, jokers as ``🃏``; wild cards are highlighted in colour mode.
+3s as ``3♥``, jokers as ``🃏``; wild cards are highlighted in colour mode. With
+the optional S-19 runs on, naturals in hands carry their suits (``5♥``) and
+each team's runs are listed.
 """
 
 from __future__ import annotations
@@ -37,6 +39,33 @@ def hand_text(counts, color: bool = False) -> str:
                 else card_text(kind, color)
             )
     return " ".join(parts) if parts else "-"
+
+
+_SUIT_SYMBOLS = "♠♥♦♣"  # S H D C
+
+
+def suited_hand_text(counts, suited, color: bool = False) -> str:
+    """S-19: a hand with its naturals by suit (``5♥ 5♠ K♣``), then the other kinds."""
+    parts = []
+    for kind in range(NUM_NATURALS):
+        rank = card_text(kind)
+        for suit, symbol in enumerate(_SUIT_SYMBOLS):
+            for _ in range(suited[kind * 4 + suit]):
+                text = rank + symbol
+                parts.append(_RED + text + _RESET if color and suit in (1, 2) else text)
+    others = [0] * NUM_NATURALS + list(counts[NUM_NATURALS:NUM_HAND_KINDS])
+    rest = hand_text(others, color)
+    return " ".join(parts + ([rest] if rest != "-" else [])) or "-"
+
+
+def runs_text(runs) -> str:
+    """S-19: the runs a team laid, as ``5♥-J♥`` (an escala real is marked)."""
+    parts = []
+    for suit, first, length in runs:
+        symbol = _SUIT_SYMBOLS[suit]
+        span = f"{card_text(first)}{symbol}-{card_text(first + length - 1)}{symbol}"
+        parts.append(span + (" [escala real]" if length == NUM_NATURALS else " [escala]"))
+    return "  ".join(parts)
 
 
 def _slot_label(slot: int) -> str:
@@ -82,9 +111,10 @@ def render_table(game, viewer: int | None = None, color: bool = False) -> str:
         f"{bold}{game.rules.name} canasta, {game.num_players} players, hand {game.hand_index + 1}"
         f"{reset}   stock {len(game.stock)}"
     ]
-    lines.append(
-        "cards: ranks 4..A, 2 and 🃏 wild, 3♠ black 3, 3♥ red 3 (suits matter only for 3s)"
+    suits_note = (
+        "suits matter for 3s and runs" if game.rules.sequences else "suits matter only for 3s"
     )
+    lines.append(f"cards: ranks 4..A, 2 and 🃏 wild, 3♠ black 3, 3♥ red 3 ({suits_note})")
     pot = game.pot
     state = []
     if game.pot_wild:
@@ -96,13 +126,17 @@ def render_table(game, viewer: int | None = None, color: bool = False) -> str:
     for team in range(game.num_teams):
         seats = [s for s in range(game.num_players) if game.team_of[s] == team]
         opened = "opened" if game.opened[team] else f"needs {game.need[team]}"
+        runs = runs_text(game.escalas[team])
         lines.append(
             f"team {team} (players {', '.join(map(str, seats))}) score {game.scores[team]}, "
             f"{opened}, red 3s {game.red3[team]}: {melds_text(game, team)}"
+            + (f"  runs: {runs}" if runs else "")
         )
     for seat in range(game.num_players):
         marker = "->" if seat == game.current and game.phase != 2 else "  "
-        if viewer is None or viewer == seat:
+        if (viewer is None or viewer == seat) and game.hand_suits is not None:
+            cards = suited_hand_text(game.hands[seat], game.hand_suits[seat], color)
+        elif viewer is None or viewer == seat:
             cards = hand_text(game.hands[seat], color)
         else:
             cards = f"{game.hand_totals[seat]} cards"
@@ -116,6 +150,7 @@ def render_table(game, viewer: int | None = None, color: bool = False) -> str:
 _SHEET_ROWS = (
     ("melded", "melded cards"),
     ("canasta_bonus", "canasta bonuses"),
+    ("sequences", "runs (escalas, S-19)"),
     ("red3", "red 3s"),
     ("count_bonus", "canasta-count bonus"),
     ("going_out", "going out"),
@@ -130,6 +165,8 @@ def score_sheet(game) -> str:
     header = "".rjust(22) + "".join(f"team {t}".rjust(10) for t in range(len(sheets)))
     lines = [header]
     for key, label in _SHEET_ROWS:
+        if key == "sequences" and not game.rules.sequences:
+            continue
         lines.append(label.rjust(22) + "".join(f"{sheet[key]:>10}" for sheet in sheets))
     lines.append("game score".rjust(22) + "".join(f"{score:>10}" for score in game.scores))
     return "\n".join(lines)

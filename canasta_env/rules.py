@@ -124,8 +124,11 @@ class Rules:
     canasta_count_bonus: tuple[tuple[int, int], ...] = ()
     #: (clean canastas, bonus) pairs (I-13).
     clean_canasta_count_bonus: tuple[tuple[int, int], ...] = ()
-    #: Optional Spanish runs (S-19).
+    #: Optional Spanish runs (S-19): 7 naturals of one suit in a row (escala), or
+    #: 4 to A of one suit (escala real), laid whole by an opened team.
     sequences: bool = False
+    sequence_bonus: int = 1500  # S-19 escala
+    royal_sequence_bonus: int = 4000  # S-19 escala real
     target_score: int = 5000  # C-18
 
     # ---------------------------------------------------------------- helpers
@@ -314,6 +317,8 @@ _AT_LEAST = {
     "go_out_min_canastas": 0,
     "target_score": 1,
     "unopened_hand_penalty_factor": 0,
+    "sequence_bonus": 0,
+    "royal_sequence_bonus": 0,
 }
 
 
@@ -360,9 +365,13 @@ def _check_supported(rules: Rules) -> None:
         bad = [k for k in getattr(rules, name) if k not in KIND_NAMES]
         if bad:
             raise ValueError(f"rules field {name!r} has unknown card kinds {bad}")
-    if rules.sequences:
-        # S-19 runs need suits, which the engine does not track (ambiguity 13).
-        raise ValueError("the optional S-19 'sequences' rule is not implemented yet")
+    if rules.sequences and rules.black3_meld_only_going_out:
+        # The turn search that guards C-7 ("black 3s only when going out") plans with
+        # card kinds; runs need suits, so the two rules are not offered together.
+        raise ValueError(
+            "rules field 'sequences' (S-19) cannot be combined with "
+            "'black3_meld_only_going_out' (C-7)"
+        )
 
 
 def _as_tuple(value):

@@ -1,6 +1,6 @@
 """An independent, brute-force reference for the legal actions of a Canasta state.
 
-``reference_legal(game)`` decides, for each of the 476 action ids, whether the
+``reference_legal(game)`` decides, for each of the 500 action ids, whether the
 rules contract (``RULES.md``) allows it in the game's current state. It is
 written from RULES.md and the action table of :mod:`canasta_env.actions` only:
 it never imports ``canasta_env.engine.melds`` or ``canasta_env.engine.opening``
@@ -67,10 +67,10 @@ from canasta_env.actions import (
     COMPOSITIONS,
     DISCARD,
     DRAW,
+    ESCALA,
     NEW_BLACK3,
     NEW_MELD,
     NEW_WILD,
-    NUM_ACTIONS,
     NUM_COMPOSITIONS,
     PASS,
     TAKE,
@@ -127,7 +127,7 @@ def _decode_meld_actions() -> list[Move]:
     for index, (twos, jokers) in enumerate(WILD_COMPOSITIONS):
         moves.append(Move(NEW_WILD + index, SLOT_WILD, 0, twos, jokers, True))
     moves.sort(key=lambda m: m.action)
-    assert [m.action for m in moves] == list(range(ADD_NATURAL, NUM_ACTIONS))
+    assert [m.action for m in moves] == list(range(ADD_NATURAL, ESCALA))
     return moves
 
 
@@ -745,6 +745,42 @@ def _meld_phase(game) -> set[int]:
     for move in MELD_MOVES:
         if ctx.move_legal(node, move):
             legal.add(move.action)
+    if rules.sequences and node.opened:
+        legal |= _run_actions(game, ctx, node)
+    return legal
+
+
+def _run_actions(game, ctx, node) -> set[int]:
+    """S-19 (resolution in ``canasta_env.engine.sequences``): an opened team lays a run of
+    7 naturals of one suit in a row (4-T .. 8-A), or 4 to A, whole from the hand, when
+    the turn can still end legally afterwards (the search over the other meld moves)."""
+    player = game.current
+    suited = list(game.hand_suits[player])  # naturals per rank * 4 + suit (S H D C)
+    if game.held_suits is not None:
+        suited = [a + b for a, b in zip(suited, game.held_suits)]
+    spans = [(first, 7) for first in range(5)] + [(0, 11)]
+    legal = set()
+    for suit in range(4):
+        for index, (first, length) in enumerate(spans):
+            ranks = range(first, first + length)
+            if not all(suited[rank * 4 + suit] for rank in ranks):
+                continue
+            hand = list(node.hand)
+            for rank in ranks:
+                hand[rank] -= 1
+            child = Node(
+                tuple(hand),
+                node.held,
+                node.blank,
+                node.nat,
+                node.two,
+                node.jok,
+                node.closed,
+                node.staged,
+                node.opened,
+            )
+            if ctx.can_finish(child):
+                legal.add(ESCALA + suit * 6 + index)
     return legal
 
 
@@ -757,6 +793,9 @@ STYLES = ("uniform", "hoarder", "melder")
 
 def choose_action(rng, legal: list[int], style: str) -> int:
     """A random legal action id under one of the ``STYLES``."""
+    runs = [a for a in legal if a >= ESCALA]  # S-19 runs (only where ``sequences`` is on)
+    if runs and rng.random() < 0.5:
+        return rng.choice(runs)
     if style == "uniform":
         return rng.choice(legal)
     takes = [a for a in legal if TAKE <= a <= TAKE_ONTO_MELD]

@@ -24,10 +24,10 @@ from canasta_env.engine import IllegalActionError
 from canasta_env.env import raw_env
 
 BAD_ACTIONS = [
-    pytest.param(NUM_ACTIONS, r"476 is outside 0\.\.475", id="out-of-range"),
-    pytest.param(10**9, r"outside 0\.\.475", id="huge"),
+    pytest.param(NUM_ACTIONS, r"500 is outside 0\.\.499", id="out-of-range"),
+    pytest.param(10**9, r"outside 0\.\.499", id="huge"),
     pytest.param(-1, r"-1 is outside", id="negative"),
-    pytest.param(np.int64(NUM_ACTIONS), r"476 is outside", id="numpy-out-of-range"),
+    pytest.param(np.int64(NUM_ACTIONS), r"500 is outside", id="numpy-out-of-range"),
     pytest.param(np.int32(-3), r"-3 is outside", id="numpy-negative"),
     pytest.param(1.0, r"integer id, got 1\.0", id="float"),
     pytest.param(np.float32(0.0), r"integer id", id="numpy-float"),

@@ -14,7 +14,8 @@ import random
 import pytest
 
 from canasta_env.engine.game import Game
-from canasta_env.rules import PRESETS, make_rules
+from canasta_env.rules import PRESETS
+from canasta_env.rules import make_rules as _make_rules
 from tests.reference_rules import STYLES, choose_action, plain, snapshot
 
 NEXT_HAND = -1  # marker in recorded action lists
@@ -25,6 +26,13 @@ CASES = [
     for name, rules in PRESETS.items()
     for n in rules.player_counts
 ]
+# S-19 runs: the suits of the shuffle and of every card moved are deterministic too
+CASES += [pytest.param("spanish+sequences", n, id=f"spanish+sequences-{n}p") for n in (2, 6)]
+
+
+def make_rules(variant: str):  # the presets, and "spanish+sequences" (S-19 runs on)
+    base, _, option = variant.partition("+")
+    return _make_rules(base, **({option: True} if option else {}))
 
 
 def play(

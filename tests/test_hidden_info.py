@@ -19,26 +19,30 @@ import numpy as np
 import pytest
 
 from canasta_env.actions import DRAW, TAKE
-from canasta_env.cards import NUM_HAND_KINDS, RED3, kind_of_code
+from canasta_env.cards import NUM_HAND_KINDS, NUM_NATURALS, RED3, kind_of_code
 from canasta_env.compliance import (
+    CHECK_VARIANTS,
     conservation_errors,
     hidden_info_differences,
     observation_of,
     permute_hidden,
     sample_states,
+    variant_rules,
 )
 from canasta_env.engine.game import PHASE_DRAW, PHASE_HAND_OVER, Game
 from canasta_env.observation import ObservationBuilder
 from canasta_env.rules import PRESETS
 
-CONFIGS = [(name, n) for name, rules in PRESETS.items() for n in rules.player_counts]
+#: Every preset and player count, and the S-19 runs (``spanish+sequences``), whose
+#: suits are hidden too: other hands' and the stock's suits never show.
+CONFIGS = [(name, n) for name in CHECK_VARIANTS for n in variant_rules(name).player_counts]
 ACE = kind_of_code("AS")
 
 
 def states(variant: str, players: int, hands: int = 2, per_hand: int = 25, seed: int = 0):
     rng = random.Random(seed)
     for hand in range(hands):
-        yield from sample_states(PRESETS[variant], players, seed * 100 + hand, per_hand, rng)
+        yield from sample_states(variant_rules(variant), players, seed * 100 + hand, per_hand, rng)
 
 
 @pytest.mark.parametrize(("variant", "players"), CONFIGS)
@@ -97,7 +101,8 @@ def test_permutation_is_real_and_consistent(variant, players):
             moved_pot += copy.pot_hidden_cards != game.pot_hidden_cards
             assert game.copy().stock == game.stock  # the original is untouched
     assert moved_stock and moved_hands
-    if PRESETS[variant].pot_face_down or PRESETS[variant].pot_start_count_under_natural:
+    rules = variant_rules(variant)
+    if rules.pot_face_down or rules.pot_start_count_under_natural:
         assert moved_pot, "no state with face-down pot cards was permuted"
 
 
@@ -230,3 +235,39 @@ def test_take_legality_does_not_depend_on_face_down_cards():
         ObservationBuilder(red).build(0).tobytes() == ObservationBuilder(plain).build(0).tobytes()
     )
     assert red.legal_actions() == plain.legal_actions()
+
+
+def _swap_suit_with_stock(game: Game, seat: int) -> bool:
+    """Swap the suit of one natural of ``seat`` with a stock card of the same rank."""
+    suited = game.hand_suits[seat]
+    for index, (kind, suit) in enumerate(zip(game.stock, game.stock_suits)):
+        if kind >= NUM_NATURALS:
+            continue
+        mine = [s for s in range(4) if s != suit and suited[kind * 4 + s]]
+        if mine:
+            suited[kind * 4 + mine[0]] -= 1
+            suited[kind * 4 + suit] += 1
+            game.stock_suits[index] = mine[0]
+            game._legal = None
+            return True
+    return False
+
+
+def test_S19_own_suits_are_observed_and_other_suits_are_not():
+    """S-19, G-8: with runs on, the viewer's observation changes when a suit in its own
+    hand changes (positive control) and not when one in another hand or the stock does."""
+    changed = 0
+    for game in states("spanish+sequences", 2, hands=1, per_hand=12, seed=4):
+        viewer = game.current
+        base, _ = observation_of(game, viewer)
+        own = game.copy()
+        other = game.copy()
+        if not (_swap_suit_with_stock(own, viewer) and _swap_suit_with_stock(other, 1 - viewer)):
+            continue
+        assert conservation_errors(own) == [] and conservation_errors(other) == []
+        assert not np.array_equal(observation_of(own, viewer)[0], base)
+        obs, legal = observation_of(other, viewer)
+        assert np.array_equal(obs, base)
+        assert legal == observation_of(game, viewer)[1]
+        changed += 1
+    assert changed >= 5

@@ -1,13 +1,14 @@
 """The action mask is exact: ``Game.legal_actions()`` equals an independent reference.
 
-``tests/reference_rules.py`` decides the legality of each of the 476 ids from
+``tests/reference_rules.py`` decides the legality of each of the 500 ids from
 RULES.md by brute force (rule legality of the single action plus a depth-first
 search for a legal end of the turn), without the engine's legality code. Random
 play of every preset and player count produces the states; a state is checked
 when it is "interesting" (a pot that can be taken, an exhausted stock, an
 unopened team melding, a small hand, black 3s to meld) and otherwise every
 ``STRIDE``-th step. Rules exercised: G-5, G-6, C-3..C-16, K-2, S-3..S-17,
-I-3..I-11 and the resolved ambiguities they depend on.
+I-3..I-11, S-19 (``spanish+sequences``) and the resolved ambiguities they
+depend on.
 
 The default run checks ``DEFAULT_STATES`` states per (preset, players); the
 ``slow`` marker (``pytest -m slow``) checks ``SLOW_STATES``.
@@ -22,6 +23,7 @@ import pytest
 from canasta_env.actions import (
     ADD_NATURAL,
     COMPOSITIONS,
+    ESCALA,
     NUM_ACTIONS,
     WILD_COMPOSITIONS,
     action_to_str,
@@ -42,14 +44,23 @@ from tests.reference_rules import (
     reference_legal,
 )
 
+#: The presets, and the optional S-19 runs ("spanish+sequences": ``sequences=True``).
+VARIANT_RULES = {name: {} for name in PRESETS} | {"spanish+sequences": {"sequences": True}}
 DEFAULT_STATES = {"classic": 10_000, "canastone": 5000, "spanish": 5000, "italian": 5000}
+DEFAULT_STATES["spanish+sequences"] = 5000
 SLOW_STATES = {"classic": 100_000, "canastone": 40_000, "spanish": 40_000, "italian": 40_000}
+SLOW_STATES["spanish+sequences"] = 40_000
 STRIDE = 3
 SEED_BASE = {"default": 1000, "slow": 50_000}
 MAX_REPORTED = 3
 
 CASES = [(name, n) for name, rules in PRESETS.items() for n in rules.player_counts]
+CASES += [("spanish+sequences", n) for n in PRESETS["spanish"].player_counts]
 CASE_IDS = [f"{name}-{n}p" for name, n in CASES]
+
+
+def rules_of(variant: str):
+    return make_rules(variant.split("+")[0], **VARIANT_RULES[variant])
 
 
 def _interesting(game: Game) -> bool:
@@ -138,7 +149,7 @@ def _record(game: Game, where: tuple, actions, engine: set, reference: set) -> d
 def compare_random_states(variant: str, players: int, states: int, seed_base: int):
     """Random whole games (hand after hand, so that every opening level of C-8, S-8 and
     I-9 is met) until ``states`` states are checked; returns (checked, mismatches)."""
-    rules = make_rules(variant)
+    rules = rules_of(variant)
     checked = 0
     mismatches: list[dict] = []
     seed = seed_base
@@ -174,7 +185,7 @@ def compare_random_states(variant: str, players: int, states: int, seed_base: in
 def replay_to(variant: str, players: int, seed: int, hand: int, step: int) -> Game:
     """The state of a reported mismatch: the same policy from ``seed`` up to ``step``
     of hand ``hand`` (for debugging: ``replay_to("classic", 2, 1003, 0, 57)``)."""
-    game = Game(make_rules(variant), players, seed=seed)
+    game = Game(rules_of(variant), players, seed=seed)
     rng = random.Random(seed)
     style = STYLES[seed % len(STYLES)]
     while True:
@@ -357,8 +368,10 @@ def test_mask_matches_reference_in_crafted_positions(name: str) -> None:
 
 # --- the reference's own building blocks -----------------------------------------------
 def test_reference_decodes_every_meld_action_like_its_text() -> None:
-    """The reference's move table says the same as ``action_to_str`` for ids 20..475."""
-    assert [m.action for m in MELD_MOVES] == list(range(ADD_NATURAL, NUM_ACTIONS))
+    """The reference's move table says the same as ``action_to_str`` for ids 20..475 (the
+    S-19 runs 476..499 follow it, decoded by the reference's own ``_run_actions``)."""
+    assert [m.action for m in MELD_MOVES] == list(range(ADD_NATURAL, ESCALA))
+    assert all(action_to_str(a).startswith("escala ") for a in range(ESCALA, NUM_ACTIONS))
     for move in MELD_MOVES:
         words = action_to_str(move.action).split()
         if not move.new:

@@ -37,7 +37,15 @@ GAMES_PER_CASE = {"classic": 10, "canastone": 8, "spanish": 5, "italian": 8}
 HANDS_PER_GAME = 3
 #: Every how many steps all illegal ids are tried.
 ILLEGAL_SWEEP_EVERY = 40
-SHEET_PARTS = ("melded", "canasta_bonus", "red3", "count_bonus", "going_out", "hand_penalty")
+SHEET_PARTS = (
+    "melded",
+    "canasta_bonus",
+    "sequences",
+    "red3",
+    "count_bonus",
+    "going_out",
+    "hand_penalty",
+)
 
 CASES = [
     pytest.param(name, n, id=f"{name}-{n}p")
@@ -68,7 +76,38 @@ def table_counts(game: Game) -> list[int]:
             counts[TWO] += twos
             counts[JOKER] += jokers
         counts[RED3] += game.red3[team]
+        for _suit, first, length in game.escalas[team]:  # S-19 runs
+            for rank in range(first, first + length):
+                counts[rank] += 1
     return counts
+
+
+def check_suits(game: Game, where: str) -> None:
+    """S-19: the suited views agree with the kind counts; no suited card is duplicated."""
+    assert len(game.stock_suits) == len(game.stock), where
+    assert len(game.pot_suits) == len(game.pot), where
+    seen = [0] * 44
+    for seat, hand in enumerate(game.hands):
+        suited = game.hand_suits[seat]
+        assert min(suited) >= 0, f"{where}: negative suited count in hand {seat}"
+        for rank in range(NUM_NATURALS):
+            assert sum(suited[rank * 4 : rank * 4 + 4]) == hand[rank], f"{where}: hand {seat}"
+        seen = [a + b for a, b in zip(seen, suited)]
+    for rank in range(NUM_NATURALS):
+        assert sum(game.held_suits[rank * 4 : rank * 4 + 4]) == game.held[rank], where
+    seen = [a + b for a, b in zip(seen, game.held_suits)]
+    for kind, suit in zip(game.stock + game.pot, game.stock_suits + game.pot_suits):
+        assert (suit >= 0) == (kind < NUM_NATURALS), f"{where}: suit {suit} on kind {kind}"
+        if kind < NUM_NATURALS:
+            seen[kind * 4 + suit] += 1
+    for team in range(game.num_teams):
+        if game.escalas[team]:
+            assert game.opened[team], f"{where}: team {team} laid a run before opening"
+        for suit, first, length in game.escalas[team]:
+            for rank in range(first, first + length):
+                seen[rank * 4 + suit] += 1
+    decks = game.rules.decks_for(game.num_players)
+    assert max(seen) <= decks, f"{where}: a suited natural appears more than {decks} times"
 
 
 def check_state(game: Game, where: str) -> None:
@@ -84,6 +123,8 @@ def check_state(game: Game, where: str) -> None:
         assert hand[RED3] == 0, f"{where}: a red 3 held in hand {seat} (G-6)"
         assert game.hand_totals[seat] == sum(hand), f"{where}: hand_totals[{seat}] is stale"
     assert min(game.held) >= 0
+    if rules.sequences:
+        check_suits(game, where)
     for team in range(game.num_teams):
         if game.phase != 2:  # C-8, S-8, I-9: by the total at the start of the hand
             assert game.need[team] == opening_minimum(rules, game.scores[team]), where
@@ -170,6 +211,27 @@ def test_random_hands_keep_every_invariant(variant: str, players: int) -> None:
             if game.game_over:
                 break
             game.next_hand()
+
+
+@pytest.mark.parametrize("players", PRESETS["spanish"].player_counts)
+def test_S19_random_hands_with_runs_keep_every_invariant(players: int) -> None:
+    """S-19 on: the same invariants, plus the suits of hands, stock, pot, held cards and
+    runs (``check_suits``); the random policy lays a legal run half of the time."""
+    rules = make_rules("spanish", sequences=True)
+    runs_laid = 0
+    for index in range(6):
+        seed = 7100 + index
+        style = STYLES[index % len(STYLES)]
+        game = Game(rules, players, seed=seed)
+        rng = random.Random(seed)
+        for hand in range(2):
+            label = f"spanish+sequences {players}p seed {seed} hand {hand}"
+            play_checked_hand(game, rng, style, label)
+            runs_laid += sum(len(runs) for runs in game.escalas)
+            if game.game_over:
+                break
+            game.next_hand()
+    assert runs_laid > 0, "no run was laid: the test did not exercise S-19"
 
 
 #: Whole games: (preset, players, target score); targets that take a few hands.

@@ -51,12 +51,15 @@ def discards(kinds: str) -> set[str]:
     return {f"discard {k}" for k in kinds.split()}
 
 
-def sheet(melded=0, canasta_bonus=0, red3=0, count_bonus=0, going_out=0, hand_penalty=0, n=0):
+def sheet(
+    melded=0, canasta_bonus=0, red3=0, count_bonus=0, going_out=0, hand_penalty=0, n=0, sequences=0
+):
     """A score sheet; the total is the sum of the parts (G-9, S-10..S-14)."""
-    total = melded + canasta_bonus + red3 + count_bonus + going_out + hand_penalty
+    total = melded + canasta_bonus + sequences + red3 + count_bonus + going_out + hand_penalty
     return {
         "melded": melded,
         "canasta_bonus": canasta_bonus,
+        "sequences": sequences,
         "red3": red3,
         "count_bonus": count_bonus,
         "going_out": going_out,
@@ -1007,10 +1010,237 @@ def test_S18_target_7000_with_quick_and_long_options(overrides, before, over):
     assert game.winner_team == (0 if over else None)
 
 
-def test_S19_sequences_option_is_not_implemented():
-    """S-19: the optional rule `sequences` is off by default and enabling it is refused
-    with an error that names the rule."""
+# ----------------------------------------------------------------------------- S-19
+# Runs need suits, so these games are dealt from card codes (``5H`` is the 5 of hearts).
+
+#: A draw-and-discard hand in codes: clubs 8-K and diamonds 4-6, 8-T hold no run of 7.
+FILLER_CODES = "4C 5C 6C 8C 9C TC JC QC KC 4D 5D 6D 8D 9D TD"
+HIDDEN_CODES = "5S 6S 8S 9S TS JS"
+RUNS_OF_SPADES = {
+    "escala 4-T S",
+    "escala 5-J S",
+    "escala 6-Q S",
+    "escala 7-K S",
+    "escala 8-A S",
+    "escala real S",
+}
+
+
+def runs_game(hands: list[str], then: str, **overrides) -> Game:
+    """A Spanish game with S-19 runs on, dealt from card codes (hands, then the rest)."""
+    rules = make_rules("spanish", sequences=True, **overrides)
+    return Game(rules, len(hands), seed=0, deck=" ".join([*hands, then]))
+
+
+def suited_hand(game: Game, seat: int) -> str:
+    """The naturals of a hand as codes, rank by rank in suit order S H D C."""
+    suited = game.hand_suits[seat]
+    return " ".join(
+        f"{KIND_NAMES[rank]}{'SHDC'[suit]}"
+        for rank in range(NUM_NATURALS)
+        for suit in range(4)
+        for _ in range(suited[rank * 4 + suit])
+    )
+
+
+def run_strings(game: Game) -> set[str]:
+    return {s for s in legal_strings(game) if s.startswith("escala")}
+
+
+def test_S19_sequences_are_off_by_default():
+    """S-19: runs are an option: off in the preset, where no run action is ever legal and
+    a hand holding seven hearts in a row sees none."""
     assert make_rules("spanish").sequences is False
-    with pytest.raises(ValueError, match="S-19") as error:
-        make_rules("spanish", sequences=True)
-    assert "sequences" in str(error.value)
+    game = spanish(["5H 6H 7H 8H 9H TH JH A A A 4 4 5 6 8", FILLER], f"{HIDDEN} 4 9 J")
+    play(game, "draw", "meld A A A")
+    assert run_strings(game) == set()
+    assert_illegal(game, "escala 5-J H")
+    with pytest.raises(IllegalActionError, match="optional rule that is off"):
+        game.apply(act("escala 5-J H"))
+
+
+def test_S19_run_is_laid_by_an_opened_team_and_scores_1500_with_a_canasta():
+    """S-19: a run of 7 hearts is laid whole once the team has opened (S-8 hidden canasta);
+    it counts its cards (55) as melded and its 1500 bonus with a canasta; the hand goes
+    out by the run and a last discard (S-15: clean + dirty canasta, not in the first
+    clean canasta's turn). While the run grows in hand, discards give up the card of
+    another suit (the engine's suit rule keeps runs)."""
+    game = runs_game(
+        ["AS AH AD AC AS AH AD KS KH KD KC KS 2S JK 5H", FILLER_CODES],
+        f"{HIDDEN_CODES} 9C 6H 4C 4D QD 7H 5C 5D QD 8H 6C 6D KD 9H 8C 8D KD TH 9C 9D JD JH QC",
+    )
+    play(game, "draw", "meld A A A A A A A", "meld K K K K K 2 JK", "discard 4")
+    assert suited_hand(game, 0) == "5H 6H"
+    rounds = (
+        ("Q", "5", "5H 6H 7H"),  # player 0 drew 7H 5C: the 5 of clubs goes
+        ("Q", "6", "5H 6H 7H 8H"),
+        ("K", "8", "5H 6H 7H 8H 9H"),
+        ("K", "9", "5H 6H 7H 8H 9H TH"),
+    )
+    for theirs, mine, kept in rounds:
+        play(game, "draw", f"discard {theirs}")  # player 1 keeps 4D, 5D, 6D, 8D, 9D
+        play(game, "draw", f"discard {mine}")
+        assert suited_hand(game, 0) == kept
+    play(game, "draw", "discard J")
+    play(game, "draw")
+    assert suited_hand(game, 0) == "5H 6H 7H 8H 9H TH JH QC"
+    assert legal_strings(game) == {"escala 5-J H"} | discards("5 6 7 8 9 T J Q")
+    play(game, "escala 5-J H")
+    assert game.escalas == [[(1, 1, 7)], []]  # hearts, from the 5, 7 cards
+    assert legal_strings(game) == {"discard Q"}
+    play(game, "discard Q")
+    assert game.went_out == 0
+    # A 140 + K 120 (50 + 2 20 + JK 50) + run 5 5 5 10 10 10 10 = 55: 315; two hidden
+    # canastas 2000; run 1500; going out 200
+    assert game.hand_scores[0] == sheet(315, 2000, going_out=200, n=2, sequences=1500)
+    # player 1: FILLER 120 + 4D 5D 6D 8D 9D 35
+    assert game.hand_scores[1] == sheet(hand_penalty=-155)
+
+
+def test_S19_run_without_a_canasta_has_no_bonus_and_counts_minus():
+    """S-19, S-14: the run's bonus needs a canasta; without one the team's melded cards,
+    the run's included, count minus. Player 1 goes out by two hidden canastas and Q Q Q."""
+    game = runs_game(
+        [
+            "AS AH AD 5H 6H 7H 8H 9H TH JH 4C 4D 5C 6C 8C",
+            "QS QH QD QC QS QH QD JS JH JD JC JS 2S JK 8S",
+        ],
+        f"{HIDDEN_CODES} 9D 9C TC 8H 9S QD KD 8D 4S",
+    )
+    play(game, "draw")
+    assert run_strings(game) == set()
+    play(game, "meld A A A")  # 60: opens (S-8)
+    assert run_strings(game) == {"escala 5-J H"}
+    play(game, "escala 5-J H", "discard 4")
+    assert suited_hand(game, 0) == "4C 5C 6C 8C 9C TC"  # the 4 of diamonds went
+    play(game, "draw", "meld Q Q Q Q Q Q Q", "meld J J J J J 2 JK", "discard 9")
+    play(game, "draw", "discard K")
+    play(game, "draw", "meld 8 8 8", "discard 4")
+    assert game.went_out == 1
+    # team 0: A A A 60 + run 55 = 115, minus without a canasta (S-14); no run bonus;
+    # hand 4C 5C 6C 8C 9C TC QD = 55
+    assert game.hand_scores[0] == sheet(-115, hand_penalty=-55)
+    # team 1: Q 70 + J J J J J 2 JK 120 + 8 8 8 30 = 220; two hidden canastas 2000; out 200
+    assert game.hand_scores[1] == sheet(220, 2000, going_out=200, n=2)
+
+
+def test_S19_escala_real_4000_counts_with_the_partners_canasta():
+    """S-19: 4 to A of spades is an escala real (4000); the hand also holds each 7-run of
+    spades, all legal. Melding A A A takes the hearts, diamonds and clubs aces (the suit
+    rule keeps the run). The partner's canastas make the team's bonus count (4 players)."""
+    filler_draws = "KD JD"
+    game = runs_game(
+        [
+            "4S 5S 6S 7S 8S 9S TS JS QS KS AS AH AD AC 5C",
+            FILLER_CODES,
+            "QS QH QD QC QS QH QD JS JH JD JC JS 2S JK 8S",
+            FILLER_CODES,
+        ],
+        f"{HIDDEN_CODES} 9D 4D 5D {filler_draws} 8H 9S {filler_draws} 6D 9D {filler_draws} 8D 4S",
+    )
+    play(game, "draw", "meld A A A")
+    assert suited_hand(game, 0) == "4S 4D 5S 5D 5C 6S 7S 8S 9S TS JS QS KS AS"
+    assert run_strings(game) == RUNS_OF_SPADES
+    play(game, "escala real S", "discard 4")
+    assert game.escalas[0] == [(0, 0, 11)]
+    play(game, "draw", "discard K")
+    play(game, "draw", "meld Q Q Q Q Q Q Q", "meld J J J J J 2 JK", "discard 9")
+    play(game, "draw", "discard K")
+    play(game, "draw", "discard 9")
+    play(game, "draw", "discard K")
+    play(game, "draw", "meld 8 8 8", "discard 4")
+    assert game.went_out == 2
+    # team 0: A A A 60 + 4..A 100 + Q 70 + J 120 + 8 8 8 30 = 380; canastas 2000;
+    # escala real 4000; going out 200; player 0 keeps 5C 5D 6D = 15
+    assert game.hand_scores[0] == sheet(
+        380, 2000, going_out=200, hand_penalty=-15, n=2, sequences=4000
+    )
+    # team 1 never opened: fillers 120 + 120 and the kept jacks 10 + 10 + 10
+    assert game.hand_scores[1] == sheet(hand_penalty=-270)
+
+
+def test_S19_run_that_would_strand_the_player_is_not_legal():
+    """S-19 with S-15, S-16: laying the run would leave one card, whose discard would go
+    out without the clean and dirty canastas: the run is masked out, with a reason. The
+    6 6 6 meld takes the spades, diamonds and clubs sixes (the suit rule keeps the run)."""
+    game = runs_game(
+        ["AS AH AD 5H 6H 7H 8H 9H TH JH 4C 4D 4S 6C 6D", FILLER_CODES],
+        f"{HIDDEN_CODES} 9D 6S QD",
+    )
+    play(game, "draw", "meld A A A", "meld 4 4 4")
+    assert run_strings(game) == {"escala 5-J H"}  # here it would leave 6C 6D 6S QD
+    play(game, "meld 6 6 6")
+    assert suited_hand(game, 0) == "5H 6H 7H 8H 9H TH JH QD"
+    assert legal_strings(game) == {"add 6"} | discards("5 6 7 8 9 T J Q")
+    with pytest.raises(IllegalActionError, match="could not finish the turn"):
+        game.apply(act("escala 5-J H"))
+    assert_illegal(game, "escala 5-J H")
+
+
+def test_S19_cannot_be_combined_with_C7_black3s_only_when_going_out():
+    """S-19 is offered where black 3s are not bound to going out (C-7): the turn search
+    that guards C-7 plans with card kinds, runs need suits."""
+    with pytest.raises(ValueError, match="sequences.*black3_meld_only_going_out"):
+        make_rules("classic", sequences=True)
+    assert make_rules("classic", sequences=True, black3_meld_only_going_out=False).sequences
+    with pytest.raises(ValueError, match="sequence_bonus"):
+        make_rules("spanish", sequences=True, sequence_bonus=-1)
+
+
+def test_S19_stacked_deck_keeps_suits_and_refuses_extra_copies():
+    """S-19: a deck given as codes keeps their suits; kinds given as numbers take the
+    first suits left (S H D C); a card more often than the decks hold is refused."""
+    game = runs_game(["5H 5H 5H 5H 6H 7H 8H 9H TH JH 4C 4D 5C 6C 8C", FILLER_CODES], "")
+    assert suited_hand(game, 0) == "4D 4C 5H 5H 5H 5H 5C 6H 6C 7H 8H 8C 9H TH JH"
+    with pytest.raises(ValueError, match="more 5H than the 4 deck"):
+        runs_game(["5H 5H 5H 5H 5H 7H 8H 9H TH JH 4C 4D 5C 6C 8C", FILLER_CODES], "")
+    rules = make_rules("spanish", sequences=True)
+    kinds = Game(rules, 2, seed=0, deck=[1] * 6 + [0] * 9 + [2] * 15)
+    assert suited_hand(kinds, 0) == "4S 4S 4S 4S 4H 4H 4H 4H 4D 5S 5S 5S 5S 5H 5H"
+
+
+def test_S19_state_json_keeps_runs_and_suits_and_rejects_bad_ones():
+    """S-19: a saved state holds the real suits of hands, stock and pot and the runs laid;
+    it loads to the same game; a malformed run or a duplicated suited card is refused."""
+    import json
+
+    from canasta_env.engine.serialize import state_from_json, state_to_dict, state_to_json
+
+    game = runs_game(
+        ["AS AH AD 5H 6H 7H 8H 9H TH JH 4C 4D 5C 6C 8C", FILLER_CODES],
+        f"{HIDDEN_CODES} 9D 9C TC",
+    )
+    play(game, "draw", "meld A A A", "escala 5-J H")
+    data = state_to_dict(game)
+    assert data["escalas"] == [["5-J H"], []]
+    assert data["hands"][0] == "4D 4C 5C 6C 8C 9C TC"
+    loaded = state_from_json(state_to_json(game))
+    assert state_to_dict(loaded) == data
+    assert loaded.hand_suits == game.hand_suits and loaded.escalas == game.escalas
+    assert loaded.stock_suits == game.stock_suits and loaded.pot_suits == game.pot_suits
+    assert loaded.legal_actions() == game.legal_actions()
+    play(loaded, "discard 4")
+    play(game, "discard 4")
+    assert state_to_dict(loaded) == state_to_dict(game)
+
+    bad = json.loads(json.dumps(data))
+    bad["escalas"][0] = ["5-K H"]
+    with pytest.raises(ValueError, match=r"escalas\[0\]\[0\].*not a run"):
+        state_from_json(json.dumps(bad))
+    bad = json.loads(json.dumps(data))
+    del bad["escalas"]
+    with pytest.raises(ValueError, match="missing field.*escalas"):
+        state_from_json(json.dumps(bad))
+    bad = json.loads(json.dumps(data))
+    bad["escalas"] = [[], ["5-J H"]]  # team 1 has not opened
+    with pytest.raises(ValueError, match="team 1 has runs but has not opened"):
+        state_from_json(json.dumps(bad))
+    bad = json.loads(json.dumps(data))
+    # four more 9 of clubs: the stock's 9s become clubs (kinds unchanged, suits impossible)
+    stock = bad["stock"].split()
+    nines = [i for i, code in enumerate(stock) if code[0] == "9"][:4]
+    for i in nines:
+        stock[i] = "9C"
+    bad["stock"] = " ".join(stock)
+    with pytest.raises(ValueError, match="9C in stock"):
+        state_from_json(json.dumps(bad))

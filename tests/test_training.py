@@ -14,8 +14,8 @@ torch = pytest.importorskip("torch")
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 from agents.base import RandomAgent, play_hands  # noqa: E402
-from canasta_env.actions import NUM_ACTIONS  # noqa: E402
-from canasta_env.observation import OBS_SIZE  # noqa: E402
+from canasta_env.actions import ESCALA, NUM_ACTIONS  # noqa: E402
+from canasta_env.observation import OBS_SIZE, OBS_SIZE_V0  # noqa: E402
 from training.agent import DEFAULT_MODEL, PolicyWeights, PPOAgent, load_agent  # noqa: E402
 from training.selfplay import (  # noqa: E402
     OpponentPool,
@@ -189,8 +189,11 @@ def test_policy_weights_match_torch_logits(shipped):
     policy = shipped.model.policy
     env = SelfPlayEnv("classic", 2)
     obs, _ = env.reset(seed=0)
+    # the shipped model reads the first OBS_SIZE_V0 entries (the layout before S-19)
+    width = policy.observation_space.shape[0]
+    assert width in (OBS_SIZE, OBS_SIZE_V0)
     with torch.no_grad():
-        tensor = torch.as_tensor(obs[None])
+        tensor = torch.as_tensor(obs[None, :width])
         latent = policy.mlp_extractor.forward_actor(policy.extract_features(tensor))
         expected = policy.action_net(latent).numpy()[0]
     np.testing.assert_allclose(shipped.weights.logits(obs), expected, rtol=1e-4, atol=1e-4)
@@ -209,10 +212,28 @@ def test_evaluate_and_cli(tmp_path, shipped):
     assert report["evaluation"][0]["hands"] == 4
 
 
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_prefix_policy_acts_legally_where_only_new_ids_are_legal(shipped, backend):
+    """A policy of the 449/476 layout reads the observation's prefix and never picks an id
+    it does not know while an old one is legal; where only S-19 run ids are legal it
+    still answers with a legal one."""
+    agent = shipped if backend == "numpy" else load_agent(DEFAULT_MODEL, backend="torch")
+    obs = np.zeros(OBS_SIZE, dtype=np.float32)
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[[6, 7, ESCALA + 3]] = 1
+    assert agent.act(obs, mask) in (6, 7)
+    only_new = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    only_new[ESCALA + 5] = 1
+    assert agent.act(obs, only_new) == ESCALA + 5
+
+
 def test_shipped_model_metadata():
     meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
-    assert meta["training"]["obs_size"] == OBS_SIZE
-    assert meta["training"]["num_actions"] == NUM_ACTIONS
+    # trained on the layout before the S-19 block (a prefix of today's, see PolicyWeights)
+    assert (meta["training"]["obs_size"], meta["training"]["num_actions"]) in (
+        (OBS_SIZE, NUM_ACTIONS),
+        (OBS_SIZE_V0, ESCALA),
+    )
     evaluation = meta["evaluation"][0]
     assert evaluation["opponent"] == "random" and evaluation["deals"] >= 500
     assert DEFAULT_MODEL.stat().st_size < 5 * 1024 * 1024

@@ -63,8 +63,18 @@ class PolicyWeights:
         layers.append(_linear(policy.action_net))
         return cls(layers, activation or "Tanh")
 
+    @property
+    def obs_size(self) -> int:
+        return self.layers[0][0].shape[0]
+
+    @property
+    def num_actions(self) -> int:
+        return self.layers[-1][0].shape[1]
+
     def logits(self, observation: np.ndarray) -> np.ndarray:
-        x = np.asarray(observation, dtype=np.float32)
+        # A policy trained on an older, shorter layout reads its prefix: the layout only
+        # ever grows at the end (the S-19 block; the escala action ids).
+        x = np.asarray(observation, dtype=np.float32)[: self.obs_size]
         for weight, bias in self.layers[:-1]:
             x = self._act_fn(x @ weight + bias)
         weight, bias = self.layers[-1]
@@ -77,8 +87,10 @@ class PolicyWeights:
         rng: np.random.Generator | None = None,
     ) -> int:
         """The best legal action (``rng`` None) or one sampled from the masked softmax."""
-        logits = self.logits(observation).astype(np.float64)
         legal = np.asarray(action_mask).astype(bool)
+        logits = np.full(len(legal), -1e9)  # ids the policy never learned: last resort
+        known = min(len(legal), self.num_actions)
+        logits[:known] = self.logits(observation)[:known]
         logits[~legal] = -np.inf
         if rng is None:
             return int(np.argmax(logits))
@@ -148,9 +160,14 @@ class PPOAgent(PolicyAgent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         if self.backend == "numpy":
             return super().act(observation, action_mask)
+        obs_size = self.model.observation_space.shape[0]
+        num_actions = self.model.action_space.n
+        mask = np.asarray(action_mask).astype(bool)
+        if len(mask) > num_actions and not mask[:num_actions].any():
+            return int(np.flatnonzero(mask)[0])  # only ids newer than the model are legal
         action, _ = self.model.predict(
-            np.asarray(observation, dtype=np.float32),
-            action_masks=np.asarray(action_mask).astype(bool),
+            np.asarray(observation, dtype=np.float32)[:obs_size],
+            action_masks=mask[:num_actions],
             deterministic=self.deterministic,
         )
         return int(action)

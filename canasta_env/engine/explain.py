@@ -6,12 +6,14 @@ from canasta_env.actions import (
     ADD_NATURAL,
     DISCARD,
     DRAW,
+    ESCALA,
     NUM_ACTIONS,
     PASS,
     SLOT_BLACK3,
     TAKE_ONTO_MELD,
 )
-from canasta_env.cards import KIND_NAMES, NUM_NATURALS
+from canasta_env.cards import KIND_NAMES, NUM_NATURALS, SUITS
+from canasta_env.engine.sequences import run_of_action
 
 
 def explain(game, action: int) -> str:
@@ -55,6 +57,17 @@ def explain(game, action: int) -> str:
         if rules.black3_meld_only_going_out and game.nat[game.team_of[player]][SLOT_BLACK3]:
             return "your black 3s are melded: this turn must end by going out (C-7)"
         return "you may not empty your hand: your team may not go out yet"
+    if action >= ESCALA:
+        if not rules.sequences:
+            return "runs (escalas, S-19) are an optional rule that is off in this game"
+        if not game.opened[game.team_of[player]]:
+            return "only a team that has opened lays a run (S-19)"
+        suit, start, length = run_of_action(action)
+        if any(
+            not game.hand_suits[player][rank * 4 + suit] for rank in range(start, start + length)
+        ):
+            return f"you do not hold all {length} cards of that run in {SUITS[suit]}"
+        return "after that run you could not finish the turn (keep a card to discard)"
     return (
         "that meld is not allowed: check the cards in your hand, the meld limits of "
         f"{rules.name}, the opening minimum and that you keep a card to discard"

@@ -26,6 +26,7 @@ from canasta_env.actions import (
     ADD_NATURAL,
     DISCARD,
     DRAW,
+    ESCALA,
     NEW_BLACK3,
     NUM_ACTIONS,
     PASS,
@@ -48,10 +49,19 @@ from canasta_env.cards import (
     deck_counts,
     kind_from_name,
     parse_cards,
+    parse_suited,
 )
 from canasta_env.engine.melds import canasta_summary, meld_moves, meld_tables
 from canasta_env.engine.opening import TurnSearch
 from canasta_env.engine.scoring import score_team
+from canasta_env.engine.sequences import (
+    NUM_SUITS,
+    SUITED_SIZE,
+    assign_suits,
+    held_runs,
+    remove_suits,
+    run_of_action,
+)
 from canasta_env.rules import Rules, check_player_count
 
 PHASE_DRAW = 0
@@ -105,6 +115,9 @@ class Game:
         return deck_counts(rules.decks_for(self.num_players), rules.jokers_per_deck)
 
     def _build_stock(self, deck) -> list[int]:
+        self.stock_suits = None
+        if self.rules.sequences:
+            return self._build_suited_stock(deck)
         counts = self.full_deck_counts()
         prefix: list[int] = []
         if deck is not None:
@@ -123,6 +136,18 @@ class Game:
         order.reverse()  # the stock pops from its end
         return order
 
+    def _build_suited_stock(self, deck) -> list[int]:
+        """S-19: the same as :meth:`_build_stock`, following every card's suit too."""
+        rules = self.rules
+        prefix = [] if deck is None else _deck_suited(deck)
+        rest = assign_suits(prefix, rules.decks_for(self.num_players), rules.jokers_per_deck)
+        self.rng.shuffle(rest)
+        order = prefix + rest
+        order.reverse()  # the stock pops from its end
+        # only naturals keep their suit (runs are made of naturals); -1 for the rest
+        self.stock_suits = [suit if kind < NUM_NATURALS else -1 for kind, suit in order]
+        return [kind for kind, _ in order]
+
     def start_hand(self, deck=None) -> None:
         """Deal a new hand (G-7). ``deck`` stacks the first cards in draw order.
 
@@ -140,13 +165,20 @@ class Game:
         self.hand_totals = [0] * n
         self.known = [[0] * NUM_KINDS for _ in range(n)]
         stock = self.stock
+        suits = self.stock_suits  # S-19 only, else None
+        self.hand_suits = [[0] * SUITED_SIZE for _ in range(n)] if suits is not None else None
         for offset in range(n):
             seat = (first + offset) % n
             hand = self.hands[seat]
-            for _ in range(size):
-                hand[stock.pop()] += 1
+            if suits is None:
+                for _ in range(size):
+                    hand[stock.pop()] += 1
+            else:
+                for _ in range(size):
+                    self._add_suited(seat, stock.pop(), suits.pop())
             self.hand_totals[seat] = size
         teams = self.num_teams
+        self.escalas: list[list[tuple[int, int, int]]] = [[] for _ in range(teams)]
         self.red3 = [0] * teams
         #: Bumped whenever a team's table (melds, canastas, red 3s, opened) changes, so
         #: observers can cache per-team views; every write below goes with a bump.
@@ -175,6 +207,8 @@ class Game:
                     card = stock.pop()
                     hand[card] += 1
                     self.hand_totals[seat] += 1
+                    if suits is not None:
+                        self._add_suited(seat, card, suits.pop(), count_kind=False)
         self._start_pot()
         self._begin_turn(first)
 
@@ -190,13 +224,19 @@ class Game:
         cover = {kind_from_name(k) for k in rules.pot_start_cover_kinds}
         freeze = {kind_from_name(k) for k in rules.pot_start_freeze_kinds}
         hidden_cards: list[int] = []
+        suits = self.stock_suits
+        pot_suits: list[int] = []
         for _ in range(rules.pot_face_down):
             if stock:
                 hidden_cards.append(stock.pop())
+                if suits is not None:
+                    pot_suits.append(suits.pop())
         turned: list[int] = []
         while stock:
             card = stock.pop()
             turned.append(card)
+            if suits is not None:
+                pot_suits.append(suits.pop())
             if card in freeze:
                 self.pot_wild = True
                 self.pot_start_frozen = True
@@ -206,7 +246,10 @@ class Game:
             for _ in range(turned[-1] + 4):  # I-3: 4..10 by number, J 11, Q 12, K 13, A 14
                 if stock:
                     hidden_cards.append(stock.pop())
+                    if suits is not None:
+                        pot_suits.insert(len(hidden_cards) - 1, suits.pop())
         self.pot = hidden_cards + turned
+        self.pot_suits = pot_suits if suits is not None else None
         self.pot_hidden = len(hidden_cards)
         self.pot_hidden_cards = hidden_cards  # face down: never in an observation
         for card in turned:
@@ -336,9 +379,39 @@ class Game:
                 ) or feasible(move):
                     actions.append(move[0])
                     legal_moves[move[0]] = move
+        if self.hand_suits is not None and self.opened[team]:
+            actions += self._escala_actions(player, team)
         if search.discard_allowed():
             actions += [DISCARD + kind for kind in range(NUM_HAND_KINDS) if hand[kind]]
         actions.sort()
+        return actions
+
+    def _escala_actions(self, player: int, team: int) -> list[int]:
+        """S-19: runs the opened team may lay, leaving a way to finish the turn."""
+        actions = []
+        total = self.hand_totals[player]
+        for action in held_runs(self.hand_suits[player]):
+            _, start, length = run_of_action(action)
+            if total - length < 2:  # few cards left: the turn must still end legally
+                hand = self.hands[player][:]
+                for rank in range(start, start + length):
+                    hand[rank] -= 1
+                nat, two, jok, closed = self.team_melds(team)
+                if not self.search._node_ok(
+                    hand,
+                    total - length,
+                    nat,
+                    two,
+                    jok,
+                    closed,
+                    self.staged,
+                    self.hidden_open,
+                    tuple(self.held),
+                    True,
+                    took=self.took_pot,
+                ):
+                    continue
+            actions.append(action)
         return actions
 
     # ------------------------------------------------------------------ applying
@@ -368,6 +441,8 @@ class Game:
             self._end_hand(END_STOCK)
         elif index < ADD_NATURAL:
             self._discard(index - DISCARD)
+        elif index >= ESCALA:
+            self._lay_escala(index)
         else:
             self._meld(self._legal_moves[index])  # filled by legal_actions() above
 
@@ -385,10 +460,12 @@ class Game:
         player = self.current
         hand = self.hands[player]
         stock = self.stock
+        suits = self.stock_suits
         for _ in range(count):
             if not stock:
                 break
             card = stock.pop()
+            suit = suits.pop() if suits is not None else -1
             while card == RED3:
                 self.red3[self.team_of[player]] += 1
                 self.table_version[self.team_of[player]] += 1
@@ -396,9 +473,19 @@ class Game:
                     self._end_hand(END_STOCK)
                     return False
                 card = stock.pop()
+                suit = suits.pop() if suits is not None else -1
             hand[card] += 1
             self.hand_totals[player] += 1
+            if suits is not None:
+                self._add_suited(player, card, suit, count_kind=False)
         return True
+
+    def _add_suited(self, seat: int, card: int, suit: int, count_kind: bool = True) -> None:
+        """S-19: a card joins a hand, with its suit (``count_kind``: also its kind count)."""
+        if count_kind:
+            self.hands[seat][card] += 1
+        if card < NUM_NATURALS:
+            self.hand_suits[seat][card * NUM_SUITS + suit] += 1
 
     def _draw(self) -> None:
         if self._draw_cards(self.rules.draw_count):
@@ -417,6 +504,12 @@ class Game:
         self.pot_known[top] -= 1 if self.pot_known[top] else 0
         rest = pot[:]
         pot.clear()
+        pot_suits = self.pot_suits
+        if pot_suits is not None:  # S-19: the top card's suit goes to the table with it
+            pot_suits.pop()
+            rest_suits = pot_suits[:]
+            pot_suits.clear()
+            remove_suits(self.hand_suits[player], top, naturals)
         known_rest = self.pot_known
         self.pot_known = [0] * NUM_KINDS
         self.pot_hidden = 0
@@ -450,6 +543,11 @@ class Game:
                 self.red3[team] += 1
             else:
                 held[card] += 1
+        if pot_suits is not None:
+            held_suits = self.held_suits
+            for card, suit in zip(rest, rest_suits):
+                if card < NUM_NATURALS:
+                    held_suits[card * NUM_SUITS + suit] += 1
         self._after_meld(player, team, top, points, hidden=False)
         if self.phase == PHASE_HAND_OVER:
             return
@@ -468,6 +566,11 @@ class Game:
                 hand[kind] += held[kind]
             self.hand_totals[player] += sum(held)
             self.held = [0] * NUM_KINDS
+            if self.held_suits is not None:
+                suited = self.hand_suits[player]
+                for index, count in enumerate(self.held_suits):
+                    suited[index] += count
+                self.held_suits = [0] * SUITED_SIZE
 
     def _forget_known(self, player: int, kind: int, count: int) -> None:
         if count:
@@ -483,6 +586,8 @@ class Game:
         if naturals:
             hand[natural_kind] -= naturals
             self._forget_known(player, natural_kind, naturals)
+            if self.hand_suits is not None and natural_kind < NUM_NATURALS:
+                remove_suits(self.hand_suits[player], natural_kind, naturals)
         hand[TWO] -= twos
         hand[JOKER] -= jokers
         self._forget_known(player, TWO, twos)
@@ -520,6 +625,24 @@ class Game:
         if self.hand_totals[player] == 0 and not any(self.held):
             self._go_out(player)
 
+    def _lay_escala(self, action: int) -> None:
+        """S-19: lay a run of one suit from the hand; it scores at the end of the hand."""
+        suit, start, length = run_of_action(action)
+        player = self.current
+        team = self.team_of[player]
+        hand = self.hands[player]
+        suited = self.hand_suits[player]
+        for rank in range(start, start + length):
+            hand[rank] -= 1
+            suited[rank * NUM_SUITS + suit] -= 1
+            self._forget_known(player, rank, 1)
+        self.hand_totals[player] -= length
+        self.escalas[team].append((suit, start, length))
+        self.table_version[team] += 1
+        self.melded_this_turn = True
+        if self.hand_totals[player] == 0 and not any(self.held):
+            self._go_out(player)
+
     def _black3_canasta(self, team: int) -> bool:
         if self.nat[team][SLOT_BLACK3] >= self.rules.canasta_size:
             return True
@@ -531,6 +654,9 @@ class Game:
         hand[kind] -= 1
         self.hand_totals[player] -= 1
         self._forget_known(player, kind, 1)
+        if self.pot_suits is not None:  # S-19
+            suit = remove_suits(self.hand_suits[player], kind, 1)[0] if kind < NUM_NATURALS else -1
+            self.pot_suits.append(suit)
         self.pot.append(kind)
         self.pot_known[kind] += 1
         if kind == TWO or kind == JOKER:
@@ -554,6 +680,7 @@ class Game:
         team = self.team_of[player]
         self.staged = 0
         self.held = [0] * NUM_KINDS
+        self.held_suits = [0] * SUITED_SIZE if self.hand_suits is not None else None
         self.took_pot = False
         self.hidden_open = False
         self.melded_this_turn = False
@@ -633,6 +760,15 @@ def _deck_kinds(deck) -> list[int]:
     if all(isinstance(card, int) and 0 <= card < NUM_KINDS for card in cards):
         return cards
     raise ValueError("a stacked deck is a list of card codes such as 'AS' or of kinds 0..14")
+
+
+def _deck_suited(deck) -> list[tuple[int, int | None]]:
+    """S-19: a stacked deck as ``(kind, suit)``; kinds given as numbers get suit None."""
+    if isinstance(deck, str):
+        return parse_suited(deck)
+    if isinstance(deck, (list, tuple)) and all(isinstance(card, str) for card in deck):
+        return parse_suited(list(deck))
+    return [(kind, None) for kind in _deck_kinds(deck)]
 
 
 def kind_name(kind: int) -> str:

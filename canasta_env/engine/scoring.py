@@ -1,9 +1,9 @@
-"""End-of-hand scoring (G-9, C-15, C-17, S-10..S-14, I-12..I-15)."""
+"""End-of-hand scoring (G-9, C-15, C-17, S-10..S-14, S-19, I-12..I-15)."""
 
 from __future__ import annotations
 
 from canasta_env.actions import SLOT_BLACK3, SLOT_WILD
-from canasta_env.cards import BLACK3, CARD_VALUES, NUM_HAND_KINDS
+from canasta_env.cards import BLACK3, CARD_VALUES, NUM_HAND_KINDS, NUM_NATURALS
 from canasta_env.engine.melds import canasta_summary
 from canasta_env.rules import (
     TEAM_CLEAN_AND_DIRTY,
@@ -62,6 +62,13 @@ def score_team(game, team: int) -> dict:
     for canasta in canastas:
         bonus += canasta_bonus(rules, *canasta)
     count, clean, dirty = canasta_summary(rules, nat, two, jok, closed)
+    # S-19 runs: their cards count as melded cards; the bonus needs a canasta
+    sequences = 0
+    for _suit, start, length in game.escalas[team]:
+        melded += sum(CARD_VALUES[start : start + length])
+        if count:
+            royal = length == NUM_NATURALS
+            sequences += rules.royal_sequence_bonus if royal else rules.sequence_bonus
     opened = game.opened[team]
     if rules.melds_minus_without_canasta and count == 0:
         melded = -melded  # S-14
@@ -104,10 +111,11 @@ def score_team(game, team: int) -> dict:
                 penalty += value * hand[kind]
     if not opened:
         penalty *= rules.unopened_hand_penalty_factor
-    total = melded + bonus + red3 + count_bonus + going_out - penalty
+    total = melded + bonus + sequences + red3 + count_bonus + going_out - penalty
     return {
         "melded": melded,
         "canasta_bonus": bonus,
+        "sequences": sequences,
         "red3": red3,
         "count_bonus": count_bonus,
         "going_out": going_out,

@@ -25,7 +25,14 @@ import random
 from pathlib import Path
 from typing import Any, NoReturn
 
-from canasta_env.actions import SLOT_BLACK3, SLOT_WILD, slot_name
+from canasta_env.actions import (
+    ACTION_TEXTS,
+    SLOT_BLACK3,
+    SLOT_WILD,
+    escala_action,
+    slot_name,
+    str_to_action,
+)
 from canasta_env.cards import (
     BLACK3,
     JOKER,
@@ -40,6 +47,8 @@ from canasta_env.cards import (
     kind_code,
     kind_from_name,
     parse_cards,
+    parse_suited,
+    suited_code,
 )
 from canasta_env.engine.game import (
     END_BLACK3,
@@ -53,6 +62,7 @@ from canasta_env.engine.game import (
 )
 from canasta_env.engine.melds import MeldTables, canasta_summary, meld_tables
 from canasta_env.engine.opening import TurnSearch
+from canasta_env.engine.sequences import NUM_SUITS, SUITED_SIZE, run_of_action
 from canasta_env.rules import PRESETS, Rules, check_player_count, rules_from_dict
 
 STATE_FORMAT = "canasta-env/state"
@@ -106,6 +116,8 @@ STATE_FIELDS = (
     "winner_team",
     "rng",
 )
+#: Present exactly when ``rules.sequences`` is on (S-19): the runs laid per team.
+SEQUENCE_FIELD = "escalas"
 _MELD_KEYS = ("naturals", "twos", "jokers")
 _CLOSED_KEYS = ("slot", "naturals", "twos", "jokers", "hidden")
 _HISTORY_KEYS = ("hand", "reason", "scores")
@@ -118,8 +130,29 @@ def cards_text(counts: list[int]) -> str:
     return " ".join(kind_code(kind) for kind in counts_to_cards(counts))
 
 
-def _codes(cards: list[int]) -> str:
-    return " ".join(kind_code(kind) for kind in cards)
+def _codes(cards: list[int], suits: list[int] | None = None) -> str:
+    if suits is None:
+        return " ".join(kind_code(kind) for kind in cards)
+    return " ".join(suited_code(kind, suit) for kind, suit in zip(cards, suits))
+
+
+def _hand_codes(counts: list[int], suited: list[int] | None) -> str:
+    """A hand (or held cards) as codes; with S-19 suits, the naturals in their real suits."""
+    if suited is None:
+        return cards_text(counts)
+    codes = []
+    for kind, count in enumerate(counts):
+        if kind < NUM_NATURALS:
+            for suit in range(NUM_SUITS):
+                codes += [suited_code(kind, suit)] * suited[kind * NUM_SUITS + suit]
+        else:
+            codes += [kind_code(kind)] * count
+    return " ".join(codes)
+
+
+def run_text(suit: int, start: int, length: int) -> str:
+    """``"5-J H"`` or ``"real S"``: the text of an ``escala`` action without its verb."""
+    return ACTION_TEXTS[escala_action(suit, start, length)].removeprefix("escala ")
 
 
 def jsonable(value: Any) -> Any:
@@ -173,7 +206,8 @@ def state_to_dict(game: Game) -> dict:
         for team in range(teams)
     ]
     version, internal, gauss_next = game.rng.getstate()
-    return {
+    suited = game.hand_suits
+    data = {
         "format": STATE_FORMAT,
         "version": STATE_VERSION,
         "rules": rules_to_dict(game.rules),
@@ -185,9 +219,14 @@ def state_to_dict(game: Game) -> dict:
         "phase": PHASE_NAMES[game.phase],
         "num_steps": game.num_steps,
         "scores": list(game.scores),
-        "hands": [cards_text(hand) for hand in game.hands],
-        "stock": _codes(game.stock[::-1]),
-        "pot": _codes(game.pot),
+        "hands": [
+            _hand_codes(hand, None if suited is None else suited[seat])
+            for seat, hand in enumerate(game.hands)
+        ],
+        "stock": _codes(
+            game.stock[::-1], None if game.stock_suits is None else game.stock_suits[::-1]
+        ),
+        "pot": _codes(game.pot, game.pot_suits),
         "pot_hidden": game.pot_hidden,
         "pot_wild": game.pot_wild,
         "pot_start_frozen": game.pot_start_frozen,
@@ -200,7 +239,7 @@ def state_to_dict(game: Game) -> dict:
         "closed": closed,
         "turn": {
             "staged": game.staged,
-            "held": cards_text(game.held),
+            "held": _hand_codes(game.held, game.held_suits),
             "took_pot": game.took_pot,
             "clean_only": game.clean_only,
             "hidden_open": game.hidden_open,
@@ -217,6 +256,9 @@ def state_to_dict(game: Game) -> dict:
         "winner_team": game.winner_team,
         "rng": {"version": version, "internal": list(internal), "gauss_next": gauss_next},
     }
+    if game.rules.sequences:
+        data[SEQUENCE_FIELD] = [[run_text(*run) for run in runs] for runs in game.escalas]
+    return data
 
 
 def _plain(value: Any) -> bool:
@@ -311,6 +353,39 @@ def _cards(value: Any, field: str) -> list[int]:
         return parse_cards(text)
     except ValueError as error:
         _fail(field, str(error))
+
+
+def _suited(value: Any, field: str) -> list[tuple[int, int]]:
+    """Card codes to ``(kind, suit)`` pairs, in order (S-19 states)."""
+    text = _str(value, field)
+    try:
+        return parse_suited(text)
+    except ValueError as error:
+        _fail(field, str(error))
+
+
+def _suited_counts(value: Any, field: str) -> list[int]:
+    """The naturals of a card list counted per ``kind * 4 + suit`` (S-19 states)."""
+    counts = [0] * SUITED_SIZE
+    for kind, suit in _suited(value, field):
+        if kind < NUM_NATURALS:
+            counts[kind * NUM_SUITS + suit] += 1
+    return counts
+
+
+def _parse_runs(value: Any, teams: int) -> list[list[tuple[int, int, int]]]:
+    runs = []
+    for team, texts in enumerate(_list(value, SEQUENCE_FIELD, teams)):
+        row = []
+        for i, text in enumerate(_list(texts, f"{SEQUENCE_FIELD}[{team}]")):
+            field = f"{SEQUENCE_FIELD}[{team}][{i}]"
+            try:
+                action = str_to_action("escala " + _str(text, field))
+            except ValueError:
+                _fail(field, f"not a run: {text!r} (e.g. '5-J H' or 'real S')")
+            row.append(run_of_action(action))
+        runs.append(row)
+    return runs
 
 
 def _counts(value: Any, field: str, holdable: bool = False) -> list[int]:
@@ -506,7 +581,8 @@ def state_from_dict(data: Any, *, require_playable: bool = False) -> Game:
         _fail("format", f"expected {STATE_FORMAT!r}, got {data.get('format')!r}")
     if data.get("version") != STATE_VERSION or isinstance(data.get("version"), bool):
         _fail("version", f"unsupported version {data.get('version')!r}; expected {STATE_VERSION}")
-    _check_keys(data, STATE_FIELDS, "state")
+    sequences = isinstance(data.get("rules"), dict) and data["rules"].get("sequences") is True
+    _check_keys(data, STATE_FIELDS + ((SEQUENCE_FIELD,) if sequences else ()), "state")
 
     # --- rules and players ----------------------------------------------------
     num_players = data["num_players"]
@@ -562,6 +638,17 @@ def state_from_dict(data: Any, *, require_playable: bool = False) -> Game:
         _counts(text, f"known[{seat}]", holdable=True)
         for seat, text in enumerate(_list(data["known"], "known", n))
     ]
+    if sequences:  # S-19: the suits of the same cards
+        hand_suits = [
+            _suited_counts(text, f"hands[{seat}]") for seat, text in enumerate(data["hands"])
+        ]
+        # only naturals keep a suit (the engine's convention: -1 for the other kinds)
+        stock_suits = [s if k < NUM_NATURALS else -1 for k, s in _suited(data["stock"], "stock")]
+        pot_suits = [s if k < NUM_NATURALS else -1 for k, s in _suited(data["pot"], "pot")]
+        escalas = _parse_runs(data[SEQUENCE_FIELD], teams)
+    else:
+        hand_suits = stock_suits = pot_suits = held_suits = None
+        escalas = [[] for _ in range(teams)]
 
     # --- table ------------------------------------------------------------------
     red3 = _int_list(data["red3"], "red3", teams)
@@ -604,6 +691,8 @@ def state_from_dict(data: Any, *, require_playable: bool = False) -> Game:
     _check_keys(turn, TURN_FIELDS, "turn")
     staged = _int(turn["staged"], "turn.staged")
     held = _counts(turn["held"], "turn.held", holdable=True)
+    if sequences:
+        held_suits = _suited_counts(turn["held"], "turn.held")
     took_pot = _bool(turn["took_pot"], "turn.took_pot")
     clean_only = _bool(turn["clean_only"], "turn.clean_only")
     hidden_open = _bool(turn["hidden_open"], "turn.hidden_open")
@@ -659,6 +748,10 @@ def state_from_dict(data: Any, *, require_playable: bool = False) -> Game:
                 counted[BLACK3 if slot == SLOT_BLACK3 else slot] += naturals
             counted[TWO] += twos
             counted[JOKER] += jokers
+    for team in range(teams):
+        for _suit, start, length in escalas[team]:
+            for rank in range(start, start + length):
+                counted[rank] += 1
     for kind in range(NUM_KINDS):
         if counted[kind] != expected[kind]:
             raise ValueError(
@@ -666,6 +759,31 @@ def state_from_dict(data: Any, *, require_playable: bool = False) -> Game:
                 f"{counted[kind]} in stock + pot + hands + held + melds + closed canastas + "
                 f"red 3s, but the {rules.name} deck for {n} players holds {expected[kind]}"
             )
+
+    if sequences:
+        # S-19: suits are followed in hands, stock, pot, held cards and runs (melds keep
+        # no suits), so no natural of one suit may show up more often than the decks hold
+        seen = [0] * SUITED_SIZE
+        for counts in hand_suits + [held_suits]:
+            for index, count in enumerate(counts):
+                seen[index] += count
+        for kind, suit in zip(stock + pot, stock_suits + pot_suits):
+            if kind < NUM_NATURALS:
+                seen[kind * NUM_SUITS + suit] += 1
+        for team in range(teams):
+            if escalas[team] and not opened[team]:
+                _fail(f"{SEQUENCE_FIELD}[{team}]", f"team {team} has runs but has not opened")
+            for suit, start, length in escalas[team]:
+                for rank in range(start, start + length):
+                    seen[rank * NUM_SUITS + suit] += 1
+        decks = rules.decks_for(n)
+        for index, count in enumerate(seen):
+            if count > decks:
+                kind, suit = divmod(index, NUM_SUITS)
+                raise ValueError(
+                    f"invalid state: {count} {suited_code(kind, suit)} in stock + pot + hands + "
+                    f"held + runs, but the {rules.name} deck for {n} players holds {decks}"
+                )
 
     hand_over = phase == PHASE_HAND_OVER
     if hand_over:
@@ -774,6 +892,11 @@ def state_from_dict(data: Any, *, require_playable: bool = False) -> Game:
     game.winner_team = winner_team
     game.hand_history = history
     game.stock = stock[::-1]  # the engine pops from the end
+    game.stock_suits = None if stock_suits is None else stock_suits[::-1]
+    game.pot_suits = pot_suits
+    game.hand_suits = hand_suits
+    game.held_suits = held_suits
+    game.escalas = escalas
     game.first_player = first_player
     game.hands = hands
     game.hand_totals = [sum(hand) for hand in hands]
