@@ -12,10 +12,10 @@ Usage::
         env.step(action)
 
 Action Space
-    ``Discrete(476)``, one layout for every preset (table in :mod:`canasta_env.actions`).
+    ``Discrete(500)``, one layout for every preset (table in :mod:`canasta_env.actions`).
 
 Observation Space
-    ``Dict(observation=Box(449,) float32, action_mask=Box(476,) int8)`` from the
+    ``Dict(observation=Box(504,) float32, action_mask=Box(500,) int8)`` from the
     observer's point of view (table in :mod:`canasta_env.observation`). The mask
     is exact and never empty for the agent to act; other agents see an all-zero mask.
 

@@ -11,7 +11,7 @@ hand: the random agent, earlier snapshots of the learner (self-play) and, when
 reward is the env's ``reward="score"`` reward of the learner's team (its hand
 score minus the other teams' mean, / 1000), summed over the opponents' moves
 until the learner acts again or the hand ends. Observations and actions keep
-the env's layout (449 floats, ``Discrete(476)``) for every preset, so one network
+the env's layout (504 floats, ``Discrete(500)``) for every preset, so one network
 can train on a mix of presets and player counts.
 """
 
@@ -290,7 +290,7 @@ class SelfPlayEnv(gym.Env):
         return self._obs(), reward, terminated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
-        """The legal actions of the learner now (bool, 476); all False once the hand is over."""
+        """The legal actions of the learner now (bool, 500); all False once the hand is over."""
         if self._over or self.env is None:
             return self._zero_mask.copy()
         return self.env.action_mask().astype(bool)
