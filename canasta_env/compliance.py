@@ -516,7 +516,10 @@ def format_table(results: list[CheckResult]) -> str:
         rows.setdefault((result.variant, result.players), {})[result.check] = result
     header = ["variant", "players", *CHECKS, "seconds"]
     lines = []
-    widths = [max(len(header[0]), 9), len(header[1])] + [max(len(c), 4) for c in CHECKS] + [7]
+    longest = max((len(variant) for variant, _ in rows), default=0)
+    widths = (
+        [max(len(header[0]), 9, longest), len(header[1])] + [max(len(c), 4) for c in CHECKS] + [7]
+    )
     lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)))
     lines.append("  ".join("-" * w for w in widths))
     for (variant, players), row in rows.items():
