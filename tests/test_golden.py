@@ -33,16 +33,20 @@ from canasta_env.actions import action_to_str
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 CASES = [("classic", 4, 7), ("canastone", 4, 3), ("spanish", 4, 5), ("italian", 2, 11)]
+#: S-19 runs on: a seed whose random hand lays a run (``escala ...``) and ends by the stock
+CASES.append(("spanish+sequences", 2, 0))
 FORMAT = 1
 
 
 def golden_path(variant: str, players: int, seed: int) -> Path:
-    return GOLDEN_DIR / f"{variant}_{players}p_seed{seed}.json"
+    return GOLDEN_DIR / f"{variant.replace('+', '-')}_{players}p_seed{seed}.json"
 
 
 def play_record(variant: str, players: int, seed: int) -> dict:
     """Play one seeded hand with the seeded random policy and record it."""
-    env = canasta_env.env(variant=variant, num_players=players)
+    preset, _, option = variant.partition("+")
+    overrides = {option: True} if option else {}
+    env = canasta_env.env(variant=preset, num_players=players, **overrides)
     env.reset(seed=seed)
     rng = random.Random(seed)
     steps = []
