@@ -57,7 +57,7 @@ from pathlib import Path
 from agents.base import play_hands
 from agents.registry import available_agents, make_agent, reseed
 from canasta_env.engine.game import team_of_seat
-from canasta_env.rules import PRESETS, check_player_count, make_rules
+from canasta_env.rules import PRESETS, check_player_count, make_rules, parse_rule_overrides
 
 PAIRINGS = ("round-robin", "given")
 Z_95 = 1.959963984540054
@@ -252,9 +252,11 @@ def hand_outcome(
 _WORKER: dict = {}
 
 
-def _worker_init(variant: str, num_players: int, seed: int) -> None:
+def _worker_init(variant: str, num_players: int, seed: int, rules: dict | None = None) -> None:
     _WORKER.clear()
-    _WORKER.update(variant=variant, num_players=num_players, seed=seed, agents={})
+    _WORKER.update(
+        variant=variant, num_players=num_players, seed=seed, agents={}, rules=rules or {}
+    )
 
 
 def _agent_for(name: str, seat: int):
@@ -273,7 +275,7 @@ def _play_task(task: Task) -> list[HandResult]:
             agent = _agent_for(name, seat)
             reseed(agent, agent_seed(seed, task.pairing, task.deal, arrangement, seat))
             agents.append(agent)
-        record = play_hands(agents, 1, variant, deck_seeds=[deal_seed])[0]
+        record = play_hands(agents, 1, variant, deck_seeds=[deal_seed], **_WORKER["rules"])[0]
         winners, diffs, _best = hand_outcome(seats, record.team_scores, num_players)
         results.append(
             HandResult(
@@ -299,6 +301,7 @@ def play_tasks(
     seed: int,
     jobs: int = 1,
     progress: bool = True,
+    rules: dict | None = None,
 ) -> list[HandResult]:
     """Play every task (in ``jobs`` processes); results in schedule order."""
     from tqdm import tqdm
@@ -308,14 +311,14 @@ def play_tasks(
     results: list[HandResult] = []
     try:
         if jobs <= 1:
-            _worker_init(variant, num_players, seed)
+            _worker_init(variant, num_players, seed, rules)
             for task in tasks:
                 hands = _play_task(task)
                 results += hands
                 bar.update(len(hands))
         else:
             with multiprocessing.get_context().Pool(
-                jobs, initializer=_worker_init, initargs=(variant, num_players, seed)
+                jobs, initializer=_worker_init, initargs=(variant, num_players, seed, rules)
             ) as pool:
                 chunk = max(1, min(16, len(tasks) // (jobs * 8)))
                 for hands in pool.imap_unordered(_play_task, tasks, chunksize=chunk):
@@ -671,9 +674,14 @@ def run_arena(
     out_dir: str | Path | None = None,
     progress: bool = False,
     plot: bool = True,
+    rules: dict | None = None,
 ) -> ArenaResult:
-    """Run a tournament (see the module doc); write the outputs when ``out_dir`` is given."""
-    rules = make_rules(variant)
+    """Run a tournament (see the module doc); write the outputs when ``out_dir`` is given.
+
+    ``rules`` are field overrides of the preset (house rules, e.g. ``{"sequences": True}``).
+    """
+    overrides = dict(rules or {})
+    rules = make_rules(variant, **overrides)
     check_player_count(rules, num_players)
     if hands < 1:
         raise ValueError(f"hands must be at least 1, got {hands}")
@@ -683,10 +691,11 @@ def run_arena(
         make_agent(name)  # fail early, with the list of names, on a typo
     pairings = make_pairings(list(agents), num_players, pairing)
     tasks = make_tasks(pairings, hands, seed, duplicate)
-    results = play_tasks(tasks, variant, num_players, seed, jobs, progress)
+    results = play_tasks(tasks, variant, num_players, seed, jobs, progress, overrides)
     summary = summarize(results, agents, num_players)
     config = {
         "variant": variant,
+        "rules": overrides,
         "players": num_players,
         "agents": list(agents),
         "hands_per_pairing": hands,
@@ -712,6 +721,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--variant", default="classic", choices=sorted(PRESETS))
     parser.add_argument("--players", type=int, default=4)
+    parser.add_argument(
+        "--rule",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a house rule: a rules field override, e.g. --rule sequences=true (repeatable)",
+    )
     parser.add_argument(
         "--agents",
         nargs="+",
@@ -740,6 +755,7 @@ def main(argv: list[str] | None = None) -> int:
         return _print_speeds(args)
     started = time.perf_counter()
     try:
+        overrides = parse_rule_overrides(args.rule)
         result = run_arena(
             args.agents,
             variant=args.variant,
@@ -752,6 +768,7 @@ def main(argv: list[str] | None = None) -> int:
             out_dir=args.out,
             progress=not args.no_progress,
             plot=not args.no_plot,
+            rules=overrides,
         )
     except ValueError as error:
         print(f"canasta arena: {error}", file=sys.stderr)

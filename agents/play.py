@@ -29,7 +29,7 @@ from agents.registry import available_agents, make_agent
 from canasta_env.actions import action_to_str, str_to_action
 from canasta_env.engine.game import IllegalActionError
 from canasta_env.render import render_table
-from canasta_env.rules import PRESETS
+from canasta_env.rules import PRESETS, make_rules, parse_rule_overrides
 
 #: Score sheet rows, in the order they are added up (G-9).
 SHEET_ROWS = (
@@ -102,13 +102,14 @@ def play_hand(
     color: bool,
     input_fn: Callable[[str], str],
     output: TextIO,
+    rules: dict | None = None,
 ) -> int:
-    """Play one hand; return 0 when it ends or the player quits."""
+    """Play one hand; return 0 when it ends or the player quits. ``rules``: house rules."""
 
     def say(text: str = "") -> None:
         print(text, file=output)
 
-    env = canasta_env.raw_env(variant=variant, num_players=num_players)
+    env = canasta_env.raw_env(variant=variant, num_players=num_players, **(rules or {}))
     env.reset(seed=seed)
     game = env.game
     bots = {}
@@ -178,6 +179,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--variant", default="classic", choices=sorted(PRESETS))
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument(
+        "--rule",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a house rule: a rules field override, e.g. --rule sequences=true (repeatable)",
+    )
+    parser.add_argument(
         "--opponents", default="expert", help=f"bot name: {', '.join(available_agents())}"
     )
     parser.add_argument("--partners", default=None, help="bot name for partners (4, 6 players)")
@@ -194,7 +201,12 @@ def main(
 ) -> int:
     output = output or sys.stdout
     args = build_parser().parse_args(argv)
-    rules = PRESETS[args.variant]
+    try:
+        overrides = parse_rule_overrides(args.rule)
+        rules = make_rules(args.variant, **overrides)
+    except ValueError as error:
+        print(f"canasta play: {error}", file=output)
+        return 2
     if args.players not in rules.player_counts:
         print(
             f"canasta play: {args.variant} is played by {list(rules.player_counts)} players",
@@ -221,6 +233,7 @@ def main(
         not args.no_color,
         input_fn,
         output,
+        overrides,
     )
 
 

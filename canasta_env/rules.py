@@ -380,6 +380,28 @@ def _as_tuple(value):
     return value
 
 
+def parse_rule_overrides(items: list[str] | None) -> dict:
+    """``["sequences=true", "target_score=5000"]`` (command-line ``--rule``) to overrides.
+
+    Values are JSON (``true``, ``5000``, ``[[2, 15]]``); anything else is a string.
+    Raises ``ValueError`` naming an item without ``=``. The fields themselves are
+    checked by :func:`make_rules`.
+    """
+    import json
+
+    overrides = {}
+    for item in items or []:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"a rule override is KEY=VALUE (e.g. sequences=true), got {item!r}")
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            value = text
+        overrides[key.strip()] = value
+    return overrides
+
+
 def check_player_count(rules: Rules, num_players: int) -> None:
     if num_players not in rules.player_counts:
         raise ValueError(
@@ -412,5 +434,6 @@ __all__ = [
     "make_rules",
     "check_player_count",
     "rules_from_dict",
+    "parse_rule_overrides",
     "field",
 ]

@@ -164,3 +164,23 @@ def test_speed_option_reports_decisions_per_second(capsys):
     assert arena.main(["--speed", "--hands", "1", "--agents", "greedy", "expert"]) == 0
     printed = capsys.readouterr().out
     assert "greedy" in printed and "expert" in printed and "/s" in printed
+
+
+def test_house_rules_reach_every_hand_and_the_config(tmp_path, capsys):
+    """``rules`` / ``--rule``: the S-19 runs option is played and recorded; a bad one is named."""
+    result = arena.run_arena(
+        ["random", "greedy"], variant="spanish", num_players=2, hands=2, rules={"sequences": True}
+    )
+    assert result.config["rules"] == {"sequences": True}
+    plain = arena.run_arena(["random", "greedy"], variant="spanish", num_players=2, hands=2)
+    assert plain.config["rules"] == {}
+    # the suited shuffle of S-19 deals other hands from the same seeds: the rules got there
+    assert [h.team_scores for h in result.hands] != [h.team_scores for h in plain.hands]
+    argv = ["--variant", "spanish", "--players", "2", "--agents", "random", "greedy"]
+    argv += ["--hands", "1", "--out", str(tmp_path), "--no-plot", "--no-progress"]
+    assert arena.main(argv + ["--rule", "sequences=true"]) == 0
+    assert json.loads((tmp_path / "results.json").read_text())["config"]["rules"] == {
+        "sequences": True
+    }
+    assert arena.main(argv + ["--rule", "sequences"]) == 2
+    assert "KEY=VALUE" in capsys.readouterr().err

@@ -99,3 +99,26 @@ def test_end_of_input_quits():
     output = io.StringIO()
     assert play.main(BASE + ["--no-color"], input_fn=closed, output=output) == 0
     assert "quit." in output.getvalue()
+
+
+def test_house_rule_runs_are_played_with_suits_shown():
+    """``--rule sequences=true`` (S-19): the table shows suits, the hand ends normally."""
+    output = io.StringIO()
+    argv = ["--variant", "spanish", "--players", "2", "--seed", "0", "--no-color"]
+    argv += ["--rule", "sequences=true"]
+    assert play.main(argv, input_fn=lambda prompt: "1", output=output) == 0
+    text = output.getvalue()
+    assert "suits matter for 3s and runs" in text and "hand over:" in text
+
+
+@pytest.mark.parametrize(
+    ("rule", "message"),
+    [
+        ("sequences", "KEY=VALUE"),
+        ("sequence=true", "unknown rules field"),
+        ("draw_count=0", ">= 1"),
+    ],
+)
+def test_bad_house_rules_are_refused(rule, message):
+    code, text, _ = _run(["--variant", "spanish", "--players", "2", "--rule", rule], [])
+    assert code == 2 and message in text
