@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 
 import agents.arena as arena
@@ -166,16 +167,31 @@ def test_speed_option_reports_decisions_per_second(capsys):
     assert "greedy" in printed and "expert" in printed and "/s" in printed
 
 
+class _RuleWatcher(Agent):
+    """Plays the first legal action and notes the S-19 flag of every observation."""
+
+    seen: list[float] = []
+
+    def __init__(self, name):
+        self.name = name
+
+    def act(self, observation, action_mask):
+        _RuleWatcher.seen.append(float(observation[-1]))  # "rule on" of the S-19 block
+        return int(np.flatnonzero(action_mask)[0])
+
+
 def test_house_rules_reach_every_hand_and_the_config(tmp_path, capsys):
     """``rules`` / ``--rule``: the S-19 runs option is played and recorded; a bad one is named."""
+    register_agent("watcher", lambda seed=None: _RuleWatcher("watcher"))
+    _RuleWatcher.seen.clear()
     result = arena.run_arena(
-        ["random", "greedy"], variant="spanish", num_players=2, hands=2, rules={"sequences": True}
+        ["watcher", "greedy"], variant="spanish", num_players=2, hands=2, rules={"sequences": True}
     )
     assert result.config["rules"] == {"sequences": True}
-    plain = arena.run_arena(["random", "greedy"], variant="spanish", num_players=2, hands=2)
-    assert plain.config["rules"] == {}
-    # the suited shuffle of S-19 deals other hands from the same seeds: the rules got there
-    assert [h.team_scores for h in result.hands] != [h.team_scores for h in plain.hands]
+    assert _RuleWatcher.seen and set(_RuleWatcher.seen) == {1.0}
+    _RuleWatcher.seen.clear()
+    plain = arena.run_arena(["watcher", "greedy"], variant="spanish", num_players=2, hands=2)
+    assert plain.config["rules"] == {} and set(_RuleWatcher.seen) == {0.0}
     argv = ["--variant", "spanish", "--players", "2", "--agents", "random", "greedy"]
     argv += ["--hands", "1", "--out", str(tmp_path), "--no-plot", "--no-progress"]
     assert arena.main(argv + ["--rule", "sequences=true"]) == 0
