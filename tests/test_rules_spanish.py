@@ -1244,3 +1244,13 @@ def test_S19_state_json_keeps_runs_and_suits_and_rejects_bad_ones():
     bad["stock"] = " ".join(stock)
     with pytest.raises(ValueError, match="9C in stock"):
         state_from_json(json.dumps(bad))
+
+
+@pytest.mark.parametrize("players", [2, 6])
+def test_S19_option_adds_suits_to_the_same_deal(players):
+    """S-19: the same seed deals the same kinds with runs on or off (hands, pot, stock)."""
+    for seed in range(3):
+        plain = Game(make_rules("spanish"), players, seed=seed)
+        runs = Game(make_rules("spanish", sequences=True), players, seed=seed)
+        assert runs.hands == plain.hands and runs.pot == plain.pot
+        assert runs.stock == plain.stock and runs.stock_suits is not None

@@ -18,6 +18,10 @@ first, then the copy whose loss shortens the player's same-suit run through
 that rank the least, ties in suit order S H D C. It keeps runs intact when
 that is possible, which is what a player collecting runs would choose.
 
+The suited deck is listed in kind order and shuffled with the same random
+calls as the kinds alone, so a seed deals the same kinds with the option on or
+off: the option adds suits to the same deal.
+
 Runs are laid whole by a team that has opened (``escala`` actions), do not
 grow, and are not canastas (they count for no going-out or canasta-count
 condition). At the end of the hand a run counts its cards' values as melded
