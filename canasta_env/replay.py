@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from canasta_env.actions import ACTION_TEXTS, NUM_ACTIONS, str_to_action
-from canasta_env.cards import NUM_KINDS, kind_code, parse_cards
+from canasta_env.cards import NUM_KINDS, kind_code, parse_suited, suited_code
 from canasta_env.engine.game import Game, IllegalActionError
 from canasta_env.engine.serialize import parse_rules, pretty_json, rules_to_dict, state_to_dict
 from canasta_env.rules import Rules
@@ -53,7 +53,8 @@ def _deck_codes(deck: Any) -> list[str] | None:
     cards = deck.split() if isinstance(deck, str) else list(deck)
     try:
         if all(isinstance(card, str) for card in cards):
-            return [kind_code(kind) for kind in parse_cards(cards)]
+            # suits are kept: the optional S-19 runs need them
+            return [suited_code(kind, suit) for kind, suit in parse_suited(cards)]
     except ValueError as error:
         raise ValueError(f"invalid replay: field 'deck': {error}") from None
     if all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c < NUM_KINDS for c in cards):

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from canasta_env.actions import NUM_ACTIONS
+from canasta_env.actions import NUM_ACTIONS, str_to_action
 from canasta_env.engine.game import Game
 from canasta_env.engine.serialize import state_to_dict
 from canasta_env.replay import Replay, record, replay_game
@@ -76,9 +76,24 @@ def test_stacked_deck_replay():
     game = Game(make_rules("italian"), 2, seed=8, deck=deck)
     actions = play(game, random.Random(8), 40)
     replay = Replay.from_game(game, actions, deck=deck)
-    assert replay.to_dict()["deck"] == ["AS", "AS", "AS", "7S", "2S", "JK", "3S", "3H"]
+    assert replay.to_dict()["deck"] == deck  # suits kept (the S-19 runs need them)
     again = Replay.from_json(replay.to_json())
     assert state_to_dict(replay_game(again)) == state_to_dict(game)
+
+
+def test_S19_replay_with_runs_keeps_the_suits_of_a_stacked_deck():
+    """S-19: a replay of a game with runs on rebuilds it bit for bit, suits and runs too."""
+    deck = "AS AH AD 5H 6H 7H 8H 9H TH JH 4C 4D 5C 6C 8C".split()
+    rules = make_rules("spanish", sequences=True)
+    game = Game(rules, 2, seed=3, deck=deck)
+    actions = [str_to_action(t) for t in ("draw", "meld A A A", "escala 5-J H")]
+    for action in actions:
+        game.apply(action)
+    actions += play(game, random.Random(3), 30)
+    replay = Replay.from_game(game, actions, deck=deck)
+    again = replay_game(Replay.from_json(replay.to_json()))
+    assert state_to_dict(again) == state_to_dict(game)
+    assert again.escalas[0] == [(1, 1, 7)] and again.hand_suits == game.hand_suits
 
 
 def test_record_flat_and_per_hand_lists():
