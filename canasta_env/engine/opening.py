@@ -305,7 +305,19 @@ class TurnSearch:
         ):
             return None
         team = game.team_of[game.current]
-        for discard in [None] + [kind for kind in range(NUM_HAND_KINDS) if hand[kind]]:
+        # Naturals too few for a new meld of a rank without one: all but one must go
+        # (the discard), so two such ranks already make melding out impossible.
+        least = rules.min_naturals
+        lone = []
+        for rank in range(NUM_NATURALS):
+            have = hand[rank]
+            if have and have < least and not (nat[rank] or two[rank] or jok[rank]):
+                lone.append(rank)
+                if len(lone) >= 2:
+                    return False
+        # with one such rank, it is the discard
+        choices = lone or [None] + [kind for kind in range(NUM_HAND_KINDS) if hand[kind]]
+        for discard in choices:
             left = list(hand)
             if discard is not None:
                 left[discard] -= 1
