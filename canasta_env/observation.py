@@ -163,6 +163,10 @@ class ObservationBuilder:
         ]
         self.padding_players = _EMPTY_PLAYER * (MAX_PLAYERS - players)
         self.padding_big = [0] * (MAX_PLAYERS - players)
+        self.seats_from = [[seat for seat, _ in order] for order in self.seat_order]
+        # per viewer: (the known-cards lists it was built from, the players block as bytes);
+        # known cards change only on pot takes and melds, so it is rebuilt seldom
+        self._players_cache: dict[int, tuple[list[list[int]], bytes]] = {}
 
     def _cached_team_block(self, team: int) -> bytes:
         """The team block as bytes, rebuilt only when the engine says the team's table changed."""
@@ -275,18 +279,25 @@ class ObservationBuilder:
                 big.append(0)
         totals = game.hand_totals
         known = game.known
-        tail: list = []
-        for seat, head_of_seat in self.seat_order[viewer]:
-            tail += head_of_seat
-            tail += known[seat][:NUM_HAND_KINDS]
-            big.append(totals[seat])
-        tail += self.padding_players
+        cached = self._players_cache.get(viewer)
+        if cached is not None and cached[0] == known:
+            parts.append(cached[1])
+        else:
+            block: list = []
+            for seat, head_of_seat in self.seat_order[viewer]:
+                block += head_of_seat
+                block += known[seat][:NUM_HAND_KINDS]
+            block += self.padding_players
+            players_block = bytes(block)
+            self._players_cache[viewer] = ([row[:] for row in known], players_block)
+            parts.append(players_block)
+        big += [totals[seat] for seat in self.seats_from[viewer]]
         big += self.padding_big
         phase = game.phase
         opened = game.opened[my_team]
         staged = game.staged if acting else 0
         stock = len(game.stock)
-        tail += (
+        tail = [
             1 if acting and phase == PHASE_DRAW else 0,
             1 if acting and phase == PHASE_MELD else 0,
             0,  # staged: a big field
@@ -298,7 +309,7 @@ class ObservationBuilder:
             0,  # stock: a big field
             1 if stock < rules.draw_count else 0,
             0,  # steps: a big field
-        )
+        ]
         tail += _PLAYER_ONE_HOT[num_players]
         tail.append(game.hand_index)
         tail += self.table_tail
