@@ -14,6 +14,10 @@ import time
 import canasta_env
 from canasta_env.rules import PRESETS
 
+#: Rows: every preset, and Spanish with the optional S-19 runs (suits followed).
+VARIANTS = {name: (name, {}) for name in PRESETS}
+VARIANTS["spanish+sequences"] = ("spanish", {"sequences": True})
+
 
 def run(factory, seconds: float, seed: int = 0) -> tuple[float, float, int, float]:
     """Play random legal actions for about ``seconds``.
@@ -48,29 +52,30 @@ def run(factory, seconds: float, seed: int = 0) -> tuple[float, float, int, floa
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--variants", nargs="*", default=list(PRESETS))
+    parser.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS))
     parser.add_argument("--players", nargs="*", type=int, default=None)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--apis", nargs="*", default=["raw_env", "env"])
     args = parser.parse_args(argv)
     print(
-        f"{'variant':10} {'players':>7} {'api':8} {'steps/s':>9} {'hands/s':>8} {'steps':>8} "
+        f"{'variant':17} {'players':>7} {'api':8} {'steps/s':>9} {'hands/s':>8} {'steps':>8} "
         f"{'cpu steps/s':>11}"
     )
     for variant in args.variants:
-        counts = args.players or list(PRESETS[variant].player_counts)
+        preset, overrides = VARIANTS[variant]
+        counts = args.players or list(PRESETS[preset].player_counts)
         for players in counts:
-            if players not in PRESETS[variant].player_counts:
+            if players not in PRESETS[preset].player_counts:
                 continue
             for api in args.apis:
                 make = getattr(canasta_env, api)
 
-                def factory(make=make, variant=variant, players=players):
-                    return make(variant=variant, num_players=players)
+                def factory(make=make, preset=preset, players=players, overrides=overrides):
+                    return make(variant=preset, num_players=players, **overrides)
 
                 steps_s, hands_s, steps, cpu_s = run(factory, args.seconds)
                 print(
-                    f"{variant:10} {players:>7} {api:8} {steps_s:>9.0f} {hands_s:>8.1f} "
+                    f"{variant:17} {players:>7} {api:8} {steps_s:>9.0f} {hands_s:>8.1f} "
                     f"{steps:>8} {cpu_s:>11.0f}",
                     flush=True,
                 )
