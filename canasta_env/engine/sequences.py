@@ -124,11 +124,24 @@ def run_of_action(action: int) -> tuple[int, int, int]:
     return suit, start, length
 
 
+#: Bit masks of the ranks of each run (bit r: rank r), in ``RUNS`` order.
+_RUN_MASKS = tuple(((1 << length) - 1) << start for start, length in RUNS)
+_SHORTEST_RUN = min(length for _, length in RUNS)
+
+
 def held_runs(hand_suits: list[int]) -> list[int]:
     """The ``escala`` action ids whose cards are all in ``hand_suits``."""
     actions = []
     for suit in range(NUM_SUITS):
-        for index, (start, length) in enumerate(RUNS):
-            if all(hand_suits[rank * NUM_SUITS + suit] for rank in range(start, start + length)):
+        held = 0
+        count = 0
+        for rank in range(NUM_NATURALS):
+            if hand_suits[rank * NUM_SUITS + suit]:
+                held |= 1 << rank
+                count += 1
+        if count < _SHORTEST_RUN:
+            continue
+        for index, mask in enumerate(_RUN_MASKS):
+            if held & mask == mask:
                 actions.append(ESCALA + suit * len(RUNS) + index)
     return actions
