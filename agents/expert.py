@@ -52,7 +52,6 @@ Strategy, in the order a turn is played:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,6 +68,8 @@ from agents.heuristics import (
     read_observation,
     rules_of,
     split_legal,
+    take_probability,
+    unseen_counts,
 )
 from canasta_env.actions import (
     DISCARD,
@@ -84,9 +85,7 @@ from canasta_env.cards import (
     CARD_VALUES,
     JOKER,
     NUM_HAND_KINDS,
-    NUM_NATURALS,
     TWO,
-    deck_counts,
 )
 from canasta_env.rules import (
     ACE,
@@ -115,21 +114,6 @@ class ExpertParams:
     black3_keep_penalised: float = -60.0  # spanish: -100 in hand (S-14), discard first
     hold_triples_when_frozen: bool = True  # a frozen pot is taken with a natural pair only
     wild_take_factor: float = 0.5  # how often a natural and a wild card are spent on a take
-
-
-def _hypergeom_at_least(successes: int, population: int, draws: int, at_least: int) -> float:
-    """P(X >= at_least) for X ~ Hypergeometric(population, successes, draws)."""
-    if at_least <= 0:
-        return 1.0
-    if successes < at_least or draws < at_least or population <= 0:
-        return 0.0
-    draws = min(draws, population)
-    total = math.comb(population, draws)
-    below = 0
-    for x in range(at_least):
-        if draws - x <= population - successes:
-            below += math.comb(successes, x) * math.comb(population - successes, draws - x)
-    return max(0.0, 1.0 - below / total)
 
 
 class ExpertAgent(Agent):
@@ -352,57 +336,18 @@ class ExpertAgent(Agent):
             keep += 10.0  # I-12: aces canastas
         return keep
 
-    def _unseen(self, view: TableView, rules: Rules) -> tuple[list[int], int]:
+    @staticmethod
+    def _unseen(view: TableView, rules: Rules) -> tuple[list[int], int]:
         """Copies of each holdable kind nobody has shown (and their total): card counting."""
-        deck = deck_counts(rules.decks_for(view.num_players), rules.jokers_per_deck)
-        seen = [view.hand[k] + view.held[k] + view.pot_known[k] for k in range(NUM_HAND_KINDS)]
-        for player in view.players[1:]:
-            for kind in range(NUM_HAND_KINDS):
-                seen[kind] += player.known[kind]
-        for team in view.teams:
-            for slot in range(13):
-                natural_kind = BLACK3 if slot == SLOT_BLACK3 else slot
-                if slot != SLOT_WILD:
-                    seen[natural_kind] += team.naturals[slot]
-                    seen[natural_kind] += 7 * team.closed_clean[slot] + 5 * team.closed_dirty[slot]
-                    seen[TWO] += 2 * team.closed_dirty[slot]
-                else:
-                    seen[TWO] += 7 * (team.closed_clean[slot] + team.closed_dirty[slot])
-                seen[TWO] += team.twos[slot]
-                seen[JOKER] += team.jokers[slot]
-        unseen = [max(0, deck[k] - seen[k]) for k in range(NUM_HAND_KINDS)]
-        return unseen, sum(unseen)
+        return unseen_counts(view, rules)
 
     def _take_probability(
         self, view: TableView, kind: int, rules: Rules, unseen: list[int], pool: int
     ) -> float:
         """Probability that the next player can take the pot if we discard ``kind``."""
-        if kind >= NUM_NATURALS:
-            return 0.0  # C-12, S-6, I-7: a black 3 or a wild card on top blocks the next player
-        if view.num_players < 2 or len(view.teams) < 2:
-            return 0.0
-        nxt = view.players[1]
-        if nxt.teammate:
-            return 0.0
-        their_team = view.teams[1]
-        frozen = view.pot_frozen or (rules.frozen_for_unopened and not their_team.opened)
-        if rules.take_onto_meld and not frozen and their_team.opened and their_team.has_meld(kind):
-            return 1.0  # C-11: the top card joins their meld
-        needed = rules.take_naturals_frozen if frozen else rules.take_naturals
-        known = nxt.known[kind]
-        unknown_cards = max(0, nxt.hand_size - sum(nxt.known))
-        missing = needed - known
-        if missing <= 0:
-            probability = 1.0
-        else:
-            probability = _hypergeom_at_least(unseen[kind], pool, unknown_cards, missing)
-            if not frozen and rules.take_with_wild and missing >= 2:
-                one = _hypergeom_at_least(unseen[kind], pool, unknown_cards, missing - 1)
-                wilds = unseen[TWO] + unseen[JOKER] + nxt.known[TWO] + nxt.known[JOKER]
-                has_wild = _hypergeom_at_least(wilds, pool, unknown_cards, 1)
-                probability = max(probability, self.params.wild_take_factor * one * has_wild)
-        if not their_team.opened:
-            probability *= 0.6  # they must open with it too (C-10, S-5, I-7)
+        discount = 1.0
         if kind in self._recent and view.num_players == 2:
-            probability *= self.params.recent_discount  # exact: only they discarded since
-        return probability
+            discount = self.params.recent_discount  # exact: only they discarded since
+        return take_probability(
+            view, kind, rules, unseen, pool, self.params.wild_take_factor, discount
+        )
