@@ -16,7 +16,8 @@ Strategy, in the order a turn is played:
    team leads.
 2. **Opening.** Open as soon as the mask allows it (an unopened team faces a
    frozen pot, C-9): a 7-card hidden canasta first where it scores (S-10), then
-   the biggest melds, which reach the minimum fastest.
+   the melds with the fewest wild cards, biggest first: the wild cards stay in
+   hand for canastas when naturals reach the minimum.
 3. **Melding after the opening.** Add naturals to its melds; lay new natural
    melds of three or more, except while the pot is frozen: then the triple stays
    in hand, since a frozen pot is taken only with a natural pair (C-10). Keep
@@ -30,7 +31,8 @@ Strategy, in the order a turn is played:
 4. **Going out.** It wants to go out when its estimated hand score (public
    melds, canasta bonuses, red 3s, the going-out bonus, minus about 9 points per
    card still held) leads the best opponent's, when an opponent team could go out
-   itself, or when the stock is nearly exhausted. Then, once its team may go out,
+   itself (unless it trails by more than ``far_behind``: going out would only
+   seal the loss), or when the stock is nearly exhausted. Then, once its team may go out,
    it melds everything it can (pairs and wild cards included, onto the biggest
    meld first) to go out this turn or the next. Otherwise it never makes a move
    that would empty its hand: far behind, it keeps playing to build canastas.
@@ -45,9 +47,12 @@ Strategy, in the order a turn is played:
    own hand, every meld, the visible pot and every known card) into the unknown
    part of their hand, lower if their team must still open. With two players,
    the kinds the opponent discarded since our last turn are safer (they let
-   them go). A black 3 blocks the next player (C-12, S-6, I-7), so it is the
-   usual discard once the pot is worth blocking; a wild card freezes (crosses)
-   the pot and comes out when every natural is dangerous and the pot is big.
+   them go). A 2 is worth little in hand (``two_keep``) and discarded it
+   freezes (crosses) the pot (C-9, S-6), which then takes a natural pair: a 2
+   that completes no canasta is the first discard. A black 3 blocks the next
+   player (C-12, S-6, I-7), so it is the usual discard once the pot is worth
+   blocking; a joker comes out only when every natural is dangerous and the pot
+   is big.
 """
 
 from __future__ import annotations
@@ -103,17 +108,18 @@ class ExpertParams:
 
     small_pot: int = 8  # a pot this small is not worth a wild card
     pot_loss_base: float = 20.0  # what a pot taken by the next player costs us ...
-    pot_loss_per_card: float = 200.0  # ... plus this per card in it
+    pot_loss_per_card: float = 500.0  # ... plus this per card in it
     behind_pot_factor: float = 1.3  # pile control matters more when behind
     recent_discount: float = 0.6  # 2 players: danger factor of kinds they just discarded
     pair_keep: float = 50.0  # keep value of a natural pair (plus 15 per card)
     meld_keep: float = 45.0  # keep value of a card of one of our melds
-    two_keep: float = 90.0  # a 2 discarded freezes the pot (C-9)
+    two_keep: float = 0.0  # a 2 discarded freezes the pot (C-9): worth more there
     joker_keep: float = 130.0
-    black3_keep: float = 80.0  # classic, italian: a blocker, kept for a big pot
+    black3_keep: float = 20.0  # classic, italian: a blocker, kept for a bigger pot
     black3_keep_penalised: float = -60.0  # spanish: -100 in hand (S-14), discard first
     hold_triples_when_frozen: bool = True  # a frozen pot is taken with a natural pair only
     wild_take_factor: float = 0.5  # how often a natural and a wild card are spent on a take
+    far_behind: float = 150.0  # trailing by more, it does not go out just because they could
 
 
 class ExpertAgent(Agent):
@@ -227,9 +233,14 @@ class ExpertAgent(Agent):
 
     @staticmethod
     def _opening_key(view: TableView, move: Move, rules: Rules, action: int) -> tuple:
-        """S-10: a hidden canasta first; then the biggest melds, which reach the minimum."""
+        """S-10: a hidden canasta first; then the fewest wild cards, then the biggest melds.
+
+        Natural melds are laid first; a wild card goes into the opening only when
+        the naturals alone cannot reach the minimum (the mask keeps only moves
+        after which the opening can still be completed).
+        """
         hidden = move.new and move.cards == rules.canasta_size and rules.hidden_canasta_bonus > 0
-        return (hidden, *biggest_meld_key(view, action))
+        return (hidden, -move.wilds, *biggest_meld_key(view, action))
 
     def _meld_score(self, view: TableView, move: Move, rules: Rules) -> float:
         """How much a meld move is worth now (positive: play it)."""
@@ -276,10 +287,12 @@ class ExpertAgent(Agent):
 
     # ------------------------------------------------------------------ timing
     def _want_go_out(self, view: TableView, rules: Rules) -> bool:
-        """Go out when we lead, when they could go out first, or when the stock runs out."""
-        if hand_margin(view, rules, going_out=True) > 0:
+        """Go out when we lead, when they could go out first (unless we are far behind),
+        or when the stock runs out."""
+        margin = hand_margin(view, rules, going_out=True)
+        if margin > 0:
             return True
-        if self._opponent_can_go_out(view, rules):
+        if margin > -self.params.far_behind and self._opponent_can_go_out(view, rules):
             return True
         return view.stock <= 2 * view.num_players * view.draw_count
 

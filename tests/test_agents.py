@@ -12,19 +12,20 @@ import pytest
 
 import canasta_env
 from agents.base import Agent, RandomAgent
-from agents.expert import ExpertAgent
+from agents.expert import ExpertAgent, ExpertParams
 from agents.greedy import GreedyAgent, meld_all_key
 from agents.heuristics import (
     KIND_DISCARD,
     KIND_MELD,
     MOVES,
     biggest_meld_key,
+    hand_margin,
     read_observation,
     unseen_counts,
 )
 from agents.registry import available_agents, make_agent, register_agent, reseed
 from canasta_env.actions import DISCARD, NUM_ACTIONS, action_to_str
-from canasta_env.cards import BLACK3, KIND_NAMES, NUM_NATURALS
+from canasta_env.cards import BLACK3, KIND_NAMES, NUM_NATURALS, TWO
 from canasta_env.engine.melds import canasta_summary
 from canasta_env.rules import PRESETS, make_rules
 
@@ -277,6 +278,56 @@ def test_expert_known_cards_make_a_discard_dangerous():
     unseen, pool = expert._unseen(view, rules)
     assert expert._take_probability(view, kind, rules, unseen, pool) == 1.0
     assert expert._take_probability(view, BLACK3, rules, unseen, pool) == 0.0
+
+
+def test_expert_opens_with_naturals_before_wild_cards():
+    """G-5: three kings (30) and K K K 2 JK (100) can both start the opening: the expert
+    lays the natural meld first and keeps its wild cards for canastas."""
+    env, observation = _meld_phase_state()
+    view = read_observation(observation["observation"])
+    assert not view.me.opened
+    expert = ExpertAgent()
+    expert.reset(env.game.current, 4, "classic")
+    rules = expert._ensure_rules(view)
+    kings = _move_id(slot=9, naturals=3, twos=0, jokers=0, new=True)
+    kings_and_wilds = _move_id(slot=9, naturals=3, twos=1, jokers=1, new=True)
+    assert expert._opening_key(view, MOVES[kings], rules, kings) > expert._opening_key(
+        view, MOVES[kings_and_wilds], rules, kings_and_wilds
+    )
+
+
+def test_expert_discards_a_two_to_freeze_the_pot():
+    """C-9: a 2 on the pot freezes it (a natural pair is then needed): the expert lets
+    a 2 go before a safe natural singleton."""
+    env, observation = _meld_phase_state()
+    expert = ExpertAgent()
+    expert.reset(env.game.current, 4, "classic")
+    view = read_observation(observation["observation"])
+    view = _with_hand(view, {TWO: 1, 0: 1, 10: 1})
+    rules = expert._ensure_rules(view)
+    discards = [DISCARD + k for k in (0, 10, TWO)]
+    assert expert._choose_discard(view, discards, rules) == DISCARD + TWO
+
+
+def test_expert_far_behind_does_not_go_out_because_they_could():
+    """C-14: the next team has a canasta and could go out; trailing by far more than
+    ``far_behind``, going out would seal the loss: the expert keeps building."""
+    env, observation = _meld_phase_state()
+    view = read_observation(observation["observation"])
+    their = view.teams[1]
+    their.naturals[10] = 8  # a clean canasta of aces: 160 + 500
+    their.canastas, their.clean, their.opened = 1, 1, True
+    their.red3 = 4  # 800
+    view.me.opened = True
+    rules = make_rules("classic")
+    assert hand_margin(view, rules, going_out=True) < -ExpertParams().far_behind
+    assert view.stock > 2 * view.num_players * view.draw_count
+    expert = ExpertAgent()
+    expert.reset(env.game.current, 4, "classic")
+    assert not expert._want_go_out(view, rules)
+    reckless = ExpertAgent(params=ExpertParams(far_behind=1e9))
+    reckless.reset(env.game.current, 4, "classic")
+    assert reckless._want_go_out(view, rules)
 
 
 def test_expert_lays_a_hidden_canasta_in_spanish():
