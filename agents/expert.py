@@ -16,7 +16,8 @@ Strategy, in the order a turn is played:
    team leads.
 2. **Opening.** Open as soon as the mask allows it (an unopened team faces a
    frozen pot, C-9): a 7-card hidden canasta first where it scores (S-10), then
-   the biggest melds, which reach the minimum fastest.
+   the melds with the fewest wild cards, biggest first: the wild cards stay in
+   hand for canastas when naturals reach the minimum.
 3. **Melding after the opening.** Add naturals to its melds; lay new natural
    melds of three or more, except while the pot is frozen: then the triple stays
    in hand, since a frozen pot is taken only with a natural pair (C-10). Keep
@@ -30,7 +31,8 @@ Strategy, in the order a turn is played:
 4. **Going out.** It wants to go out when its estimated hand score (public
    melds, canasta bonuses, red 3s, the going-out bonus, minus about 9 points per
    card still held) leads the best opponent's, when an opponent team could go out
-   itself, or when the stock is nearly exhausted. Then, once its team may go out,
+   itself (unless it trails by more than ``far_behind``: going out would only
+   seal the loss), or when the stock is nearly exhausted. Then, once its team may go out,
    it melds everything it can (pairs and wild cards included, onto the biggest
    meld first) to go out this turn or the next. Otherwise it never makes a move
    that would empty its hand: far behind, it keeps playing to build canastas.
@@ -45,14 +47,16 @@ Strategy, in the order a turn is played:
    own hand, every meld, the visible pot and every known card) into the unknown
    part of their hand, lower if their team must still open. With two players,
    the kinds the opponent discarded since our last turn are safer (they let
-   them go). A black 3 blocks the next player (C-12, S-6, I-7), so it is the
-   usual discard once the pot is worth blocking; a wild card freezes (crosses)
-   the pot and comes out when every natural is dangerous and the pot is big.
+   them go). A 2 is worth little in hand (``two_keep``) and discarded it
+   freezes (crosses) the pot (C-9, S-6), which then takes a natural pair: a 2
+   that completes no canasta is the first discard. A black 3 blocks the next
+   player (C-12, S-6, I-7), so it is the usual discard once the pot is worth
+   blocking; a joker comes out only when every natural is dangerous and the pot
+   is big.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -70,6 +74,8 @@ from agents.heuristics import (
     read_observation,
     rules_of,
     split_legal,
+    take_probability,
+    unseen_counts,
 )
 from canasta_env.actions import (
     DISCARD,
@@ -85,9 +91,7 @@ from canasta_env.cards import (
     CARD_VALUES,
     JOKER,
     NUM_HAND_KINDS,
-    NUM_NATURALS,
     TWO,
-    deck_counts,
 )
 from canasta_env.rules import (
     ACE,
@@ -105,32 +109,18 @@ class ExpertParams:
 
     small_pot: int = 8  # a pot this small is not worth a wild card
     pot_loss_base: float = 20.0  # what a pot taken by the next player costs us ...
-    pot_loss_per_card: float = 200.0  # ... plus this per card in it
+    pot_loss_per_card: float = 500.0  # ... plus this per card in it
     behind_pot_factor: float = 1.3  # pile control matters more when behind
     recent_discount: float = 0.6  # 2 players: danger factor of kinds they just discarded
     pair_keep: float = 50.0  # keep value of a natural pair (plus 15 per card)
     meld_keep: float = 45.0  # keep value of a card of one of our melds
-    two_keep: float = 90.0  # a 2 discarded freezes the pot (C-9)
+    two_keep: float = 0.0  # a 2 discarded freezes the pot (C-9): worth more there
     joker_keep: float = 130.0
-    black3_keep: float = 80.0  # classic, italian: a blocker, kept for a big pot
+    black3_keep: float = 20.0  # classic, italian: a blocker, kept for a bigger pot
     black3_keep_penalised: float = -60.0  # spanish: -100 in hand (S-14), discard first
     hold_triples_when_frozen: bool = True  # a frozen pot is taken with a natural pair only
     wild_take_factor: float = 0.5  # how often a natural and a wild card are spent on a take
-
-
-def _hypergeom_at_least(successes: int, population: int, draws: int, at_least: int) -> float:
-    """P(X >= at_least) for X ~ Hypergeometric(population, successes, draws)."""
-    if at_least <= 0:
-        return 1.0
-    if successes < at_least or draws < at_least or population <= 0:
-        return 0.0
-    draws = min(draws, population)
-    total = math.comb(population, draws)
-    below = 0
-    for x in range(at_least):
-        if draws - x <= population - successes:
-            below += math.comb(successes, x) * math.comb(population - successes, draws - x)
-    return max(0.0, 1.0 - below / total)
+    far_behind: float = 150.0  # trailing by more, it does not go out just because they could
 
 
 class ExpertAgent(Agent):
@@ -244,9 +234,14 @@ class ExpertAgent(Agent):
 
     @staticmethod
     def _opening_key(view: TableView, move: Move, rules: Rules, action: int) -> tuple:
-        """S-10: a hidden canasta first; then the biggest melds, which reach the minimum."""
+        """S-10: a hidden canasta first; then the fewest wild cards, then the biggest melds.
+
+        Natural melds are laid first; a wild card goes into the opening only when
+        the naturals alone cannot reach the minimum (the mask keeps only moves
+        after which the opening can still be completed).
+        """
         hidden = move.new and move.cards == rules.canasta_size and rules.hidden_canasta_bonus > 0
-        return (hidden, *biggest_meld_key(view, action))
+        return (hidden, -move.wilds, *biggest_meld_key(view, action))
 
     def _meld_score(self, view: TableView, move: Move, rules: Rules) -> float:
         """How much a meld move is worth now (positive: play it)."""
@@ -295,10 +290,12 @@ class ExpertAgent(Agent):
 
     # ------------------------------------------------------------------ timing
     def _want_go_out(self, view: TableView, rules: Rules) -> bool:
-        """Go out when we lead, when they could go out first, or when the stock runs out."""
-        if hand_margin(view, rules, going_out=True) > 0:
+        """Go out when we lead, when they could go out first (unless we are far behind),
+        or when the stock runs out."""
+        margin = hand_margin(view, rules, going_out=True)
+        if margin > 0:
             return True
-        if self._opponent_can_go_out(view, rules):
+        if margin > -self.params.far_behind and self._opponent_can_go_out(view, rules):
             return True
         return view.stock <= 2 * view.num_players * view.draw_count
 
@@ -355,57 +352,18 @@ class ExpertAgent(Agent):
             keep += 10.0  # I-12: aces canastas
         return keep
 
-    def _unseen(self, view: TableView, rules: Rules) -> tuple[list[int], int]:
+    @staticmethod
+    def _unseen(view: TableView, rules: Rules) -> tuple[list[int], int]:
         """Copies of each holdable kind nobody has shown (and their total): card counting."""
-        deck = deck_counts(rules.decks_for(view.num_players), rules.jokers_per_deck)
-        seen = [view.hand[k] + view.held[k] + view.pot_known[k] for k in range(NUM_HAND_KINDS)]
-        for player in view.players[1:]:
-            for kind in range(NUM_HAND_KINDS):
-                seen[kind] += player.known[kind]
-        for team in view.teams:
-            for slot in range(13):
-                natural_kind = BLACK3 if slot == SLOT_BLACK3 else slot
-                if slot != SLOT_WILD:
-                    seen[natural_kind] += team.naturals[slot]
-                    seen[natural_kind] += 7 * team.closed_clean[slot] + 5 * team.closed_dirty[slot]
-                    seen[TWO] += 2 * team.closed_dirty[slot]
-                else:
-                    seen[TWO] += 7 * (team.closed_clean[slot] + team.closed_dirty[slot])
-                seen[TWO] += team.twos[slot]
-                seen[JOKER] += team.jokers[slot]
-        unseen = [max(0, deck[k] - seen[k]) for k in range(NUM_HAND_KINDS)]
-        return unseen, sum(unseen)
+        return unseen_counts(view, rules)
 
     def _take_probability(
         self, view: TableView, kind: int, rules: Rules, unseen: list[int], pool: int
     ) -> float:
         """Probability that the next player can take the pot if we discard ``kind``."""
-        if kind >= NUM_NATURALS:
-            return 0.0  # C-12, S-6, I-7: a black 3 or a wild card on top blocks the next player
-        if view.num_players < 2 or len(view.teams) < 2:
-            return 0.0
-        nxt = view.players[1]
-        if nxt.teammate:
-            return 0.0
-        their_team = view.teams[1]
-        frozen = view.pot_frozen or (rules.frozen_for_unopened and not their_team.opened)
-        if rules.take_onto_meld and not frozen and their_team.opened and their_team.has_meld(kind):
-            return 1.0  # C-11: the top card joins their meld
-        needed = rules.take_naturals_frozen if frozen else rules.take_naturals
-        known = nxt.known[kind]
-        unknown_cards = max(0, nxt.hand_size - sum(nxt.known))
-        missing = needed - known
-        if missing <= 0:
-            probability = 1.0
-        else:
-            probability = _hypergeom_at_least(unseen[kind], pool, unknown_cards, missing)
-            if not frozen and rules.take_with_wild and missing >= 2:
-                one = _hypergeom_at_least(unseen[kind], pool, unknown_cards, missing - 1)
-                wilds = unseen[TWO] + unseen[JOKER] + nxt.known[TWO] + nxt.known[JOKER]
-                has_wild = _hypergeom_at_least(wilds, pool, unknown_cards, 1)
-                probability = max(probability, self.params.wild_take_factor * one * has_wild)
-        if not their_team.opened:
-            probability *= 0.6  # they must open with it too (C-10, S-5, I-7)
+        discount = 1.0
         if kind in self._recent and view.num_players == 2:
-            probability *= self.params.recent_discount  # exact: only they discarded since
-        return probability
+            discount = self.params.recent_discount  # exact: only they discarded since
+        return take_probability(
+            view, kind, rules, unseen, pool, self.params.wild_take_factor, discount
+        )

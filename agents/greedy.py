@@ -4,16 +4,23 @@
 
 * draw phase: take the pot whenever a take is legal (onto a meld first, then
   with a natural pair, then with a 2, then with a joker), else draw, else pass;
-* meld phase: step after step, lay the legal meld move that completes a
-  canasta, else the one with the most cards (onto the biggest meld, then the
-  most points), until none is left: it melds everything it can, and goes out
-  as soon as the mask allows;
-* discard: the least useful card: a black 3 first (it blocks the next player),
-  then a low singleton that matches no meld on the table (its team's or an
-  opponent's); pairs, cards of its melds and wild cards last.
+* meld phase: step after step, lay a legal meld move until none is left: it
+  melds everything it can, and goes out as soon as the mask allows. The order
+  decides where its wild cards end up (:func:`meld_all_key`): natural cards
+  first, then a wild card that completes a canasta, then wild cards onto its
+  biggest meld that is not yet a canasta (one meld reaches the canasta needed
+  to go out, C-14, soonest), then a natural pair with a wild card as a new meld,
+  and only then wild cards onto a canasta;
+* discard: the least useful card, counting both what the card is worth in its
+  hand and the risk of handing the pot to the next player: a black 3 first (it
+  blocks the next player), then the natural whose keep value (pairs and high
+  cards are kept, a singleton with unseen copies may still pair up) plus the
+  chance that the next player can take the pot with it (1 if it joins their
+  meld, C-11; else card counting from public information, see
+  :func:`agents.heuristics.take_probability`) times the pot's worth is lowest;
+  wild cards last.
 
-It uses no memory and no card counting; it is deterministic.
-
+It uses no memory and no randomness: the same observation gives the same move.
 The observation and action readers it uses live in :mod:`agents.heuristics`.
 """
 
@@ -23,14 +30,52 @@ import numpy as np
 
 from agents.base import Agent
 from agents.heuristics import (
+    CANASTA_SIZE,
+    KIND_RUN,
+    MOVES,
     TableView,
-    biggest_meld_key,
     choose_take_or_draw,
+    guess_rules,
     read_observation,
+    rules_of,
     split_legal,
+    take_probability,
+    unseen_counts,
 )
 from canasta_env.actions import DISCARD
 from canasta_env.cards import BLACK3, CARD_VALUES, JOKER, TWO
+from canasta_env.rules import Rules
+
+#: What handing the pot to the next player costs, in keep-value points: a base
+#: plus this much per card in the pot (after our discard).
+POT_LOSS_BASE = 50.0
+POT_LOSS_PER_CARD = 20.0
+
+
+def meld_all_key(view: TableView, action: int) -> tuple:
+    """Order the meld moves of a bot that melds everything (highest first).
+
+    Every legal meld is laid in the end; the order decides where the wild cards
+    go. Natural cards first (the most cards, onto the biggest meld); then a wild
+    move that completes a canasta (the fewest wild cards); then wild cards onto
+    the biggest meld that is not yet a canasta; then a new meld of naturals with
+    wild cards (the most naturals, the fewest wild cards, 2s before jokers); wild
+    cards onto a finished canasta last: they add no bonus there.
+    """
+    move = MOVES[action]
+    if move.kind == KIND_RUN:
+        return (5, move.cards, 0, 0, -action)  # an S-19 run first: its bonus beats any meld
+    before = view.me.meld_size(move.slot)
+    after = before + move.cards
+    if move.wilds == 0:
+        return (4, move.cards, after, move.points, -action)
+    if before < CANASTA_SIZE <= after:
+        return (3, -move.wilds, after, move.twos, -action)
+    if move.new:
+        return (1, move.naturals, -move.wilds, move.twos, -action)
+    if after < CANASTA_SIZE:
+        return (2, after, move.twos, -action)
+    return (0, -after, move.twos, -action)
 
 
 class GreedyAgent(Agent):
@@ -40,9 +85,13 @@ class GreedyAgent(Agent):
 
     def __init__(self, seed: int | None = None):
         self.seed_value = seed  # the policy is deterministic; kept for a uniform API
+        self.rules: Rules | None = None
 
     def seed(self, seed: int | None) -> None:
         self.seed_value = seed
+
+    def reset(self, seat: int, num_players: int, variant) -> None:
+        self.rules = rules_of(variant)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         draw_ids, meld_ids, discard_ids = split_legal(action_mask)
@@ -50,19 +99,35 @@ class GreedyAgent(Agent):
             return choose_take_or_draw(draw_ids)
         view = read_observation(observation)
         if meld_ids:
-            return max(meld_ids, key=lambda a: biggest_meld_key(view, a))
-        return min(discard_ids, key=lambda a: (self.keep_value(view, a - DISCARD), a))
+            return max(meld_ids, key=lambda a: meld_all_key(view, a))
+        if self.rules is None:  # act() without reset(): recognise the preset from the table
+            self.rules = guess_rules(view)
+        return self.choose_discard(view, discard_ids, self.rules)
+
+    @classmethod
+    def choose_discard(cls, view: TableView, discard_ids: list[int], rules: Rules) -> int:
+        """The legal discard with the lowest keep value plus risk of giving the pot away."""
+        unseen, pool = unseen_counts(view, rules)
+        pot_loss = POT_LOSS_BASE + POT_LOSS_PER_CARD * (view.pot_size + 1)
+
+        def cost(action: int) -> tuple[float, int]:
+            kind = action - DISCARD
+            risk = take_probability(view, kind, rules, unseen, pool)
+            return cls.keep_value(view, kind, unseen) + risk * pot_loss, action
+
+        return min(discard_ids, key=cost)
 
     @staticmethod
-    def keep_value(view: TableView, kind: int) -> float:
-        """How much the bot wants to keep one card of ``kind`` (lowest is discarded)."""
+    def keep_value(view: TableView, kind: int, unseen: list[int]) -> float:
+        """How much the bot wants to keep one card of ``kind`` (``unseen``: copies not seen)."""
         if kind == BLACK3:
             return -100.0  # C-12: blocks the next player; worth nothing in hand
         if kind == TWO or kind == JOKER:
             return 1000.0 + CARD_VALUES[kind]
-        value = 10.0 * min(view.hand[kind], 3) + CARD_VALUES[kind]
+        count = view.hand[kind]
+        value = float(CARD_VALUES[kind])
         if view.me.has_meld(kind):
-            value += 50.0
-        if any(team.has_meld(kind) for team in view.teams[1:]):
-            value += 200.0  # it would join an opponent's meld (C-11): a gift
-        return value
+            return 45.0 + value
+        if count >= 2:
+            return 15.0 * count + value  # a pair takes the pot
+        return value + 3.0 * min(unseen[kind], 4)  # a singleton may still pair up

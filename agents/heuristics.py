@@ -6,7 +6,9 @@ action mask. :func:`read_observation` reads the vector (through
 fields; :data:`MOVES` says what each action id does (which cards it lays, onto
 which meld slot), so a bot can score the legal ids of a mask without asking the
 engine. :func:`team_score_estimate` and :func:`hand_margin` estimate hand scores
-from public information only (G-8).
+from public information only (G-8); :func:`unseen_counts` and
+:func:`take_probability` count cards from public history to estimate how likely
+the next player can take the pot after a discard.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from canasta_env.cards import (
     NUM_NATURALS,
     SUITS,
     TWO,
+    deck_counts,
 )
 from canasta_env.engine.scoring import canasta_bonus
 from canasta_env.observation import (
@@ -418,3 +421,94 @@ def biggest_meld_key(view: TableView, action: int) -> tuple:
     size_after = before + move.cards
     completes = before < CANASTA_SIZE <= size_after
     return (completes, move.cards, size_after, move.points, -action)
+
+
+# ---------------------------------------------------------------------- card counting
+
+
+def hypergeom_at_least(successes: int, population: int, draws: int, at_least: int) -> float:
+    """P(X >= at_least) for X ~ Hypergeometric(population, successes, draws)."""
+    if at_least <= 0:
+        return 1.0
+    if successes < at_least or draws < at_least or population <= 0:
+        return 0.0
+    draws = min(draws, population)
+    total = math.comb(population, draws)
+    below = 0
+    for x in range(at_least):
+        if draws - x <= population - successes:
+            below += math.comb(successes, x) * math.comb(population - successes, draws - x)
+    return max(0.0, 1.0 - below / total)
+
+
+def unseen_counts(view: TableView, rules: Rules) -> tuple[list[int], int]:
+    """Copies of each holdable kind nobody has shown (and their total): card counting.
+
+    The deck minus the own hand and held cards, the visible pot, every meld on
+    the table and every card known to be in another hand (pot takes, G-8).
+    """
+    deck = deck_counts(rules.decks_for(view.num_players), rules.jokers_per_deck)
+    seen = [view.hand[k] + view.held[k] + view.pot_known[k] for k in range(NUM_HAND_KINDS)]
+    for player in view.players[1:]:
+        for kind in range(NUM_HAND_KINDS):
+            seen[kind] += player.known[kind]
+    for team in view.teams:
+        for slot in range(13):
+            natural_kind = BLACK3 if slot == SLOT_BLACK3 else slot
+            if slot != SLOT_WILD:
+                seen[natural_kind] += team.naturals[slot]
+                seen[natural_kind] += 7 * team.closed_clean[slot] + 5 * team.closed_dirty[slot]
+                seen[TWO] += 2 * team.closed_dirty[slot]
+            else:
+                seen[TWO] += 7 * (team.closed_clean[slot] + team.closed_dirty[slot])
+            seen[TWO] += team.twos[slot]
+            seen[JOKER] += team.jokers[slot]
+    unseen = [max(0, deck[k] - seen[k]) for k in range(NUM_HAND_KINDS)]
+    return unseen, sum(unseen)
+
+
+def take_probability(
+    view: TableView,
+    kind: int,
+    rules: Rules,
+    unseen: list[int],
+    pool: int,
+    wild_take_factor: float = 0.5,
+    discount: float = 1.0,
+) -> float:
+    """Probability that the next player can take the pot if we discard ``kind``.
+
+    1 when the card joins their team's meld (C-11) or they are known to hold
+    enough of its kind (G-8); 0 for a black 3 or a wild card (C-12, S-6, I-7) and
+    for a teammate; otherwise a hypergeometric draw of the ``unseen`` copies into
+    the unknown part of their hand (``wild_take_factor``: how often a natural plus
+    a wild card is used), lower while their team must still open, times
+    ``discount`` (what the caller knows beyond the table, e.g. kinds they let go).
+    """
+    if kind >= NUM_NATURALS:
+        return 0.0
+    if view.num_players < 2 or len(view.teams) < 2:
+        return 0.0
+    nxt = view.players[1]
+    if nxt.teammate:
+        return 0.0
+    their_team = view.teams[1]
+    frozen = view.pot_frozen or (rules.frozen_for_unopened and not their_team.opened)
+    if rules.take_onto_meld and not frozen and their_team.opened and their_team.has_meld(kind):
+        return 1.0
+    needed = rules.take_naturals_frozen if frozen else rules.take_naturals
+    known = nxt.known[kind]
+    unknown_cards = max(0, nxt.hand_size - sum(nxt.known))
+    missing = needed - known
+    if missing <= 0:
+        probability = 1.0
+    else:
+        probability = hypergeom_at_least(unseen[kind], pool, unknown_cards, missing)
+        if not frozen and rules.take_with_wild and missing >= 2:
+            one = hypergeom_at_least(unseen[kind], pool, unknown_cards, missing - 1)
+            wilds = unseen[TWO] + unseen[JOKER] + nxt.known[TWO] + nxt.known[JOKER]
+            has_wild = hypergeom_at_least(wilds, pool, unknown_cards, 1)
+            probability = max(probability, wild_take_factor * one * has_wild)
+    if not their_team.opened:
+        probability *= 0.6  # they must open with it too (C-10, S-5, I-7)
+    return probability * discount

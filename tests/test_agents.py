@@ -12,20 +12,22 @@ import pytest
 
 import canasta_env
 from agents.base import Agent, RandomAgent
-from agents.expert import ExpertAgent
-from agents.greedy import GreedyAgent
+from agents.expert import ExpertAgent, ExpertParams
+from agents.greedy import GreedyAgent, meld_all_key
 from agents.heuristics import (
     KIND_DISCARD,
     KIND_MELD,
     MOVES,
     biggest_meld_key,
+    hand_margin,
     read_observation,
+    unseen_counts,
 )
 from agents.registry import available_agents, make_agent, register_agent, reseed
 from canasta_env.actions import DISCARD, NUM_ACTIONS, action_to_str
-from canasta_env.cards import BLACK3, KIND_NAMES, NUM_NATURALS
+from canasta_env.cards import BLACK3, KIND_NAMES, NUM_NATURALS, TWO
 from canasta_env.engine.melds import canasta_summary
-from canasta_env.rules import PRESETS
+from canasta_env.rules import PRESETS, make_rules
 
 TABLES = [(name, n) for name, rules in PRESETS.items() for n in rules.player_counts]
 BOTS = ("greedy", "expert")
@@ -162,15 +164,6 @@ def test_greedy_takes_whenever_it_can_and_melds_everything(variant, num_players)
     assert seen["take"] and seen["meld"]
 
 
-def test_greedy_discards_black_three_first():
-    env = canasta_env.raw_env(variant="classic", num_players=2)
-    env.reset(seed=1)
-    observation = env.observe(env.agent_selection)
-    view = read_observation(observation["observation"])
-    keep_black3 = GreedyAgent.keep_value(view, BLACK3)
-    assert all(keep_black3 < GreedyAgent.keep_value(view, k) for k in range(NUM_NATURALS))
-
-
 def _meld_phase_state(variant="classic", num_players=4, seed=3):
     """An observation in the meld phase of the first player (after a draw)."""
     env = canasta_env.raw_env(variant=variant, num_players=num_players)
@@ -178,6 +171,78 @@ def _meld_phase_state(variant="classic", num_players=4, seed=3):
     env.step(0)  # draw
     agent = env.agent_selection
     return env, env.observe(agent)
+
+
+def _with_hand(view, counts):
+    """The view with the hand replaced by ``counts`` ({kind: n})."""
+    hand = [0] * 14
+    for kind, n in counts.items():
+        hand[kind] = n
+    return dataclasses.replace(view, hand=hand)
+
+
+def _move_id(**fields):
+    return next(
+        a
+        for a, m in enumerate(MOVES)
+        if m.kind == KIND_MELD and all(getattr(m, k) == v for k, v in fields.items())
+    )
+
+
+def test_greedy_discards_black_three_first():
+    """C-12: a black 3 blocks the next player: it goes before any natural, even a safe one."""
+    env, observation = _meld_phase_state()
+    view = read_observation(observation["observation"])
+    view = _with_hand(view, {BLACK3: 1, 0: 1, 10: 2})
+    discards = [DISCARD + k for k in (0, 10, BLACK3)]
+    assert GreedyAgent.choose_discard(view, discards, make_rules("classic")) == DISCARD + BLACK3
+
+
+def test_greedy_does_not_give_the_pot_to_a_known_pair():
+    """G-8: the next player is known to hold two 4s: greedy discards its ace, not its 4.
+
+    On keep value alone the 4 (5 points) goes before the ace (20 points).
+    """
+    env, observation = _meld_phase_state()
+    view = read_observation(observation["observation"])
+    view = _with_hand(view, {0: 1, 10: 1})
+    view.teams[1].opened = True
+    view.players[1].known[0] = 2
+    view = dataclasses.replace(view, pot_frozen=False, pot_size=6)
+    rules = make_rules("classic")
+    unseen, _pool = unseen_counts(view, rules)
+    assert GreedyAgent.keep_value(view, 0, unseen) < GreedyAgent.keep_value(view, 10, unseen)
+    assert GreedyAgent.choose_discard(view, [DISCARD, DISCARD + 10], rules) == DISCARD + 10
+    view.players[1].known[0] = 0
+    view.teams[1].naturals[0] = 3  # C-11: a 4 would join their meld of 4s
+    assert GreedyAgent.choose_discard(view, [DISCARD, DISCARD + 10], rules) == DISCARD + 10
+
+
+def test_greedy_meld_order_concentrates_wild_cards():
+    """Naturals first; a wild card goes onto the biggest unfinished meld (toward the
+    canasta needed to go out, C-14) before it makes a pair into a new meld, and onto
+    a finished canasta only last."""
+    env, observation = _meld_phase_state()
+    view = read_observation(observation["observation"])
+    for slot in range(13):
+        view.me.naturals[slot] = view.me.twos[slot] = view.me.jokers[slot] = 0
+    view.me.naturals[5] = 4  # a meld of four 9s
+    view.me.naturals[2] = 3  # a meld of three 6s
+    view.me.naturals[0] = 7  # a canasta of 4s
+    two_on_9 = _move_id(slot=5, twos=1, naturals=0, new=False)
+    two_on_6 = _move_id(slot=2, twos=1, naturals=0, new=False)
+    two_on_4 = _move_id(slot=0, twos=1, naturals=0, new=False)
+    pair_of_7_and_2 = _move_id(slot=3, naturals=2, twos=1, jokers=0, new=True)
+    three_kings = _move_id(slot=9, naturals=3, twos=0, jokers=0, new=True)
+    order = sorted(
+        [two_on_9, two_on_6, two_on_4, pair_of_7_and_2, three_kings],
+        key=lambda a: meld_all_key(view, a),
+        reverse=True,
+    )
+    assert order == [three_kings, two_on_9, two_on_6, pair_of_7_and_2, two_on_4]
+    view.me.naturals[2] = 5
+    view.me.twos[2] = 1  # six 6s: a 2 completes the canasta: that comes first among wilds
+    assert max([two_on_9, two_on_6], key=lambda a: meld_all_key(view, a)) == two_on_6
 
 
 def test_expert_never_feeds_an_opponent_meld_when_a_safe_card_exists():
@@ -213,6 +278,56 @@ def test_expert_known_cards_make_a_discard_dangerous():
     unseen, pool = expert._unseen(view, rules)
     assert expert._take_probability(view, kind, rules, unseen, pool) == 1.0
     assert expert._take_probability(view, BLACK3, rules, unseen, pool) == 0.0
+
+
+def test_expert_opens_with_naturals_before_wild_cards():
+    """G-5: three kings (30) and K K K 2 JK (100) can both start the opening: the expert
+    lays the natural meld first and keeps its wild cards for canastas."""
+    env, observation = _meld_phase_state()
+    view = read_observation(observation["observation"])
+    assert not view.me.opened
+    expert = ExpertAgent()
+    expert.reset(env.game.current, 4, "classic")
+    rules = expert._ensure_rules(view)
+    kings = _move_id(slot=9, naturals=3, twos=0, jokers=0, new=True)
+    kings_and_wilds = _move_id(slot=9, naturals=3, twos=1, jokers=1, new=True)
+    assert expert._opening_key(view, MOVES[kings], rules, kings) > expert._opening_key(
+        view, MOVES[kings_and_wilds], rules, kings_and_wilds
+    )
+
+
+def test_expert_discards_a_two_to_freeze_the_pot():
+    """C-9: a 2 on the pot freezes it (a natural pair is then needed): the expert lets
+    a 2 go before a safe natural singleton."""
+    env, observation = _meld_phase_state()
+    expert = ExpertAgent()
+    expert.reset(env.game.current, 4, "classic")
+    view = read_observation(observation["observation"])
+    view = _with_hand(view, {TWO: 1, 0: 1, 10: 1})
+    rules = expert._ensure_rules(view)
+    discards = [DISCARD + k for k in (0, 10, TWO)]
+    assert expert._choose_discard(view, discards, rules) == DISCARD + TWO
+
+
+def test_expert_far_behind_does_not_go_out_because_they_could():
+    """C-14: the next team has a canasta and could go out; trailing by far more than
+    ``far_behind``, going out would seal the loss: the expert keeps building."""
+    env, observation = _meld_phase_state()
+    view = read_observation(observation["observation"])
+    their = view.teams[1]
+    their.naturals[10] = 8  # a clean canasta of aces: 160 + 500
+    their.canastas, their.clean, their.opened = 1, 1, True
+    their.red3 = 4  # 800
+    view.me.opened = True
+    rules = make_rules("classic")
+    assert hand_margin(view, rules, going_out=True) < -ExpertParams().far_behind
+    assert view.stock > 2 * view.num_players * view.draw_count
+    expert = ExpertAgent()
+    expert.reset(env.game.current, 4, "classic")
+    assert not expert._want_go_out(view, rules)
+    reckless = ExpertAgent(params=ExpertParams(far_behind=1e9))
+    reckless.reset(env.game.current, 4, "classic")
+    assert reckless._want_go_out(view, rules)
 
 
 def test_expert_lays_a_hidden_canasta_in_spanish():
