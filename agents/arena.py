@@ -524,6 +524,18 @@ def format_report(summary: dict, config: dict) -> str:
             rate = None if cell is None else cell["win_rate"]
             cells.append(f"{'-' if rate is None else f'{100 * rate:.1f}':>{width}}")
         lines.append(f"{a:<{width}}" + "".join(cells))
+    pairs = []
+    for i, a in enumerate(names):  # each pair once, the higher-ranked agent first
+        for b in names[i + 1 :]:
+            cell = summary["head_to_head"][a].get(b)
+            if cell:
+                low, high = cell["win_ci"]
+                pairs.append(
+                    f"  {a} vs {b}: {100 * cell['win_rate']:.2f}% of {cell['hands']} hands, "
+                    f"95% CI [{100 * low:.2f}, {100 * high:.2f}]"
+                )
+    if pairs:
+        lines += ["", "pairs (hands won by the first agent, Wilson interval):", *pairs]
     return "\n".join(lines)
 
 

@@ -99,6 +99,9 @@ def test_scripted_tournament_statistics(monkeypatch, tmp_path):
     rows = {row["agent"]: row for row in result.summary["ranking"]}
     alpha, beta = rows["alpha"], rows["beta"]
     assert alpha["rank"] == 1 and alpha["wins"] == 6 and alpha["hands"] == 8
+    low, high = arena.wilson_interval(6, 8)
+    pair_line = f"alpha vs beta: 75.00% of 8 hands, 95% CI [{100 * low:.2f}, {100 * high:.2f}]"
+    assert pair_line in result.report
     assert alpha["win_ci"] == pytest.approx((0.409275, 0.928521), abs=1e-6)
     # differences: +200 six times, -100 twice: mean 125, sd sqrt(135000 / 7),
     # t(7) = 2.364624 -> half-width 116.100734
