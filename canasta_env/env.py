@@ -61,6 +61,7 @@ from canasta_env.observation import OBS_SIZE, ObservationBuilder
 from canasta_env.rules import Rules, check_player_count, make_rules
 
 REWARD_MODES = ("score", "win")
+_INT8 = np.dtype(np.int8)
 EPISODE_MODES = ("hand", "game")
 
 
@@ -178,7 +179,7 @@ class raw_env(AECEnv):
         flags = bytearray(NUM_ACTIONS)
         for action in self.game.legal_actions():
             flags[action] = 1
-        return np.frombuffer(flags, dtype=np.int8)
+        return np.frombuffer(flags, _INT8)
 
     def observe(self, agent):
         seat = self.agent_name_mapping[agent]
@@ -191,7 +192,13 @@ class raw_env(AECEnv):
             and not self.terminations.get(agent, True)
             and not self.truncations.get(agent, True)
         )
-        mask = self._mask() if to_act else self._zero_mask.copy()
+        if to_act:
+            flags = bytearray(NUM_ACTIONS)
+            for action in game.legal_actions():
+                flags[action] = 1
+            mask = np.frombuffer(flags, _INT8)
+        else:
+            mask = self._zero_mask.copy()
         return {"observation": self.observer.build(seat, to_act), "action_mask": mask}
 
     def action_mask(self) -> np.ndarray:
@@ -207,7 +214,10 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         game = self.game
-        index = _action_index(action)
+        if type(action) is int and 0 <= action < NUM_ACTIONS:
+            index = action  # the common case, checked without the general conversion
+        else:
+            index = _action_index(action)
         if index is None:  # outside the action space: an error, as AssertOutOfBoundsWrapper
             if action is not None and not isinstance(action, bool) and hasattr(action, "__index__"):
                 raise IllegalActionError(
@@ -216,10 +226,14 @@ class raw_env(AECEnv):
             if action is None:
                 raise IllegalActionError("a live agent must act: got action None")
             raise IllegalActionError(f"action must be an integer id, got {action!r}")
-        legal = index in game.legal_actions()
-        if not legal and self.illegal_action == "raise":
-            game.apply(index)  # raises IllegalActionError with the reason; nothing changes
-        # the action is accepted: only now clear what the agent was owed
+        if self.illegal_action == "raise":
+            game.apply(index)  # an illegal action raises IllegalActionError; nothing changes
+            legal = True
+        else:
+            legal = index in game.legal_actions()
+            if legal:
+                game.apply(index)
+        # the action is accepted (or ends the episode): only now clear what the agent was owed
         self._cumulative_rewards[agent] = 0.0
         if self._rewards_set:  # rewards are non-zero only on the step that ended a hand
             for name in self.rewards:
@@ -228,7 +242,6 @@ class raw_env(AECEnv):
         if not legal:
             self._end_illegal(agent, action)
             return
-        game.apply(index)
         self.num_moves += 1
         if game.phase == PHASE_HAND_OVER:
             self._hand_ended()

@@ -54,6 +54,8 @@ policy trained on it reads ``observation[:449]``.
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 import numpy as np
 
 from canasta_env.cards import NUM_HAND_KINDS, NUM_KINDS, NUM_NATURALS
@@ -127,13 +129,24 @@ def _big_indices() -> np.ndarray:
 
 #: Indices written from a separate list (scores can be negative; stock, steps, sizes large).
 BIG_INDICES = _big_indices()
+#: Team scores by team offset, and the target score.
+SCORE_INDICES = BIG_INDICES[1 : 1 + MAX_TEAMS]
+TARGET_INDEX = int(BIG_INDICES[-1])
+#: Positions of the big fields inside the head bytes, a player block and the turn block.
+_POT_SIZE_AT = OFFSETS["pot_state"]
+_SIZE_AT = 2
+_TURN_BIG_AT = (2, 8, 10)
 
 
 class ObservationBuilder:
     """Builds observations for one game; caches what never changes in a game.
 
-    Small counts are packed as bytes and scaled in one numpy operation; the few
-    fields in ``BIG_INDICES`` are written separately.
+    Counts are packed as bytes and scaled in one numpy operation. The team
+    blocks are cached until the engine bumps a ``table_version``, the player
+    blocks until a player's known cards change, the table block per hand. The
+    fields in ``BIG_INDICES`` go in as bytes when they fit; otherwise (and for
+    non-zero scores) they are written as numbers before scaling. The constant
+    target is folded into the builder's scales.
     """
 
     def __init__(self, game: Game):
@@ -147,13 +160,30 @@ class ObservationBuilder:
             1 if rules.go_out_needs_clean_and_dirty else 0,
             1 if rules.take_naturals_frozen >= 3 else 0,
             1 if rules.wild_crosses_pot else 0,
-            0,  # target score: a big field
+            1,  # target score: a big field, scaled by the builder's own scales (below)
         ]
         self.target = rules.target_score
         self.canasta_size = rules.canasta_size
+        self.draw_count = rules.draw_count
+        self.frozen_for_unopened = bool(rules.frozen_for_unopened)
+        # pot state (wild and not crossing, wild and crossing) by ``pot_wild``
+        self.wild_flags = {
+            False: (0, 0),
+            True: (0, 1) if rules.wild_crosses_pot else (1, 0),
+        }
         self._team_cache: dict[int, tuple] = {}
-        # per viewer: the seats from the viewer on, each with (present, teammate, size)
         players = game.num_players
+        teams = game.num_teams
+        self.team_of = game.team_of
+        # per viewer's team: the teams from it on, their scores' getter and the cached bytes
+        self.team_order = [
+            [(team + offset) % teams for offset in range(teams)] for team in range(teams)
+        ]
+        self.score_getters = [itemgetter(*order) for order in self.team_order]
+        self.padding_teams = _EMPTY_TEAM * (MAX_TEAMS - teams)
+        self.padding_scores = (0,) * (MAX_TEAMS - teams)
+        self._teams_cache: list = [None] * teams
+        # per viewer: the seats from the viewer on, each with (present, teammate, size)
         self.seat_order = [
             [
                 (seat, (1, 1 if game.team_of[seat] == game.team_of[viewer] else 0, 0))
@@ -161,12 +191,19 @@ class ObservationBuilder:
             ]
             for viewer in range(players)
         ]
+        self.size_getters = [itemgetter(*[seat for seat, _ in order]) for order in self.seat_order]
         self.padding_players = _EMPTY_PLAYER * (MAX_PLAYERS - players)
-        self.padding_big = [0] * (MAX_PLAYERS - players)
-        self.seats_from = [[seat for seat, _ in order] for order in self.seat_order]
-        # per viewer: (the known-cards lists it was built from, the players block as bytes);
-        # known cards change only on pot takes and melds, so it is rebuilt seldom
-        self._players_cache: dict[int, tuple[list[list[int]], bytes]] = {}
+        self.padding_big = (0,) * (MAX_PLAYERS - players)
+        self.size_positions = [seat * PLAYER_SIZE + _SIZE_AT for seat in range(players)]
+        # the target is constant: its byte is 1 and its scale the scaled target
+        self.scales = SCALES.copy()
+        self.scales[TARGET_INDEX] = np.float32(self.target) * SCALES[TARGET_INDEX]
+        self.players_one_hot = _PLAYER_ONE_HOT[players]
+        self._table_block = (None, b"")
+        self._known_seen: list | None = None
+        self._players_cache: list = []
+        self.min_canastas = rules.go_out_min_canastas
+        self.sequences = rules.sequences
 
     def _cached_team_block(self, team: int) -> bytes:
         """The team block as bytes, rebuilt only when the engine says the team's table changed."""
@@ -180,14 +217,6 @@ class ObservationBuilder:
         # the block ends with the team's (canastas, clean, dirty) counts
         self._team_cache[team] = (key, block, values[-3:])
         return block
-
-    def _may_go_out(self, team: int) -> bool:
-        """The acting team meets the going-out conditions now (uses the cached counts)."""
-        game = self.game
-        if not game.opening_done(team):
-            return False
-        self._cached_team_block(team)
-        return game.search.go_out_allowed_counts(*self._team_cache[team][2])
 
     def _team_block(self, team: int) -> list[int]:
         game = self.game
@@ -222,6 +251,34 @@ class ObservationBuilder:
         block += (count, clean, dirty)
         return block
 
+    def _teams_bytes(self, my_team: int) -> bytes:
+        """The three team blocks from ``my_team`` on, rebuilt when a team's table changed."""
+        game = self.game
+        cached = self._teams_cache[my_team]
+        if cached is not None and cached[1] == game.table_version and cached[0] == game.hand_index:
+            return cached[2]
+        block = b"".join([self._cached_team_block(team) for team in self.team_order[my_team]])
+        block += self.padding_teams
+        self._teams_cache[my_team] = (game.hand_index, game.table_version[:], block)
+        return block
+
+    def _players_bytes(self, viewer: int) -> bytearray:
+        """The player blocks from ``viewer`` on, cached until a player's known cards change;
+        the caller writes the hand sizes (at ``size_positions``) into it."""
+        known = self.game.known
+        if self._known_seen != known:
+            self._known_seen = [row[:] for row in known]
+            self._players_cache = [None] * len(known)
+        block = self._players_cache[viewer]
+        if block is None:
+            values: list = []
+            for seat, head_of_seat in self.seat_order[viewer]:
+                values += head_of_seat
+                values += known[seat][:NUM_HAND_KINDS]
+            values += self.padding_players
+            block = self._players_cache[viewer] = bytearray(values)
+        return block
+
     def _sequence_block(self, viewer: int) -> bytes:
         """S-19: the viewer's naturals by suit, the pot top's suit, the runs on the table."""
         game = self.game
@@ -245,83 +302,112 @@ class ObservationBuilder:
     def build(self, viewer: int, viewer_to_act: bool = True) -> np.ndarray:
         """The observation vector of seat ``viewer``."""
         game = self.game
-        num_players = game.num_players
-        num_teams = game.num_teams
-        team_of = game.team_of
-        my_team = team_of[viewer]
+        my_team = self.team_of[viewer]
         acting = viewer_to_act and game.current == viewer
         pot = game.pot
-        rules = game.rules
-        wild = game.pot_wild
         top = pot[-1] if pot else NUM_KINDS
-        head = game.hands[viewer][:NUM_HAND_KINDS]
-        head += game.held[:NUM_HAND_KINDS] if acting else _ZEROS_14
-        head += _ONE_HOT[top]
-        head += (
-            0,  # pot size: a big field
-            game.pot_hidden,
-            1 if wild and not rules.wild_crosses_pot else 0,
-            1 if wild and rules.wild_crosses_pot else 0,
-            1 if NUM_NATURALS <= top < NUM_KINDS else 0,
-            1 if rules.frozen_for_unopened and not game.opened[my_team] else 0,
-        )
-        head += game.pot_known
-        parts = [bytes(head)]
-        scores = game.scores
-        big = [len(pot)]
-        for offset in range(MAX_TEAMS):
-            if offset < num_teams:
-                team = (my_team + offset) % num_teams
-                parts.append(self._cached_team_block(team))
-                big.append(scores[team])
-            else:
-                parts.append(_EMPTY_TEAM)
-                big.append(0)
-        totals = game.hand_totals
-        known = game.known
-        cached = self._players_cache.get(viewer)
-        if cached is not None and cached[0] == known:
-            parts.append(cached[1])
-        else:
-            block: list = []
-            for seat, head_of_seat in self.seat_order[viewer]:
-                block += head_of_seat
-                block += known[seat][:NUM_HAND_KINDS]
-            block += self.padding_players
-            players_block = bytes(block)
-            self._players_cache[viewer] = ([row[:] for row in known], players_block)
-            parts.append(players_block)
-        big += [totals[seat] for seat in self.seats_from[viewer]]
-        big += self.padding_big
-        phase = game.phase
         opened = game.opened[my_team]
-        staged = game.staged if acting else 0
-        stock = len(game.stock)
-        tail = [
-            1 if acting and phase == PHASE_DRAW else 0,
-            1 if acting and phase == PHASE_MELD else 0,
-            0,  # staged: a big field
-            0 if opened else max(0, game.need[my_team] - staged),
-            1 if acting and game.took_pot else 0,
-            1 if acting and game.clean_only else 0,
-            1 if acting and phase == PHASE_MELD and self._may_go_out(my_team) else 0,
-            1 if acting and game.hidden_open else 0,
-            0,  # stock: a big field
-            1 if stock < rules.draw_count else 0,
-            0,  # steps: a big field
+        head = [
+            *game.hands[viewer][:NUM_HAND_KINDS],
+            *(game.held[:NUM_HAND_KINDS] if acting else _ZEROS_14),
+            *_ONE_HOT[top],
+            len(pot),  # a big field: a byte, else written below
+            game.pot_hidden,
+            *self.wild_flags[game.pot_wild],
+            1 if NUM_NATURALS <= top < NUM_KINDS else 0,
+            1 if self.frozen_for_unopened and not opened else 0,
+            *game.pot_known,
         ]
-        tail += _PLAYER_ONE_HOT[num_players]
-        tail.append(game.hand_index)
-        tail += self.table_tail
-        parts.append(bytes(tail))
-        parts.append(self._sequence_block(viewer) if rules.sequences else _EMPTY_SEQUENCES)
-        big += (staged, stock, game.num_steps, self.target)
-        obs = np.frombuffer(b"".join(parts), dtype=np.uint8).astype(np.float32)
-        obs[BIG_INDICES] = big
-        obs *= SCALES
+        teams = self._teams_bytes(my_team)
+        players = self._players_bytes(viewer)
+        sizes = self.size_getters[viewer](game.hand_totals)
+        stock = len(game.stock)
+        steps = game.num_steps
+        if acting:
+            phase = game.phase
+            staged = game.staged
+            if phase == PHASE_MELD:
+                # the canasta counts come from the team cache that _teams_bytes refreshed
+                counts = self._team_cache[my_team][2]
+                may_go_out = (
+                    counts[0] >= self.min_canastas
+                    and game.opening_done(my_team)
+                    and game.search.go_out_allowed_counts(*counts)
+                )
+            else:
+                may_go_out = False
+            tail = [
+                1 if phase == PHASE_DRAW else 0,
+                1 if phase == PHASE_MELD else 0,
+                staged,  # big fields (staged, stock, steps): bytes, else written below
+                0 if opened else max(0, game.need[my_team] - staged),
+                1 if game.took_pot else 0,
+                1 if game.clean_only else 0,
+                1 if may_go_out else 0,
+                1 if game.hidden_open else 0,
+                stock,
+                1 if stock < self.draw_count else 0,
+                steps,
+            ]
+        else:
+            staged = 0
+            tail = [
+                0,
+                0,
+                0,
+                0 if opened else max(0, game.need[my_team]),
+                0,
+                0,
+                0,
+                0,
+                stock,
+                1 if stock < self.draw_count else 0,
+                steps,
+            ]
+        table = self._table_block
+        if table[0] != game.hand_index:
+            block = bytes([*self.players_one_hot, game.hand_index, *self.table_tail])
+            table = self._table_block = (game.hand_index, block)
+        scores = self.score_getters[my_team](game.scores)
+        sequences = self._sequence_block(viewer) if self.sequences else _EMPTY_SEQUENCES
+        # The big fields go in as bytes where they fit (the common case); otherwise they
+        # are zeroed there and all written as numbers.
+        try:
+            for at, size in zip(self.size_positions, sizes):
+                players[at] = size
+            data = b"".join((bytes(head), teams, players, bytes(tail), table[1], sequences))
+            big = None
+        except ValueError:
+            head[_POT_SIZE_AT] = 0
+            for at in self.size_positions:
+                players[at] = 0
+            for at in _TURN_BIG_AT:
+                tail[at] = 0
+            data = b"".join((bytes(head), teams, players, bytes(tail), table[1], sequences))
+            big = (
+                len(pot),
+                *scores,
+                *self.padding_scores,
+                *sizes,
+                *self.padding_big,
+                staged,
+                stock,
+                steps,
+                1,  # the target: see self.scales
+            )
+        if big is None and not any(scores):
+            # one numpy call: uint8 * float32 is computed in float32, as below
+            return np.frombuffer(data, _UINT8) * self.scales
+        obs = np.frombuffer(data, _UINT8).astype(np.float32)
+        if big is not None:
+            obs[BIG_INDICES] = big
+        else:
+            obs[SCORE_INDICES[: len(scores)]] = scores
+        obs *= self.scales
         return obs
 
 
+_UINT8 = np.dtype(np.uint8)
 _ZEROS_14 = [0] * NUM_HAND_KINDS
 _EMPTY_SEQUENCES = bytes(SEQUENCE_SIZE)
 _SUIT_ONE_HOT = [[1 if i == suit else 0 for i in range(NUM_SUITS)] for suit in range(NUM_SUITS)]

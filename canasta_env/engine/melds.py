@@ -51,11 +51,31 @@ class MeldTables:
                 if rules.wild_meld_min_start <= twos + jokers <= rules.wild_meld_max_size:
                     self.new_wild.append((twos, jokers, index))
         self.clean_wild_openings = set(rules.clean_opening_wild_melds)
+        self._new_options: dict[tuple, list] = {}
         # natural_ok[n][wilds]: natural_meld_ok as a table (at most 8 decks: 32 of a rank)
         self.natural_ok = [
             [self.natural_meld_ok(n, wilds, 0) for wilds in range(TABLE_SIZE)]
             for n in range(TABLE_SIZE)
         ]
+
+    def new_natural_options(self, twos_in_hand: int, jokers_in_hand: int, clean_only: bool):
+        """New natural melds a hand allows, by naturals held (0..7, capped at 7): for each,
+        the (composition index, naturals, twos, jokers) in the order meld_moves lists them."""
+        key = (min(twos_in_hand, 8), min(jokers_in_hand, 8), clean_only)
+        found = self._new_options.get(key)
+        if found is None:
+            found = []
+            for have in range(8):
+                options = []
+                for n in range(2, have + 1):
+                    for twos, jokers, index in self.new_natural_by_n[n]:
+                        if twos <= key[0] and jokers <= key[1]:
+                            if clean_only and twos + jokers:
+                                continue
+                            options.append((index, n, twos, jokers))
+                found.append(tuple(options))
+            self._new_options[key] = found
+        return found
 
     def natural_meld_ok(self, n: int, twos: int, jokers: int) -> bool:
         """C-5, S-7, I-5: is (n naturals, twos, jokers) a legal meld of a natural rank?"""
@@ -95,6 +115,7 @@ def meld_moves(
     twos_in_hand = hand[TWO]
     jokers_in_hand = hand[JOKER]
     ok = tables.natural_ok
+    new_by_have = None
     for rank in range(NUM_NATURALS):
         n0 = nat[rank]
         wilds = two[rank] + jok[rank]
@@ -109,13 +130,11 @@ def meld_moves(
             if jokers_in_hand:
                 append((ADD_JOKER + rank, rank, 0, 0, 1, False))
         elif have >= 2:
+            if new_by_have is None:
+                new_by_have = tables.new_natural_options(twos_in_hand, jokers_in_hand, clean_only)
             base = NEW_MELD + rank * NUM_COMPOSITIONS
-            for n in range(2, min(have, 7) + 1):
-                for twos, jokers, index in tables.new_natural_by_n[n]:
-                    if twos <= twos_in_hand and jokers <= jokers_in_hand:
-                        if clean_only and twos + jokers:
-                            continue
-                        append((base + index, rank, n, twos, jokers, True))
+            for index, n, twos, jokers in new_by_have[have if have < 7 else 7]:
+                append((base + index, rank, n, twos, jokers, True))
     if rules.black3_melds and hand[BLACK3]:
         size = nat[SLOT_BLACK3]
         if size:

@@ -317,13 +317,18 @@ class TurnSearch:
                     return False
         # with one such rank, it is the discard
         choices = lone or [None] + [kind for kind in range(NUM_HAND_KINDS) if hand[kind]]
+        # G-5: unopened, the melded cards (all but the discard) must reach the minimum
+        check_points = not (opened or concealed_ok)
+        if check_points:
+            lacking = game.need[team] - staged
+            points = sum([CARD_VALUES[kind] * hand[kind] for kind in range(NUM_HAND_KINDS)])
         for discard in choices:
             left = list(hand)
             if discard is not None:
                 left[discard] -= 1
-            if not (opened or concealed_ok):  # G-5: the melded cards must reach the minimum
-                points = sum(CARD_VALUES[kind] * left[kind] for kind in range(NUM_HAND_KINDS))
-                if staged + points < game.need[team]:
+            if check_points:
+                melded = points if discard is None else points - CARD_VALUES[discard]
+                if melded < lacking:
                     continue
             if self._melds_out(left, nat, two, jok):
                 return True
@@ -337,25 +342,31 @@ class TurnSearch:
         least = room = 0
         canastas = 0
         extra_for_canasta = []  # wilds beyond its minimum that a meld needs to be a canasta
+        min_naturals = rules.min_naturals
+        min_meld_size = rules.min_meld_size
+        max_wilds = rules.max_wilds_per_meld
         for rank in range(NUM_NATURALS):
-            on_table = nat[rank] + two[rank] + jok[rank]
-            if not on_table and not left[rank]:
-                continue
-            if not on_table and left[rank] < rules.min_naturals:
-                return False  # a natural that no meld can take
-            naturals = nat[rank] + left[rank]
+            have = left[rank]
             placed = two[rank] + jok[rank]
-            minimum = 0 if on_table else max(0, rules.min_meld_size - left[rank])
-            free = min(rules.max_wilds_per_meld, naturals) - placed
+            if nat[rank] + placed:  # a meld on the table
+                minimum = 0
+            elif not have:
+                continue
+            elif have < min_naturals:
+                return False  # a natural that no meld can take
+            else:
+                minimum = min_meld_size - have if have < min_meld_size else 0
+            naturals = nat[rank] + have
+            free = (max_wilds if max_wilds < naturals else naturals) - placed
             if free < minimum:
                 return False
             least += minimum
             room += free
-            lacking = max(0, size_needed - naturals - placed)
-            if lacking == 0:
+            lacking = size_needed - naturals - placed
+            if lacking <= 0:
                 canastas += 1
             elif lacking <= free:
-                extra_for_canasta.append(max(lacking, minimum) - minimum)
+                extra_for_canasta.append((lacking if lacking > minimum else minimum) - minimum)
         black3 = nat[SLOT_BLACK3] + left[BLACK3]
         if left[BLACK3] and (black3 > rules.black3_meld_max_size or black3 < 3):
             return False
