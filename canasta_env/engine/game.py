@@ -417,11 +417,14 @@ class Game:
     # ------------------------------------------------------------------ applying
     def apply(self, action: int) -> None:
         """Apply a legal action of the player to act; raise IllegalActionError otherwise."""
-        if isinstance(action, bool) or not hasattr(action, "__index__"):
-            raise IllegalActionError(f"action must be an integer id, got {action!r}")
-        index = action.__index__()
-        if not 0 <= index < NUM_ACTIONS:
-            raise IllegalActionError(f"action id {index} is outside 0..{NUM_ACTIONS - 1}")
+        if type(action) is int and 0 <= action < NUM_ACTIONS:
+            index = action  # the common case, without the general conversion
+        else:
+            if isinstance(action, bool) or not hasattr(action, "__index__"):
+                raise IllegalActionError(f"action must be an integer id, got {action!r}")
+            index = action.__index__()
+            if not 0 <= index < NUM_ACTIONS:
+                raise IllegalActionError(f"action id {index} is outside 0..{NUM_ACTIONS - 1}")
         if self.phase == PHASE_HAND_OVER:
             raise IllegalActionError(
                 f"illegal action {index} ({ACTION_TEXTS[index]!r}): the hand is over"
