@@ -57,7 +57,13 @@ from pathlib import Path
 from agents.base import play_hands
 from agents.registry import available_agents, make_agent, reseed
 from canasta_env.engine.game import team_of_seat
-from canasta_env.rules import PRESETS, check_player_count, make_rules, parse_rule_overrides
+from canasta_env.rules import (
+    PRESETS,
+    add_rule_option,
+    check_player_count,
+    make_rules,
+    parse_rule_overrides,
+)
 
 PAIRINGS = ("round-robin", "given")
 Z_95 = 1.959963984540054
@@ -733,12 +739,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--variant", default="classic", choices=sorted(PRESETS))
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument(
-        "--rule",
-        action="append",
-        metavar="KEY=VALUE",
-        help="a house rule: a rules field override, e.g. --rule sequences=true (repeatable)",
-    )
+    add_rule_option(parser)
     parser.add_argument(
         "--agents",
         nargs="+",

@@ -29,12 +29,13 @@ from agents.registry import available_agents, make_agent
 from canasta_env.actions import action_to_str, str_to_action
 from canasta_env.engine.game import IllegalActionError
 from canasta_env.render import render_table
-from canasta_env.rules import PRESETS, make_rules, parse_rule_overrides
+from canasta_env.rules import PRESETS, add_rule_option, make_rules, parse_rule_overrides
 
 #: Score sheet rows, in the order they are added up (G-9).
 SHEET_ROWS = (
     "melded",
     "canasta_bonus",
+    "sequences",  # S-19 runs (0 unless the option is on)
     "red3",
     "count_bonus",
     "going_out",
@@ -178,12 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--variant", default="classic", choices=sorted(PRESETS))
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument(
-        "--rule",
-        action="append",
-        metavar="KEY=VALUE",
-        help="a house rule: a rules field override, e.g. --rule sequences=true (repeatable)",
-    )
+    add_rule_option(parser)
     parser.add_argument(
         "--opponents", default="expert", help=f"bot name: {', '.join(available_agents())}"
     )

@@ -402,6 +402,17 @@ def parse_rule_overrides(items: list[str] | None) -> dict:
     return overrides
 
 
+def add_rule_option(parser) -> None:
+    """Add ``--rule KEY=VALUE`` (repeatable) to an argparse parser; see
+    :func:`parse_rule_overrides` for its values."""
+    parser.add_argument(
+        "--rule",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a house rule: a rules field override, e.g. --rule sequences=true (repeatable)",
+    )
+
+
 def check_player_count(rules: Rules, num_players: int) -> None:
     if num_players not in rules.player_counts:
         raise ValueError(
@@ -435,5 +446,6 @@ __all__ = [
     "check_player_count",
     "rules_from_dict",
     "parse_rule_overrides",
+    "add_rule_option",
     "field",
 ]
