@@ -380,13 +380,13 @@ class Game:
                     actions.append(move[0])
                     legal_moves[move[0]] = move
         if self.hand_suits is not None and self.opened[team]:
-            actions += self._escala_actions(player, team)
+            actions += self._escala_actions(player)
         if search.discard_allowed():
             actions += [DISCARD + kind for kind in range(NUM_HAND_KINDS) if hand[kind]]
         actions.sort()
         return actions
 
-    def _escala_actions(self, player: int, team: int) -> list[int]:
+    def _escala_actions(self, player: int) -> list[int]:
         """S-19: runs the opened team may lay, leaving a way to finish the turn."""
         actions = []
         total = self.hand_totals[player]
@@ -396,20 +396,7 @@ class Game:
                 hand = self.hands[player][:]
                 for rank in range(start, start + length):
                     hand[rank] -= 1
-                nat, two, jok, closed = self.team_melds(team)
-                if not self.search._node_ok(
-                    hand,
-                    total - length,
-                    nat,
-                    two,
-                    jok,
-                    closed,
-                    self.staged,
-                    self.hidden_open,
-                    tuple(self.held),
-                    True,
-                    took=self.took_pot,
-                ):
+                if not self.search.hand_after_ok(hand, total - length):
                     continue
             actions.append(action)
         return actions

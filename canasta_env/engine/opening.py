@@ -148,6 +148,25 @@ class TurnSearch:
         finally:
             game.clean_only = clean_only
 
+    def hand_after_ok(self, hand: list[int], total: int) -> bool:
+        """Can the turn still end legally with the opened team's player holding ``hand``
+        (``total`` cards) and the table as it is? (S-19: after laying a run.)"""
+        game = self.game
+        nat, two, jok, closed = game.team_melds(game.team_of[game.current])
+        return self._node_ok(
+            hand,
+            total,
+            nat,
+            two,
+            jok,
+            closed,
+            game.staged,
+            game.hidden_open,
+            tuple(game.held),
+            True,
+            took=game.took_pot,
+        )
+
     # ---------------------------------------------------------------- search
     def _opening_ok(self, team: int) -> bool:
         return self.game.opened[team] or self._concealed_ok()
