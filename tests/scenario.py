@@ -197,3 +197,25 @@ def burn_stock(game: Game, leave: int) -> None:
         drawn = [k for k in range(NUM_KINDS) if game.hands[player][k] > before[k]]
         assert drawn, "the draw ended the hand"
         play(game, f"discard {KIND_NAMES[drawn[0]]}")
+
+
+# ----------------------------------------------------------------------------- scores
+
+
+def score_sheet(
+    melded=0, canasta_bonus=0, red3=0, count_bonus=0, going_out=0, hand_penalty=0, n=0, sequences=0
+):
+    """A hand's score sheet as ``score_team`` writes it; the total is the sum of the parts
+    (G-9). ``n`` is the team's number of canastas."""
+    total = melded + canasta_bonus + sequences + red3 + count_bonus + going_out + hand_penalty
+    return {
+        "melded": melded,
+        "canasta_bonus": canasta_bonus,
+        "sequences": sequences,
+        "red3": red3,
+        "count_bonus": count_bonus,
+        "going_out": going_out,
+        "hand_penalty": hand_penalty,
+        "total": total,
+        "canastas": n,
+    }

@@ -24,6 +24,7 @@ from tests.scenario import (
     legal_strings,
     new_game,
     play,
+    score_sheet,
 )
 
 #: A hand for the player who only draws and discards: no meld possible, worth
@@ -38,20 +39,9 @@ GO_OUT_HAND = "7 7 7 7 7 7 7 A A A K K K Q Q"
 GO_OUT_POINTS = 155 + 500 + 200
 
 
-def sheet(melded=0, canasta_bonus=0, red3=0, going_out=0, hand_penalty=0, canastas=0, sequences=0):
-    """A classic-family score sheet; the total is the sum of the parts (G-9, C-17)."""
-    total = melded + canasta_bonus + sequences + red3 + going_out + hand_penalty
-    return {
-        "melded": melded,
-        "canasta_bonus": canasta_bonus,
-        "sequences": sequences,
-        "red3": red3,
-        "count_bonus": 0,
-        "going_out": going_out,
-        "hand_penalty": hand_penalty,
-        "total": total,
-        "canastas": canastas,
-    }
+def sheet(melded=0, canasta_bonus=0, red3=0, going_out=0, hand_penalty=0, canastas=0):
+    """A classic-family score sheet (no count bonus); parts add up to the total (G-9, C-17)."""
+    return score_sheet(melded, canasta_bonus, red3, 0, going_out, hand_penalty, canastas)
 
 
 def go_out_concealed(game) -> None:

@@ -17,6 +17,7 @@ from tests.scenario import (
     legal_strings,
     new_game,
     play,
+    score_sheet,
 )
 
 #: A hand for the player who only draws and discards: 4 5 6 x2 = 30, 8 9 T x2 = 60,
@@ -27,20 +28,9 @@ FILLER = "4 5 6 8 9 T J Q K 4 5 6 8 9 T"
 GO_OUT_HAND = "7 7 7 7 7 7 7 A A A K K K Q Q"
 
 
-def sheet(melded=0, canasta_bonus=0, red3=0, going_out=0, hand_penalty=0, canastas=0, sequences=0):
-    """A classic score sheet; the total is the sum of the parts (G-9, C-17)."""
-    total = melded + canasta_bonus + sequences + red3 + going_out + hand_penalty
-    return {
-        "melded": melded,
-        "canasta_bonus": canasta_bonus,
-        "sequences": sequences,
-        "red3": red3,
-        "count_bonus": 0,
-        "going_out": going_out,
-        "hand_penalty": hand_penalty,
-        "total": total,
-        "canastas": canastas,
-    }
+def sheet(melded=0, canasta_bonus=0, red3=0, going_out=0, hand_penalty=0, canastas=0):
+    """A classic score sheet (no count bonus); the total is the sum of the parts (G-9, C-17)."""
+    return score_sheet(melded, canasta_bonus, red3, 0, going_out, hand_penalty, canastas)
 
 
 def discards(kinds: str) -> set[str]:

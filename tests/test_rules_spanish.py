@@ -26,6 +26,7 @@ from tests.scenario import (
     melds_of,
     new_game,
     play,
+    score_sheet,
 )
 
 #: A hand for a player who only draws and discards: no three of a kind and no wild
@@ -51,22 +52,9 @@ def discards(kinds: str) -> set[str]:
     return {f"discard {k}" for k in kinds.split()}
 
 
-def sheet(
-    melded=0, canasta_bonus=0, red3=0, count_bonus=0, going_out=0, hand_penalty=0, n=0, sequences=0
-):
+def sheet(*parts, **named):
     """A score sheet; the total is the sum of the parts (G-9, S-10..S-14)."""
-    total = melded + canasta_bonus + sequences + red3 + count_bonus + going_out + hand_penalty
-    return {
-        "melded": melded,
-        "canasta_bonus": canasta_bonus,
-        "sequences": sequences,
-        "red3": red3,
-        "count_bonus": count_bonus,
-        "going_out": going_out,
-        "hand_penalty": hand_penalty,
-        "total": total,
-        "canastas": n,
-    }
+    return score_sheet(*parts, **named)
 
 
 # ----------------------------------------------------------------------------- S-1
