@@ -3,7 +3,7 @@
 canasta check  [...]   compliance checks over every preset and player count
 canasta arena  [...]   a tournament that ranks agents
 canasta play   [...]   play a hand in the terminal against bots
-canasta train  [...]   MaskablePPO self-play training
+canasta train  [...]   imitation warm start, then PPO against a league
 canasta demo   [...]   the main job: check, a short tournament, a trained agent
 """
 
@@ -16,7 +16,7 @@ COMMANDS = {
     "check": ("canasta_env.compliance", "main"),
     "arena": ("agents.arena", "main"),
     "play": ("agents.play", "main"),
-    "train": ("training.selfplay", "main"),
+    "train": ("training.league", "main"),
     "demo": ("canasta_env.demo", "main"),
 }
 

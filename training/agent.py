@@ -21,8 +21,14 @@ import numpy as np
 from agents.base import Agent
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
-#: The shipped agent: MaskablePPO trained by self-play on classic 2-player hands.
-DEFAULT_MODEL = MODELS_DIR / "classic_2p.zip"
+#: Shipped agents by name (``ppo:NAME``): model files in :data:`MODELS_DIR`.
+SHIPPED = {
+    "classic-2p": MODELS_DIR / "classic_2p.npz",
+    "classic-4p": MODELS_DIR / "classic_4p.npz",
+    "sb3-classic-2p": MODELS_DIR / "classic_2p.zip",
+}
+#: ``ppo:default``: the shipped classic 2-player agent.
+DEFAULT_MODEL = SHIPPED["sb3-classic-2p"]
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
@@ -173,15 +179,62 @@ class PPOAgent(PolicyAgent):
         return int(action)
 
 
-def load_agent(path: str | os.PathLike | None = None, **kwargs) -> PPOAgent:
-    """The agent saved at ``path`` (a ``.zip``, or a run folder holding ``model.zip``).
+class NetAgent(PolicyAgent):
+    """A model file of :mod:`training.net` (``.npz``), acting with numpy only (no torch).
 
-    ``None`` or ``"default"`` loads :data:`DEFAULT_MODEL`. Used by the arena for
-    agent names like ``ppo:runs/x/model.zip``.
+    Greedy among legal actions (``deterministic=False`` samples with ``seed``).
     """
+
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        deterministic: bool = True,
+        seed: int | None = None,
+        name: str | None = None,
+    ):
+        from training.net import ModelFile
+
+        self.path = Path(path)
+        if not self.path.exists():
+            raise FileNotFoundError(f"no model at {self.path}")
+        self.model_file = ModelFile(self.path)
+        super().__init__(
+            PolicyWeights(self.model_file.actor, "ReLU"), deterministic=deterministic, seed=seed
+        )
+        self.name = name or f"ppo:{self.path.stem}"
+        self.meta = self.model_file.meta
+
+
+def resolve_model(path: str | os.PathLike | None) -> Path:
+    """The model file of a name (``classic-2p``, ``default``), a file or a run folder."""
     if path is None or str(path) in ("", "default"):
-        path = DEFAULT_MODEL
+        return DEFAULT_MODEL
+    if str(path) in SHIPPED:
+        return SHIPPED[str(path)]
     path = Path(path)
     if path.is_dir():
-        path = path / "model.zip"
-    return PPOAgent(path, **kwargs)
+        for name in ("model.npz", "model.zip"):
+            if (path / name).exists():
+                return path / name
+        raise FileNotFoundError(f"no model.npz or model.zip in {path}")
+    if not path.exists():
+        for suffix in (".npz", ".zip"):
+            if path.with_suffix(suffix).exists():
+                return path.with_suffix(suffix)
+        names = ", ".join(["default", *SHIPPED])
+        raise FileNotFoundError(f"no model at {path} (shipped names: {names})")
+    return path
+
+
+def load_agent(path: str | os.PathLike | None = None, **kwargs) -> PolicyAgent:
+    """The agent saved at ``path``: a shipped name, a ``.npz`` or SB3 ``.zip``, a run folder.
+
+    ``None`` or ``"default"`` loads :data:`DEFAULT_MODEL`. Used by the arena for
+    agent names like ``ppo:classic-2p`` or ``ppo:runs/x/model.npz``.
+    """
+    resolved = resolve_model(path)
+    if resolved.suffix == ".npz":
+        kwargs.pop("backend", None)
+        name = f"ppo:{path}" if path is not None and str(path) in SHIPPED else None
+        return NetAgent(resolved, name=kwargs.pop("name", name), **kwargs)
+    return PPOAgent(resolved, **kwargs)

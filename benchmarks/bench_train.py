@@ -1,0 +1,80 @@
+"""Learner steps per second of ``canasta train``'s PPO stage, for a fixed short run.
+
+A learner step is one decision of the network being trained (what PPO learns
+from). The run: the default league mix (self-play, snapshots, expert, greedy,
+random), ``--iterations`` rollouts of ``--rollout-steps`` decisions each, every
+rollout followed by the PPO update, as in training; no evaluation. It prints
+the rate over collection plus update (what a run gets), and each part alone.
+
+    python benchmarks/bench_train.py                        # classic 2p, --jobs 2
+    python benchmarks/bench_train.py --players 4 --jobs 1 --envs 32
+
+``--model`` starts from a model file (default: the shipped classic 2-player
+agent, else a new network), so the hands are as long as a trained agent's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variant", default="classic")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--envs", type=int, default=64)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--iterations", type=int, default=4)
+    parser.add_argument("--rollout-steps", type=int, default=16_384)
+    parser.add_argument("--model", default=None, help="model file to start from")
+    args = parser.parse_args(argv)
+
+    from training.agent import DEFAULT_MODEL
+    from training.league import Run, Trainer, make_config
+    from training.rollout import WorkerPool
+
+    model = args.model or (str(DEFAULT_MODEL) if DEFAULT_MODEL.suffix == ".npz" else None)
+    if model is not None and not Path(model).exists():
+        model = None
+    config = make_config(
+        variant=[args.variant],
+        players=[args.players],
+        jobs=args.jobs,
+        envs=args.envs,
+        threads=args.threads,
+        rollout_steps=args.rollout_steps,
+        init=model,
+    )
+    with tempfile.TemporaryDirectory() as tmp, WorkerPool(args.jobs, args.envs) as pool:
+        trainer = Trainer(Run(tmp, config), pool)
+        trainer.snapshots.append(("s0", trainer._actor()))
+        trainer._sync_snapshots()
+        trainer.collect()  # warm-up: workers import and build their tables
+        collect_s = update_s = 0.0
+        steps = 0
+        for _ in range(args.iterations):
+            t0 = time.perf_counter()
+            batch = trainer.collect()
+            t1 = time.perf_counter()
+            trainer.update(batch)
+            t2 = time.perf_counter()
+            trainer.iteration += 1
+            collect_s += t1 - t0
+            update_s += t2 - t1
+            steps += len(batch["actions"])
+    print(
+        f"{args.variant} {args.players}p, jobs {args.jobs}, envs {args.envs}, torch threads "
+        f"{args.threads}, start: {Path(model).name if model else 'new network'}"
+    )
+    print(f"learner steps/s (collect + update): {steps / (collect_s + update_s):,.0f}")
+    print(f"  collection alone: {steps / collect_s:,.0f} steps/s ({steps} steps)")
+    print(f"  PPO update alone: {steps / update_s:,.0f} samples/s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,175 @@
+"""Imitation warm start: record the bots' decisions, clone them into the network.
+
+    canasta train record  --run-dir runs/c2      # teacher decisions -> RUN/data/*.npz
+    canasta train imitate --run-dir runs/c2      # masked cross-entropy -> RUN/imitation.npz
+
+A data file holds, per recorded decision, the observation (float32), the mask
+(``np.packbits`` of the 500 flags), the teacher's action and the hand's reward
+for the teacher's team (:func:`training.rollout.hand_reward`). The policy head
+learns the teacher's move with a cross-entropy restricted to legal ids; the
+value head learns the reward, so that reinforcement learning starts with a
+critic that already knows who is winning.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from canasta_env.actions import NUM_ACTIONS
+
+
+def save_data(path: Path, data: dict) -> None:
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez(tmp, **{k: data[k] for k in ("obs", "masks", "actions", "returns")})
+    tmp.replace(path)
+
+
+def load_data(paths) -> dict:
+    parts = [np.load(p) for p in paths]
+    if not parts:
+        raise ValueError("no imitation data: run the record stage first")
+    return {
+        key: np.concatenate([part[key] for part in parts])
+        for key in ("obs", "masks", "actions", "returns")
+    }
+
+
+def record(pool, config: dict, data_dir: Path, log=print) -> list[Path]:
+    """Record ``config["record_steps"]`` teacher decisions in chunks (resumable per chunk)."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    chunk = int(config["record_chunk"])
+    total = int(config["record_steps"])
+    chunks = max(1, -(-total // chunk))
+    tables = [tuple(t) for t in config["tables"]]
+    opponents = list(config["record_opponents"].items())
+    paths = []
+    start = time.perf_counter()
+    done = 0
+    for first in range(0, chunks, pool.size):
+        batch = [i for i in range(first, min(chunks, first + pool.size))]
+        todo = [i for i in batch if not (data_dir / f"chunk{i:03d}.npz").exists()]
+        if todo:
+            results = pool.map(
+                "record",
+                [
+                    {
+                        "steps": min(chunk, total - i * chunk),
+                        "tables": tables,
+                        "table_weights": config["table_weights"],
+                        "teachers": config["teachers"],
+                        "opponents": opponents,
+                        "seed": [config["seed"], 1, i],
+                        "score_coef": config["score_coef"],
+                    }
+                    for i in todo
+                ],
+            )
+            for i, data in zip(todo, results):
+                save_data(data_dir / f"chunk{i:03d}.npz", data)
+                done += len(data["actions"])
+        paths += [data_dir / f"chunk{i:03d}.npz" for i in batch]
+        log(
+            f"[record] {len(paths)}/{chunks} chunks, {done} new decisions, "
+            f"{time.perf_counter() - start:.0f}s"
+        )
+    return paths
+
+
+def train_imitation(config: dict, data_paths, out_path: Path, log=print, writer=None) -> dict:
+    """Fit the policy to the teacher's moves and the value to the hand reward; save the model."""
+    import torch
+    import torch.nn.functional as F
+
+    from training import net
+
+    torch.manual_seed(config["seed"])
+    data = load_data(data_paths)
+    n = len(data["actions"])
+    rng = np.random.default_rng([config["seed"], 2])
+    order = rng.permutation(n)
+    held = order[: max(1, n // 20)]  # 5% held out: agreement with the teacher
+    train_idx = order[len(held) :]
+    obs = torch.from_numpy(data["obs"])
+    masks_packed = data["masks"]
+    actions = torch.from_numpy(data["actions"].astype(np.int64))
+    returns = torch.from_numpy(data["returns"])
+    model = net.build(obs.shape[1], NUM_ACTIONS, config["hidden"])
+    optimizer = torch.optim.Adam(model.parameters(), lr=config["bc_lr"])
+    epochs, batch = int(config["bc_epochs"]), int(config["bc_batch"])
+    batches = max(1, len(train_idx) // batch)  # a data set smaller than a batch: one batch
+    steps_total = epochs * batches
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(
+        optimizer, max_lr=config["bc_lr"], total_steps=max(1, steps_total)
+    )
+
+    def masks_of(index):
+        bits = np.unpackbits(masks_packed[index], axis=1, count=NUM_ACTIONS)
+        return torch.from_numpy(bits.astype(bool))
+
+    start = time.perf_counter()
+    step = 0
+    report = {}
+    for epoch in range(epochs):
+        perm = rng.permutation(train_idx)
+        model.train()
+        total_loss = 0.0
+        for b in range(batches):
+            index = np.sort(perm[b * batch : (b + 1) * batch])
+            logits, values = model(obs[index], masks_of(index))
+            policy_loss = F.cross_entropy(logits, actions[index])
+            value_loss = F.mse_loss(values, returns[index])
+            loss = policy_loss + config["vf_coef"] * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            step += 1
+            total_loss += float(loss.detach())
+            if writer is not None and step % 50 == 0:
+                writer.add_scalar("imitation/policy_loss", float(policy_loss), step)
+                writer.add_scalar("imitation/value_loss", float(value_loss), step)
+        report = evaluate_agreement(model, obs, masks_of, actions, returns, held)
+        report.update(epoch=epoch + 1, seconds=round(time.perf_counter() - start, 1))
+        log(
+            f"[imitate] epoch {epoch + 1}/{epochs}: train loss {total_loss / batches:.3f}, "
+            f"held-out agreement {report['agreement']:.3f} (discards "
+            f"{report['agreement_discard']:.3f}), value mse {report['value_mse']:.3f}, "
+            f"{report['seconds']:.0f}s"
+        )
+        if writer is not None:
+            writer.add_scalar("imitation/agreement", report["agreement"], epoch + 1)
+    report["decisions"] = n
+    net.save(model, out_path, {"stage": "imitation", "imitation": report})
+    return report
+
+
+def evaluate_agreement(model, obs, masks_of, actions, returns, index) -> dict:
+    """Share of held-out decisions where the network's best legal move is the teacher's."""
+    import torch
+
+    from canasta_env.actions import DISCARD
+
+    model.eval()
+    agree, agree_discard, discards, mse = 0, 0, 0, 0.0
+    with torch.no_grad():
+        for b in range(0, len(index), 4096):
+            part = np.sort(index[b : b + 4096])
+            logits, values = model(obs[part], masks_of(part))
+            chosen = logits.argmax(dim=1)
+            target = actions[part]
+            hit = chosen == target
+            agree += int(hit.sum())
+            is_discard = (target >= DISCARD) & (target < DISCARD + 14)
+            discards += int(is_discard.sum())
+            agree_discard += int((hit & is_discard).sum())
+            mse += float(((values - returns[part]) ** 2).sum())
+    return {
+        "agreement": agree / len(index),
+        "agreement_discard": agree_discard / max(1, discards),
+        "value_mse": mse / len(index),
+        "held_out": len(index),
+    }

@@ -1,0 +1,710 @@
+"""``canasta train``: imitation warm start, then PPO against a league, in one run directory.
+
+    canasta train --variant classic --players 2 --run-dir runs/c2     # every stage
+    canasta train --resume runs/c2                                     # continue it
+    canasta train record|imitate|ppo --run-dir runs/c2                 # one stage
+
+Stages (each skipped when its output exists, so a killed run resumes):
+
+1. ``record``: the teacher bots (``--teachers``, default ``expert``) play against
+   a mix of bots; their decisions go to ``RUN/data/``
+   (:mod:`training.imitation`).
+2. ``imitate``: the network clones them (masked cross-entropy, value on the
+   hand reward) -> ``RUN/imitation.npz``.
+3. ``ppo``: PPO from the clone. Each hand the learner's team meets one entry of
+   the league: itself (both teams learn), an admitted snapshot, or a bot. The
+   reward comes at the end of the hand (won/lost plus a clipped margin, see
+   :func:`training.rollout.hand_reward`). Every ``--eval-every`` iterations the
+   greedy policy plays duplicate deals against each bot and the newest
+   snapshot; it joins the league as a snapshot when it beats that snapshot.
+   ``RUN/checkpoint.pt`` (network, Adam, RNG and league state) is written
+   atomically after every evaluation, ``RUN/model.npz`` is the latest policy,
+   ``RUN/best.npz`` the best against the expert.
+
+``RUN/config.json`` holds every setting and the seed: ``--resume RUN`` reads it,
+so a resumed run is the same run. Progress: a bar with learner steps/s and the
+latest win rates, TensorBoard in ``RUN/tb``, ``RUN/curve.png`` (win rate
+against each bot over steps) and ``RUN/history.jsonl``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from canasta_env.actions import NUM_ACTIONS
+from canasta_env.rules import make_rules
+
+VARIANTS = ("classic", "canastone", "spanish", "italian")
+BOTS = ("random", "greedy", "expert")
+
+DEFAULTS: dict = {
+    "variant": ["classic"],
+    "players": [2],
+    "seed": 0,
+    "hidden": [512, 256],
+    # record
+    "teachers": ["expert"],
+    "record_opponents": {"expert": 0.5, "greedy": 0.3, "random": 0.2},
+    "record_steps": 800_000,
+    "record_chunk": 100_000,
+    # imitate
+    "bc_epochs": 4,
+    "bc_lr": 1e-3,
+    "bc_batch": 1024,
+    # ppo
+    "ppo_steps": 10_000_000,
+    "rollout_steps": 16_384,
+    "ppo_epochs": 2,
+    "minibatch": 2048,
+    "lr": 1e-4,
+    "clip": 0.15,
+    "ent_coef": 0.001,
+    "vf_coef": 0.5,
+    "gamma": 1.0,
+    "gae_lambda": 0.95,
+    "max_grad_norm": 0.5,
+    "score_coef": 0.25,
+    "opponents": {"self": 0.25, "snapshot": 0.2, "expert": 0.35, "greedy": 0.15, "random": 0.05},
+    "max_snapshots": 8,
+    "eval_every": 10,
+    "eval_deals": 150,
+    "eval_opponents": ["expert", "greedy", "random"],
+    "init": None,
+    "envs": 64,
+    "jobs": 2,
+    "threads": 2,
+    "time_limit": None,
+}
+
+
+# ---------------------------------------------------------------------- config
+def tables_of(variants, players) -> list[tuple[str, int]]:
+    tables = []
+    for variant in variants:
+        if variant not in VARIANTS:
+            raise ValueError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
+        rules = make_rules(variant)
+        for n in players:
+            if n in rules.player_counts:
+                tables.append((variant, n))
+    if not tables:
+        raise ValueError(f"no valid table among variants {variants} and players {players}")
+    return tables
+
+
+def make_config(**overrides) -> dict:
+    config = json.loads(json.dumps(DEFAULTS))
+    for key, value in overrides.items():
+        if key not in DEFAULTS:
+            raise ValueError(f"unknown setting {key!r}")
+        if value is not None:
+            config[key] = value
+    for key in ("players",):
+        bad = [n for n in config[key] if n not in (2, 3, 4, 6)]
+        if bad:
+            raise ValueError(f"players must be among 2, 3, 4, 6; got {bad}")
+    config["tables"] = tables_of(config["variant"], config["players"])
+    # each table equally often in decisions: 4-player hands give the learner twice as many
+    config["table_weights"] = [
+        1.0 / (n // (2 if n in (2, 4, 6) else 1)) for _, n in config["tables"]
+    ]
+    for name in config["teachers"] + list(config["record_opponents"]) + config["eval_opponents"]:
+        if name not in BOTS:
+            raise ValueError(f"unknown bot {name!r}; choose from {', '.join(BOTS)}")
+    for name in config["opponents"]:
+        if name not in BOTS + ("self", "snapshot"):
+            raise ValueError(f"unknown league entry {name!r}")
+    for key in ("record_steps", "ppo_steps", "rollout_steps", "envs", "bc_epochs", "minibatch"):
+        if int(config[key]) < 1:
+            raise ValueError(f"{key} must be at least 1, got {config[key]}")
+    if int(config["jobs"]) < 0:
+        raise ValueError(f"jobs must be 0 (in process) or more, got {config['jobs']}")
+    return config
+
+
+# ---------------------------------------------------------------------- run state
+class Run:
+    """A run directory: config, logs, checkpoints."""
+
+    def __init__(self, path: str | os.PathLike, config: dict):
+        self.path = Path(path)
+        self.config = config
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.writer = None
+
+    #: Settings that may change when a run is continued: budgets, parallelism, time limit.
+    RESUMABLE = ("ppo_steps", "jobs", "envs", "threads", "time_limit", "eval_every")
+
+    @classmethod
+    def open(cls, path, overrides: dict):
+        """A new run from ``overrides``, or the saved one with only the resumable ones applied."""
+        path = Path(path)
+        saved = path / "config.json"
+        if saved.exists():
+            config = json.loads(saved.read_text())
+            given = {k: v for k, v in overrides.items() if v is not None}
+            fixed = sorted(k for k in given if k not in cls.RESUMABLE)
+            if fixed:
+                raise ValueError(
+                    f"{path} is an existing run; only {', '.join(cls.RESUMABLE)} may change "
+                    f"(got {', '.join(fixed)})"
+                )
+            config.update(given)
+        else:
+            config = make_config(**overrides)
+        run = cls(path, config)
+        run.save_config()
+        return run
+
+    def save_config(self) -> None:
+        _atomic_write(self.path / "config.json", json.dumps(self.config, indent=2) + "\n")
+
+    def log(self, text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+        with open(self.path / "train.log", "a") as handle:
+            handle.write(text + "\n")
+
+    def tb(self):
+        if self.writer is None:
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+
+                self.writer = SummaryWriter(str(self.path / "tb"))
+            except ImportError:  # tensorboard missing: everything else still logs
+                self.writer = False
+        return self.writer or None
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------------- ppo
+def _gae(rewards, dones, values, gamma, lam):
+    """Advantages and returns per trajectory (a done closes each; no bootstrap)."""
+    n = len(rewards)
+    adv = np.zeros(n, dtype=np.float32)
+    last = 0.0
+    for t in range(n - 1, -1, -1):
+        if dones[t]:
+            next_value, last = 0.0, 0.0
+        else:
+            next_value = values[t + 1]
+        delta = rewards[t] + gamma * next_value - values[t]
+        last = delta + gamma * lam * last
+        adv[t] = last
+    return adv, adv + values
+
+
+def _wilson(wins: float, n: int) -> tuple[float, float]:
+    from agents.arena import wilson_interval
+
+    return wilson_interval(wins, n)
+
+
+class Trainer:
+    """PPO against the league; see the module docstring."""
+
+    def __init__(self, run: Run, pool):
+        import torch
+
+        from training import net
+
+        self.run, self.pool, self.config = run, pool, run.config
+        c = self.config
+        torch.set_num_threads(int(c["threads"]))
+        torch.manual_seed(c["seed"])
+        self.torch = torch
+        init = run.path / "imitation.npz" if c["init"] is None else Path(c["init"])
+        self.model = net.ModelFile(init).to_torch() if init.exists() else None
+        if self.model is None:
+            from canasta_env.observation import OBS_SIZE
+
+            self.model = net.build(OBS_SIZE, NUM_ACTIONS, c["hidden"])
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=c["lr"], eps=1e-5)
+        self.steps = 0
+        self.iteration = 0
+        self.snapshots: list[tuple[str, list]] = []  # (key, actor layers)
+        self.history: list[dict] = []
+        self.best = -1.0
+        self.rng = np.random.default_rng([c["seed"], 3])
+        self.seconds = 0.0  # wall time of the ppo stage over every session
+        self.collect_seconds = 0.0
+        self._load_checkpoint()
+
+    # -------------------------------------------------------------- checkpoint
+    def _load_checkpoint(self) -> None:
+        path = self.run.path / "checkpoint.pt"
+        if not path.exists():
+            return
+        state = self.torch.load(path, weights_only=False)
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.steps, self.iteration = state["steps"], state["iteration"]
+        self.snapshots = state["snapshots"]
+        self.history = state["history"]
+        self.best = state["best"]
+        self.rng.bit_generator.state = state["rng"]
+        self.torch.set_rng_state(state["torch_rng"])
+        self.seconds = state.get("seconds", 0.0)
+        self.collect_seconds = state.get("collect_seconds", 0.0)
+        # evaluations logged after the checkpoint was written are dropped with it
+        lines = "".join(json.dumps(entry) + "\n" for entry in self.history)
+        _atomic_write(self.run.path / "history.jsonl", lines)
+        self.run.log(f"[ppo] resumed at iteration {self.iteration}, {self.steps} learner steps")
+
+    def save_checkpoint(self) -> None:
+        state = {
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "steps": self.steps,
+            "iteration": self.iteration,
+            "snapshots": self.snapshots,
+            "history": self.history,
+            "best": self.best,
+            "rng": self.rng.bit_generator.state,
+            "torch_rng": self.torch.get_rng_state(),
+            "seconds": self.seconds,
+            "collect_seconds": self.collect_seconds,
+        }
+        path = self.run.path / "checkpoint.pt"
+        tmp = path.with_name("checkpoint.pt.tmp")
+        self.torch.save(state, tmp)
+        os.replace(tmp, path)
+
+    # -------------------------------------------------------------- league
+    def _actor(self) -> list:
+        from training import net
+
+        return net.actor_layers(self.model)
+
+    def _sync_snapshots(self) -> None:
+        self.pool.broadcast("snapshots", {"add": dict(self.snapshots), "reset": True})
+
+    def _opponents(self) -> list[tuple[tuple, float]]:
+        entries = []
+        for name, weight in self.config["opponents"].items():
+            if name == "self":
+                entries.append((("learner",), weight))
+            elif name == "snapshot":
+                for key, _ in self.snapshots:
+                    entries.append((("snapshot", key), weight / len(self.snapshots)))
+            else:
+                entries.append((("bot", name), weight))
+        return [(c, w) for c, w in entries if w > 0]
+
+    # -------------------------------------------------------------- one iteration
+    def collect(self) -> dict:
+        c = self.config
+        layers = self._actor()
+        per_worker = -(-int(c["rollout_steps"]) // self.pool.size)
+        parts = self.pool.map(
+            "collect",
+            [
+                {
+                    "layers": layers,
+                    "steps": per_worker,
+                    "tables": [tuple(t) for t in c["tables"]],
+                    "table_weights": c["table_weights"],
+                    "opponents": self._opponents(),
+                    "seed": [c["seed"], 4, self.iteration, worker],
+                    "score_coef": c["score_coef"],
+                }
+                for worker in range(self.pool.size)
+            ],
+        )
+        batch = {
+            key: np.concatenate([p[key] for p in parts])
+            for key in ("obs", "masks", "actions", "logp", "rewards", "dones")
+        }
+        batch["results"] = [r for p in parts for r in p["results"]]
+        return batch
+
+    def update(self, batch: dict) -> dict:
+        torch, c = self.torch, self.config
+        model = self.model
+        obs = torch.from_numpy(batch["obs"])
+        masks = torch.from_numpy(
+            np.unpackbits(batch["masks"], axis=1, count=NUM_ACTIONS).astype(bool)
+        )
+        actions = torch.from_numpy(batch["actions"])
+        old_logp = torch.from_numpy(batch["logp"])
+        with torch.no_grad():
+            values = torch.cat([model(obs[i : i + 8192])[1] for i in range(0, len(obs), 8192)])
+        adv, returns = _gae(
+            batch["rewards"], batch["dones"], values.numpy(), c["gamma"], c["gae_lambda"]
+        )
+        adv_t = torch.from_numpy(adv)
+        adv_t = (adv_t - adv_t.mean()) / (adv_t.std() + 1e-8)
+        returns_t = torch.from_numpy(returns.astype(np.float32))
+        n = len(obs)
+        stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "kl": 0.0, "clipped": 0.0}
+        count = 0
+        model.train()
+        for _ in range(int(c["ppo_epochs"])):
+            perm = torch.from_numpy(self.rng.permutation(n))
+            for start in range(0, n, int(c["minibatch"])):
+                index = perm[start : start + int(c["minibatch"])]
+                logits, value = model(obs[index], masks[index])
+                logp_all = torch.log_softmax(logits, dim=1)
+                logp = logp_all.gather(1, actions[index].unsqueeze(1)).squeeze(1)
+                probs = logp_all.exp()
+                entropy = -(probs * logp_all.masked_fill(~masks[index], 0.0)).sum(1).mean()
+                ratio = (logp - old_logp[index]).exp()
+                a = adv_t[index]
+                policy_loss = -torch.min(
+                    ratio * a, ratio.clamp(1 - c["clip"], 1 + c["clip"]) * a
+                ).mean()
+                value_loss = ((value - returns_t[index]) ** 2).mean()
+                loss = policy_loss + c["vf_coef"] * value_loss - c["ent_coef"] * entropy
+                self.optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), c["max_grad_norm"])
+                self.optimizer.step()
+                with torch.no_grad():
+                    stats["policy_loss"] += float(policy_loss)
+                    stats["value_loss"] += float(value_loss)
+                    stats["entropy"] += float(entropy)
+                    stats["kl"] += float((old_logp[index] - logp).mean())
+                    stats["clipped"] += float(((ratio - 1).abs() > c["clip"]).float().mean())
+                count += 1
+        return {key: value / max(1, count) for key, value in stats.items()}
+
+    # -------------------------------------------------------------- evaluation
+    def evaluate(self) -> dict:
+        """Duplicate deals against each bot and the newest snapshot; greedy play."""
+        c = self.config
+        layers = self._actor()
+        deals = int(c["eval_deals"])
+        opponents = [("bot", name) for name in c["eval_opponents"]]
+        if self.snapshots:
+            opponents.append(("snapshot", self.snapshots[-1][0]))
+        rows = {}
+        for table in [tuple(t) for t in c["tables"]]:
+            for opponent in opponents:
+                seeds = [10_000_000 + i for i in range(deals)]
+                shares = np.array_split(np.asarray(seeds), self.pool.size)
+                parts = self.pool.map(
+                    "evaluate",
+                    [
+                        {
+                            "layers": layers,
+                            "table": table,
+                            "opponent": opponent,
+                            "deal_seeds": [int(s) for s in share],
+                        }
+                        for share in shares
+                    ],
+                )
+                outcomes = [o for part in parts for _, o, _ in part]
+                diffs = [d for part in parts for _, _, d in part]
+                wins = sum(1.0 if o > 0 else 0.5 if o == 0 else 0.0 for o in outcomes)
+                low, high = _wilson(wins, len(outcomes))
+                name = "snapshot" if opponent[0] == "snapshot" else opponent[1]
+                rows[f"{table[0]}-{table[1]}p/{name}"] = {
+                    "win_rate": wins / len(outcomes),
+                    "ci95": [low, high],
+                    "hands": len(outcomes),
+                    "score_diff": float(np.mean(diffs)),
+                }
+        return rows
+
+    # -------------------------------------------------------------- loop
+    def train(self, progress: bool = True) -> None:
+        from tqdm import tqdm
+
+        from training import net
+
+        c = self.config
+        writer = self.run.tb()
+        if not self.snapshots:
+            self.snapshots.append(("s0", self._actor()))
+        self._sync_snapshots()
+        total = int(c["ppo_steps"])
+        bar = tqdm(
+            total=total,
+            initial=min(self.steps, total),
+            unit="step",
+            desc="ppo",
+            file=sys.stderr,
+            disable=not progress,
+            dynamic_ncols=True,
+        )
+        session_start = time.perf_counter()
+        deadline = None if c["time_limit"] is None else session_start + float(c["time_limit"])
+        latest = self.history[-1]["eval"] if self.history else {}
+        if not self.history:
+            latest = self._evaluate_and_log(writer, bar)
+        recent: dict[str, list] = {}
+        try:
+            while self.steps < total:
+                if deadline is not None and time.perf_counter() > deadline:
+                    self.run.log(f"[ppo] time limit {c['time_limit']}s reached")
+                    break
+                t0 = time.perf_counter()
+                batch = self.collect()
+                t1 = time.perf_counter()
+                stats = self.update(batch)
+                t2 = time.perf_counter()
+                n = len(batch["actions"])
+                self.steps += n
+                self.iteration += 1
+                self.seconds += t2 - t0
+                self.collect_seconds += t1 - t0
+                for _table, label, outcome, _diff in batch["results"]:
+                    recent.setdefault(label, []).append(outcome > 0)
+                rate = n / (t2 - t0)
+                if writer:
+                    for key, value in stats.items():
+                        writer.add_scalar(f"ppo/{key}", value, self.steps)
+                    writer.add_scalar("speed/learner_steps_per_s", rate, self.steps)
+                    writer.add_scalar("speed/collect_share", (t1 - t0) / (t2 - t0), self.steps)
+                    for label, wins in recent.items():
+                        writer.add_scalar(f"rollout/win_{label}", np.mean(wins[-400:]), self.steps)
+                bar.update(n)
+                bar.set_postfix_str(_postfix(rate, latest), refresh=False)
+                if self.iteration % int(c["eval_every"]) == 0:
+                    latest = self._evaluate_and_log(writer, bar)
+                    net.save(self.model, self.run.path / "model.npz", self._meta())
+                    self.save_checkpoint()
+        finally:
+            bar.close()
+        if not self.history or self.history[-1]["iteration"] != self.iteration:
+            self._evaluate_and_log(writer, None)
+        net.save(self.model, self.run.path / "model.npz", self._meta())
+        self.save_checkpoint()
+        if writer:
+            writer.flush()
+        rate = self.steps / self.seconds if self.seconds else 0.0
+        self.run.log(
+            f"[ppo] {self.steps} learner steps, {self.iteration} iterations, "
+            f"{rate:.0f} learner steps/s over the ppo stage (evaluation excluded)"
+        )
+
+    def _meta(self) -> dict:
+        return {
+            "stage": "ppo",
+            "steps": self.steps,
+            "iteration": self.iteration,
+            "tables": self.config["tables"],
+            "seed": self.config["seed"],
+            "eval": self.history[-1]["eval"] if self.history else {},
+        }
+
+    def _evaluate_and_log(self, writer, bar) -> dict:
+        from training import net
+
+        start = time.perf_counter()
+        rows = self.evaluate()
+        seconds = time.perf_counter() - start
+        entry = {"iteration": self.iteration, "steps": self.steps, "eval": rows}
+        self.history.append(entry)
+        with open(self.run.path / "history.jsonl", "a") as handle:
+            handle.write(json.dumps(entry) + "\n")
+        text = ", ".join(
+            f"{key} {row['win_rate']:.3f} [{row['ci95'][0]:.3f}, {row['ci95'][1]:.3f}]"
+            for key, row in rows.items()
+        )
+        self.run.log(f"[eval] step {self.steps}: {text} ({seconds:.0f}s)")
+        if writer:
+            for key, row in rows.items():
+                writer.add_scalar(f"eval/{key}", row["win_rate"], self.steps)
+        # league admission: a snapshot joins when it beats the newest one
+        snap_rows = [row for key, row in rows.items() if key.endswith("/snapshot")]
+        if self.iteration > 0 and snap_rows and np.mean([r["win_rate"] for r in snap_rows]) > 0.5:
+            key = f"s{self.iteration}"
+            self.snapshots.append((key, self._actor()))
+            self.snapshots = self.snapshots[-int(self.config["max_snapshots"]) :]
+            self._sync_snapshots()
+            self.run.log(f"[league] snapshot {key} admitted ({len(self.snapshots)} in the league)")
+        expert = [row["win_rate"] for key, row in rows.items() if key.endswith("/expert")]
+        if expert and float(np.mean(expert)) > self.best:
+            self.best = float(np.mean(expert))
+            net.save(self.model, self.run.path / "best.npz", self._meta())
+        plot_curve(self.history, self.run.path / "curve.png")
+        return rows
+
+
+def _postfix(rate: float, latest: dict) -> str:
+    parts = [f"{rate:,.0f} steps/s"]
+    for key, row in latest.items():
+        parts.append(f"{key.split('/')[-1]}@{key.split('/')[0]} {row['win_rate']:.2f}")
+    return " ".join(parts)
+
+
+def plot_curve(history: list[dict], path: Path) -> None:
+    """Win rate (with its 95% interval) against each opponent over learner steps."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    keys = sorted({key for entry in history for key in entry["eval"]})
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for key in keys:
+        points = [(e["steps"], e["eval"][key]) for e in history if key in e["eval"]]
+        xs = [p[0] for p in points]
+        ys = [p[1]["win_rate"] for p in points]
+        lo = [p[1]["ci95"][0] for p in points]
+        hi = [p[1]["ci95"][1] for p in points]
+        (line,) = ax.plot(xs, ys, marker=".", label=key)
+        ax.fill_between(xs, lo, hi, alpha=0.15, color=line.get_color())
+    ax.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel("hands won (duplicate deals, 95% CI)")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    tmp = path.with_name(path.stem + ".tmp.png")
+    fig.savefig(tmp, dpi=100)
+    plt.close(fig)
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------------- CLI
+STAGES = ("record", "imitate", "ppo")
+
+
+def run_stages(run: Run, stages, progress: bool = True) -> None:
+    from training import imitation
+    from training.rollout import WorkerPool
+
+    c = run.config
+    with WorkerPool(int(c["jobs"]), int(c["envs"])) as pool:
+        if "record" in stages and c["init"] is None:
+            if not (run.path / "imitation.npz").exists():
+                imitation.record(pool, c, run.path / "data", log=run.log)
+        if "imitate" in stages and c["init"] is None:
+            if not (run.path / "imitation.npz").exists():
+                import torch
+
+                torch.set_num_threads(int(c["threads"]))
+                paths = sorted((run.path / "data").glob("chunk*.npz"))
+                report = imitation.train_imitation(
+                    c, paths, run.path / "imitation.npz", log=run.log, writer=run.tb()
+                )
+                _atomic_write(run.path / "imitation.json", json.dumps(report, indent=2) + "\n")
+        if "ppo" in stages:
+            Trainer(run, pool).train(progress=progress)
+
+
+def _list(text: str, cast=str) -> list:
+    return [cast(item.strip()) for item in text.split(",") if item.strip()]
+
+
+def _weights(text: str) -> dict:
+    out = {}
+    for item in _list(text):
+        name, _, weight = item.partition("=")
+        out[name] = float(weight) if weight else 1.0
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="canasta train",
+        description="Imitation warm start, then PPO against a league (see training/README.md).",
+    )
+    parser.add_argument("stage", nargs="?", choices=STAGES + ("all",), default="all")
+    parser.add_argument("--run-dir", default=None, help="run directory (config, data, models)")
+    parser.add_argument("--resume", default=None, metavar="RUN_DIR", help="continue this run")
+    parser.add_argument("--variant", default=None, help="preset or comma list (classic)")
+    parser.add_argument("--players", default=None, help="player count or comma list (2)")
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--hidden", default=None, help="hidden layer widths (512,256)")
+    parser.add_argument("--teachers", default=None, help="bots to imitate (expert)")
+    parser.add_argument("--record-steps", type=int, default=None)
+    parser.add_argument("--bc-epochs", type=int, default=None)
+    parser.add_argument("--ppo-steps", type=int, default=None, help="learner steps in all")
+    parser.add_argument("--rollout-steps", type=int, default=None)
+    parser.add_argument("--lr", type=float, default=None)
+    parser.add_argument("--ent-coef", type=float, default=None)
+    parser.add_argument("--gamma", type=float, default=None)
+    parser.add_argument("--score-coef", type=float, default=None)
+    parser.add_argument(
+        "--opponents", default=None, help="league weights, e.g. self=0.25,snapshot=0.2,expert=0.35"
+    )
+    parser.add_argument("--eval-every", type=int, default=None, help="iterations")
+    parser.add_argument("--eval-deals", type=int, default=None)
+    parser.add_argument("--init", default=None, help="start PPO from this model file")
+    parser.add_argument("--envs", type=int, default=None, help="hands at once per process")
+    parser.add_argument("--jobs", type=int, default=None, help="worker processes (0: in process)")
+    parser.add_argument("--threads", type=int, default=None, help="torch threads")
+    parser.add_argument("--time-limit", type=float, default=None, help="seconds, this session")
+    parser.add_argument("--ship", default=None, help="copy the final model file here")
+    parser.add_argument("--no-progress", action="store_true")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--evaluate" in argv:  # the evaluation of saved models lives with the SB3 wrapper
+        from training.selfplay import main as selfplay_main
+
+        return selfplay_main(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if (args.run_dir is None) == (args.resume is None):
+        parser.error("give exactly one of --run-dir (a new or existing run) and --resume RUN_DIR")
+    overrides = {
+        "variant": _list(args.variant) if args.variant else None,
+        "seed": args.seed,
+        "teachers": _list(args.teachers) if args.teachers else None,
+        "record_steps": args.record_steps,
+        "bc_epochs": args.bc_epochs,
+        "ppo_steps": args.ppo_steps,
+        "rollout_steps": args.rollout_steps,
+        "lr": args.lr,
+        "ent_coef": args.ent_coef,
+        "gamma": args.gamma,
+        "score_coef": args.score_coef,
+        "opponents": _weights(args.opponents) if args.opponents else None,
+        "eval_every": args.eval_every,
+        "eval_deals": args.eval_deals,
+        "init": args.init,
+        "envs": args.envs,
+        "jobs": args.jobs,
+        "threads": args.threads,
+        "time_limit": args.time_limit,
+    }
+    try:
+        overrides["players"] = _list(args.players, int) if args.players else None
+        overrides["hidden"] = _list(args.hidden, int) if args.hidden else None
+        path = Path(args.resume or args.run_dir)
+        if args.resume and not (path / "config.json").exists():
+            raise ValueError(f"{path}: not a run directory (no config.json)")
+        if args.init is not None and not Path(args.init).exists():
+            raise ValueError(f"--init {args.init}: no such model file")
+        run = Run.open(path, overrides)
+    except ValueError as error:
+        parser.error(str(error))
+    run.log(f"[run] {run.path}: {json.dumps(run.config)}")
+    stages = STAGES if args.stage == "all" else (args.stage,)
+    try:
+        run_stages(run, stages, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        run.log("[run] interrupted; continue with: canasta train --resume " + str(run.path))
+        return 130
+    if args.ship:
+        import shutil
+
+        final = run.path / "model.npz"
+        shutil.copyfile(final, args.ship)
+        run.log(f"[run] copied {final} to {args.ship}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

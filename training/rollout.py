@@ -1,0 +1,534 @@
+"""Batched hands for training and evaluation: numpy only, one process per ``--jobs``.
+
+Many hands run side by side in one process (``envs`` slots). At every tick each
+slot is advanced through its bots' moves until a network must act; then every
+slot waiting on the same network is answered by one batched forward pass. So
+the learner and each snapshot opponent cost one matrix product per tick, not
+one per decision.
+
+Who plays a seat is a *controller*:
+
+* ``("learner",)``: the network being trained; its decisions are recorded,
+  sampled from the masked softmax (greedy in evaluation);
+* ``("snapshot", key)``: a frozen earlier copy of the learner (sampling);
+* ``("bot", name)``: a heuristic bot from :mod:`agents.registry`.
+
+Every seat of a team has the same controller (both partners at 4 players). A
+hand's trajectory for a learner team is its decisions in order; the reward
+comes when the hand ends (:func:`hand_reward`) and is put on the team's last
+decision, so no move of another seat is ever credited to the learner.
+:class:`Recorder` plays bots only and records the decisions of chosen ones
+(the imitation data set).
+
+:func:`worker_main` serves these jobs over a pipe; :class:`WorkerPool` starts
+the workers with the ``spawn`` method (no state inherited from a parent that
+may have started torch threads) and one BLAS thread each.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from canasta_env.actions import NUM_ACTIONS
+from canasta_env.engine.game import PHASE_HAND_OVER, Game
+from canasta_env.observation import OBS_SIZE, ObservationBuilder
+from canasta_env.rules import make_rules
+
+#: Controllers: ("learner",), ("snapshot", key), ("bot", name).
+LEARNER = ("learner",)
+
+
+def hand_reward(totals: Sequence[int], team: int, score_coef: float) -> tuple[float, int, float]:
+    """(reward, outcome, diff) of ``team`` for a finished hand.
+
+    ``outcome`` is +1 / 0 / -1 for the best / tied-best / a lower hand score;
+    ``diff`` is the team's score minus the other teams' mean. The reward is the
+    outcome plus ``score_coef`` times ``diff / 1000`` clipped to [-2, 2]: the
+    hand is won or lost (what the arena counts), and the margin breaks ties
+    between two wins without letting a 5000-point hand drown the rest.
+    """
+    mine = totals[team]
+    others = [s for t, s in enumerate(totals) if t != team]
+    best = max(others)
+    outcome = 1 if mine > best else (0 if mine == best else -1)
+    diff = mine - sum(others) / len(others)
+    return outcome + score_coef * max(-2.0, min(2.0, diff / 1000.0)), outcome, diff
+
+
+# ---------------------------------------------------------------------- policies
+class NumpyPolicy:
+    """The actor as numpy arrays: hidden ReLU layers, then the action logits."""
+
+    def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray]]):
+        self.layers = [(np.ascontiguousarray(w), np.ascontiguousarray(b)) for w, b in layers]
+        self.obs_size = self.layers[0][0].shape[0]
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        x = obs[:, : self.obs_size] if obs.shape[1] > self.obs_size else obs
+        for weight, bias in self.layers[:-1]:
+            x = x @ weight
+            x += bias
+            np.maximum(x, 0.0, out=x)
+        weight, bias = self.layers[-1]
+        return x @ weight + bias
+
+
+def masked_choice(
+    logits: np.ndarray, masks: np.ndarray, rng: np.random.Generator | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Actions (sampled with Gumbel noise, or argmax when ``rng`` is None) and their log-probs."""
+    z = np.where(masks, logits[:, : masks.shape[1]], -np.inf)
+    if rng is None:
+        actions = z.argmax(axis=1)
+    else:
+        actions = (z + rng.gumbel(size=z.shape)).argmax(axis=1)
+    top = z.max(axis=1, keepdims=True)
+    log_norm = np.log(np.exp(z - top).sum(axis=1)) + top[:, 0]
+    logp = z[np.arange(len(z)), actions] - log_norm
+    return actions, logp.astype(np.float32)
+
+
+# ---------------------------------------------------------------------- slots
+@dataclass
+class _Slot:
+    """One hand in progress."""
+
+    game: Game
+    observer: ObservationBuilder
+    table: tuple[str, int]
+    controllers: list[tuple]  # per seat
+    bots: dict[int, object]  # seat -> Agent
+    label: str
+    deal_seed: int
+    #: learner team -> its decisions in order: (seat, obs, mask, action, log-prob)
+    traj: dict[int, list] = field(default_factory=dict)
+    info: dict = field(default_factory=dict)
+
+
+class HandRunner:
+    """Runs ``envs`` hands at once; see the module docstring."""
+
+    def __init__(self, envs: int = 32):
+        self.envs = envs
+        self._rules: dict[tuple[str, int], object] = {}
+
+    def _rules_of(self, variant: str):
+        rules = self._rules.get(variant)
+        if rules is None:
+            rules = self._rules[variant] = make_rules(variant)
+        return rules
+
+    def new_slot(
+        self,
+        table: tuple[str, int],
+        team_controllers: Sequence[tuple],
+        deal_seed: int,
+        label: str,
+        bot_seed: int,
+    ) -> _Slot:
+        from agents.registry import make_agent
+
+        variant, players = table
+        game = Game(self._rules_of(variant), players, seed=deal_seed)
+        controllers = [team_controllers[game.team_of[seat]] for seat in range(players)]
+        bots = {}
+        for seat, controller in enumerate(controllers):
+            if controller[0] == "bot":
+                bot = make_agent(controller[1], seed=bot_seed + seat)
+                bot.reset(seat, players, variant)
+                bots[seat] = bot
+        slot = _Slot(game, ObservationBuilder(game), table, controllers, bots, label, deal_seed)
+        slot.info["bot_seed"] = bot_seed
+        for team, controller in enumerate(team_controllers):
+            if controller == LEARNER:
+                slot.traj[team] = []
+        return slot
+
+    def run(
+        self,
+        make_slot,
+        policies: dict,
+        rng: np.random.Generator | None,
+        record: bool = True,
+        on_done=None,
+    ) -> None:
+        """Play until ``make_slot()`` returns None and every hand is over.
+
+        ``policies`` maps ``"learner"`` and snapshot keys to :class:`NumpyPolicy`.
+        ``rng`` None plays the networks greedily. ``on_done(slot)`` receives each
+        finished hand.
+        """
+        slots: list[_Slot] = []
+        exhausted = False
+        while True:
+            while not exhausted and len(slots) < self.envs:
+                slot = make_slot()
+                if slot is None:
+                    exhausted = True
+                else:
+                    slots.append(slot)
+            if not slots:
+                return
+            waiting: dict[object, list[tuple[_Slot, np.ndarray, np.ndarray]]] = {}
+            still: list[_Slot] = []
+            for slot in slots:
+                game = slot.game
+                while game.phase != PHASE_HAND_OVER:
+                    seat = game.current
+                    controller = slot.controllers[seat]
+                    if controller[0] != "bot":
+                        break
+                    obs = slot.observer.build(seat)
+                    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+                    mask[game.legal_actions()] = 1
+                    game.apply(int(slot.bots[seat].act(obs, mask)))
+                if game.phase == PHASE_HAND_OVER:
+                    on_done(slot)
+                    continue
+                still.append(slot)
+                seat = game.current
+                controller = slot.controllers[seat]
+                key = "learner" if controller == LEARNER else controller[1]
+                mask = np.zeros(NUM_ACTIONS, dtype=bool)
+                mask[game.legal_actions()] = True
+                waiting.setdefault(key, []).append((slot, slot.observer.build(seat), mask))
+            slots = still
+            for key, items in waiting.items():
+                obs = np.stack([item[1] for item in items])
+                masks = np.stack([item[2] for item in items])
+                logits = policies[key].logits(obs)
+                actions, logp = masked_choice(logits, masks, rng)
+                for (slot, o, m), action, lp in zip(items, actions, logp):
+                    game = slot.game
+                    if record and key == "learner":
+                        seat = game.current
+                        slot.traj[game.team_of[seat]].append((seat, o, m, int(action), float(lp)))
+                    game.apply(int(action))
+
+
+# ---------------------------------------------------------------------- jobs
+def _table_draw(rng: np.random.Generator, tables: Sequence[tuple[str, int]], weights):
+    return tables[int(rng.choice(len(tables), p=weights))]
+
+
+def collect(
+    runner: HandRunner,
+    steps: int,
+    tables: Sequence[tuple[str, int]],
+    table_weights: Sequence[float],
+    opponents: Sequence[tuple[tuple, float]],
+    policies: dict,
+    seed: Sequence[int],
+    score_coef: float,
+) -> dict:
+    """Self-play data: hands until about ``steps`` learner decisions, every hand finished.
+
+    ``opponents`` is a list of (controller, probability) for the other team(s);
+    the controller ``LEARNER`` means the learner plays every team (self-play).
+    Returns arrays in trajectory order (``obs``, packed ``masks``, ``actions``,
+    ``logp``, ``rewards``, ``dones``) and per-hand results by opponent label.
+    """
+    rng = np.random.default_rng(list(seed))
+    weights = np.asarray(table_weights, dtype=np.float64)
+    weights /= weights.sum()
+    probs = np.asarray([p for _, p in opponents], dtype=np.float64)
+    probs /= probs.sum()
+    started = {"steps": 0}
+    out: dict[str, list] = {"obs": [], "masks": [], "actions": [], "logp": [], "rewards": []}
+    dones: list[bool] = []
+    results: list[tuple[str, str, int, int, float]] = []  # (table, label, outcome, n, diff)
+
+    def make_slot():
+        if started["steps"] >= steps:
+            return None
+        table = _table_draw(rng, tables, weights)
+        game_teams = 2 if table[1] in (2, 4, 6) else table[1]
+        controller = opponents[int(rng.choice(len(opponents), p=probs))][0]
+        learner_team = int(rng.integers(game_teams))
+        teams = [controller] * game_teams
+        teams[learner_team] = LEARNER
+        label = "self" if controller == LEARNER else controller[1]
+        # estimate the decisions to come so the loop stops starting hands in time
+        started["steps"] += 55 * sum(1 for c in teams if c == LEARNER) * (table[1] // game_teams)
+        return runner.new_slot(
+            table, teams, int(rng.integers(2**31)), label, int(rng.integers(2**31))
+        )
+
+    def on_done(slot: _Slot):
+        totals = [sheet["total"] for sheet in slot.game.hand_scores]
+        for team, traj in slot.traj.items():
+            if not traj:
+                continue
+            reward, outcome, diff = hand_reward(totals, team, score_coef)
+            for _seat, o, m, a, lp in traj:
+                out["obs"].append(o)
+                out["masks"].append(m)
+                out["actions"].append(a)
+                out["logp"].append(lp)
+                out["rewards"].append(0.0)
+                dones.append(False)
+            out["rewards"][-1] = reward
+            dones[-1] = True
+            if slot.label != "self":
+                results.append((f"{slot.table[0]}-{slot.table[1]}p", slot.label, outcome, diff))
+
+    runner.run(make_slot, policies, rng, record=True, on_done=on_done)
+    n = len(out["actions"])
+    return {
+        "obs": np.stack(out["obs"]) if n else np.zeros((0, OBS_SIZE), np.float32),
+        "masks": np.packbits(np.stack(out["masks"]), axis=1)
+        if n
+        else np.zeros((0, (NUM_ACTIONS + 7) // 8), np.uint8),
+        "actions": np.asarray(out["actions"], dtype=np.int64),
+        "logp": np.asarray(out["logp"], dtype=np.float32),
+        "rewards": np.asarray(out["rewards"], dtype=np.float32),
+        "dones": np.asarray(dones, dtype=bool),
+        "results": results,
+    }
+
+
+def evaluate_deals(
+    runner: HandRunner,
+    table: tuple[str, int],
+    opponent: tuple,
+    deal_seeds: Sequence[int],
+    policies: dict,
+) -> list[tuple[int, int, float]]:
+    """Duplicate deals: each deal once with the learner in every team, greedy play.
+
+    Returns (deal seed, outcome, score diff) of the learner per hand.
+    """
+    teams_n = 2 if table[1] in (2, 4, 6) else table[1]
+    queue = [(seed, team) for seed in deal_seeds for team in range(teams_n)]
+    position = {"i": 0}
+    results: list[tuple[int, int, float]] = []
+
+    def make_slot():
+        if position["i"] >= len(queue):
+            return None
+        seed, team = queue[position["i"]]
+        position["i"] += 1
+        teams = [opponent] * teams_n
+        teams[team] = LEARNER
+        slot = runner.new_slot(table, teams, seed, "eval", seed * 7 + team)
+        slot.info["team"] = team
+        return slot
+
+    def on_done(slot: _Slot):
+        totals = [sheet["total"] for sheet in slot.game.hand_scores]
+        _, outcome, diff = hand_reward(totals, slot.info["team"], 0.0)
+        results.append((slot.deal_seed, outcome, diff))
+
+    runner.run(make_slot, policies, None, record=False, on_done=on_done)
+    return results
+
+
+class Recorder:
+    """Bot-only hands that record the decisions of the ``teachers`` (imitation data)."""
+
+    def __init__(self, envs: int = 32):
+        self.runner = HandRunner(envs)
+
+    def record(
+        self,
+        steps: int,
+        tables: Sequence[tuple[str, int]],
+        table_weights: Sequence[float],
+        teachers: Sequence[str],
+        opponents: Sequence[tuple[str, float]],
+        seed: Sequence[int],
+        score_coef: float,
+    ) -> dict:
+        """Hands of a teacher team against a drawn opponent; ``steps`` teacher decisions or more.
+
+        Returns ``obs``, packed ``masks``, ``actions`` and the hand's ``returns`` (the
+        :func:`hand_reward` of the deciding team) per decision.
+        """
+        from agents.registry import make_agent
+
+        rng = np.random.default_rng(list(seed))
+        weights = np.asarray(table_weights, dtype=np.float64)
+        weights /= weights.sum()
+        probs = np.asarray([p for _, p in opponents], dtype=np.float64)
+        probs /= probs.sum()
+        count = {"steps": 0}
+        obs, masks, actions, returns = [], [], [], []
+
+        def make_slot():
+            if count["steps"] >= steps:
+                return None
+            table = _table_draw(rng, tables, weights)
+            teams_n = 2 if table[1] in (2, 4, 6) else table[1]
+            teacher = teachers[int(rng.integers(len(teachers)))]
+            other = opponents[int(rng.choice(len(opponents), p=probs))][0]
+            teacher_team = int(rng.integers(teams_n))
+            teams = [("bot", other)] * teams_n
+            teams[teacher_team] = ("bot", teacher)
+            slot = self.runner.new_slot(
+                table, teams, int(rng.integers(2**31)), teacher, int(rng.integers(2**31))
+            )
+            slot.info["teacher_team"] = teacher_team
+            slot.info["log"] = []
+            # wrap the teacher's bots so that their decisions are recorded
+            for seat, bot in list(slot.bots.items()):
+                if slot.game.team_of[seat] == teacher_team:
+                    slot.bots[seat] = _Recording(bot, slot.info["log"])
+            count["steps"] += 55 * (table[1] // teams_n)
+            return slot
+
+        def on_done(slot: _Slot):
+            totals = [sheet["total"] for sheet in slot.game.hand_scores]
+            reward, _, _ = hand_reward(totals, slot.info["teacher_team"], score_coef)
+            for o, m, a in slot.info["log"]:
+                obs.append(o)
+                masks.append(m)
+                actions.append(a)
+                returns.append(reward)
+
+        _ = make_agent  # the registry is imported here so that errors show early
+        self.runner.run(make_slot, {}, rng, record=False, on_done=on_done)
+        return {
+            "obs": np.stack(obs).astype(np.float32),
+            "masks": np.packbits(np.stack(masks).astype(bool), axis=1),
+            "actions": np.asarray(actions, dtype=np.int16),
+            "returns": np.asarray(returns, dtype=np.float32),
+        }
+
+
+class _Recording:
+    """A bot whose (observation, mask, action) triples are appended to ``log``."""
+
+    def __init__(self, bot, log: list):
+        self.bot = bot
+        self.log = log
+
+    def act(self, observation, action_mask):
+        action = int(self.bot.act(observation, action_mask))
+        self.log.append((observation, np.asarray(action_mask, dtype=bool), action))
+        return action
+
+
+# ---------------------------------------------------------------------- workers
+def worker_main(conn, envs: int) -> None:
+    """Serve ``(command, kwargs)`` requests until ``("close", {})``; errors go back as text."""
+    worker = _LocalWorker(envs)
+    while True:
+        command, kwargs = conn.recv()
+        if command == "close":
+            conn.send(("ok", None))
+            return
+        try:
+            conn.send(("ok", worker.handle(command, kwargs)))
+        except Exception as error:  # report to the parent, keep serving
+            import traceback
+
+            conn.send(("error", f"{type(error).__name__}: {error}\n{traceback.format_exc()}"))
+
+
+class WorkerPool:
+    """``jobs`` worker processes (spawned), each running ``envs`` hands at once.
+
+    ``jobs=0`` runs the jobs in this process (for tests and debugging).
+    """
+
+    def __init__(self, jobs: int = 2, envs: int = 32):
+        import multiprocessing
+
+        self.jobs = jobs
+        self.envs = envs
+        self._local = None
+        self.procs, self.conns = [], []
+        if jobs <= 0:
+            self._local = _LocalWorker(envs)
+            return
+        context = multiprocessing.get_context("spawn")
+        saved = {k: os.environ.get(k) for k in _THREAD_VARS}
+        os.environ.update({k: "1" for k in _THREAD_VARS})
+        try:
+            for _ in range(jobs):
+                parent, child = context.Pipe()
+                proc = context.Process(target=worker_main, args=(child, envs), daemon=True)
+                proc.start()
+                self.procs.append(proc)
+                self.conns.append(parent)
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+
+    @property
+    def size(self) -> int:
+        return max(1, self.jobs)
+
+    def map(self, command: str, kwargs_list: Sequence[dict]) -> list:
+        """Run one request per worker (``len(kwargs_list) <= size``); results in order."""
+        if self._local is not None:
+            return [self._local.handle(command, dict(kw)) for kw in kwargs_list]
+        for conn, kwargs in zip(self.conns, kwargs_list):
+            conn.send((command, kwargs))
+        results = []
+        for conn, _ in zip(self.conns, kwargs_list):
+            status, result = conn.recv()
+            if status != "ok":
+                raise RuntimeError(f"worker failed: {result}")
+            results.append(result)
+        return results
+
+    def broadcast(self, command: str, kwargs: dict) -> list:
+        return self.map(command, [kwargs] * self.size)
+
+    def close(self) -> None:
+        if self._local is not None:
+            return
+        for conn in self.conns:
+            try:
+                conn.send(("close", {}))
+                conn.recv()
+            except (OSError, EOFError):
+                pass
+        for proc in self.procs:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.terminate()
+        self.procs, self.conns = [], []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+class _LocalWorker:
+    """The worker's request handling, in this process."""
+
+    def __init__(self, envs: int):
+        self.runner = HandRunner(envs)
+        self.recorder = Recorder(envs)
+        self.snapshots: dict[str, NumpyPolicy] = {}
+
+    def handle(self, command: str, kwargs: dict):
+        if command == "snapshots":
+            if kwargs.get("reset"):
+                self.snapshots.clear()
+            for key in kwargs.get("drop", ()):
+                self.snapshots.pop(key, None)
+            for key, layers in kwargs.get("add", {}).items():
+                self.snapshots[key] = NumpyPolicy(layers)
+            return sorted(self.snapshots)
+        if command in ("collect", "evaluate"):
+            policies = dict(self.snapshots, learner=NumpyPolicy(kwargs.pop("layers")))
+            fn = collect if command == "collect" else evaluate_deals
+            return fn(self.runner, policies=policies, **kwargs)
+        if command == "record":
+            return self.recorder.record(**kwargs)
+        raise ValueError(f"unknown worker command {command!r}")
