@@ -30,7 +30,16 @@ def engine_view(game: Game) -> dict:
     view = {
         k: v
         for k, v in vars(game).items()
-        if k not in ("tables", "search", "rng", "_legal", "_legal_moves", "table_version")
+        if k
+        not in (
+            "tables",
+            "search",
+            "rng",
+            "_legal",
+            "_legal_moves",
+            "table_version",
+            "history_version",
+        )
     }
     view["rng"] = game.rng.getstate()
     return view
