@@ -226,6 +226,8 @@ class ObservationBuilder:
         self.history_order = [[seat for seat, _ in order] for order in self.seat_order]
         self.padding_history = bytes(HISTORY_SEAT_SIZE * (MAX_PLAYERS - players))
         self._history_cache: list = [None] * players
+        self._history_hand = None
+        self._history_rows: list = []
 
     def _cached_team_block(self, team: int) -> bytes:
         """The team block as bytes, rebuilt only when the engine says the team's table changed."""
@@ -302,30 +304,29 @@ class ObservationBuilder:
         return block
 
     def _history_bytes(self, viewer: int) -> bytes:
-        """The history block of ``viewer``, cached until the engine bumps ``history_version``.
-
-        Counts pass 255 only in a freak hand (a turn begins with a plain draw, a
-        stock card, or a take, whose top card goes to the table for good, so a
-        seat's counts are bounded by the deck); they are clamped to 255 then.
-        """
+        """The history block of ``viewer``, cached until the engine bumps a ``history_version``;
+        each seat's (discarded, declined) bytes are cached until that seat's version moves."""
         game = self.game
-        key = (game.hand_index, game.history_version)
+        versions = game.history_version
+        hand = game.hand_index
         cached = self._history_cache[viewer]
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        discarded, declined = game.discarded, game.declined
-        values: list[int] = []
+        if cached is not None and cached[1] == versions and cached[0] == hand:
+            return cached[2]
+        rows = self._history_rows
+        if self._history_hand != hand:
+            self._history_hand = hand
+            rows = self._history_rows = [None] * game.num_players
+        parts = []
         for seat in self.history_order[viewer]:
-            values += discarded[seat]
-            values += declined[seat]
-        values += game.since_discard[viewer]
-        try:
-            counts = bytes(values)
-        except ValueError:
-            counts = bytes([min(count, 255) for count in values])
-        seats = len(values) - NUM_HAND_KINDS
-        block = counts[:seats] + self.padding_history + counts[seats:]
-        self._history_cache[viewer] = (key, block)
+            row = rows[seat]
+            if row is None or row[0] != versions[seat]:
+                counts = _count_bytes(game.discarded[seat] + game.declined[seat])
+                row = rows[seat] = (versions[seat], counts)
+            parts.append(row[1])
+        parts.append(self.padding_history)
+        parts.append(_count_bytes(game.since_discard[viewer]))
+        block = b"".join(parts)
+        self._history_cache[viewer] = (hand, versions[:], block)
         return block
 
     def _sequence_block(self, viewer: int) -> bytes:
@@ -462,6 +463,18 @@ class ObservationBuilder:
 
 
 _UINT8 = np.dtype(np.uint8)
+
+
+def _count_bytes(counts: list[int]) -> bytes:
+    """History counts as bytes. They pass 255 only in a freak hand (a turn begins with
+    a plain draw, a stock card, or a take, whose top card goes to the table for good,
+    so a seat's counts are bounded by the deck); they are clamped to 255 then."""
+    try:
+        return bytes(counts)
+    except ValueError:
+        return bytes([min(count, 255) for count in counts])
+
+
 _ZEROS_14 = [0] * NUM_HAND_KINDS
 _EMPTY_SEQUENCES = bytes(SEQUENCE_SIZE)
 _SUIT_ONE_HOT = [[1 if i == suit else 0 for i in range(NUM_SUITS)] for suit in range(NUM_SUITS)]

@@ -268,3 +268,13 @@ def test_history_is_deterministic():
         observations.append(trace)
     assert observations[0] == observations[1]
     assert any(np.frombuffer(t, np.float32).any() for t in observations[0])
+
+
+def test_counts_past_a_byte_are_clamped():
+    """A count above 255 cannot happen in a real hand (module doc of the builder); if a
+    state ever held one, the byte packing clamps it instead of failing."""
+    game = two_player_position()
+    game.discarded[1][0] = 300
+    game.history_version[1] += 1
+    seats, _ = history(game, 0)
+    assert seats[1][0][0] == 255

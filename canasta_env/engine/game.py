@@ -219,13 +219,15 @@ class Game:
         Per seat and holdable kind: ``discarded``, cards it discarded onto the pot;
         ``declined``, plain draws it made while the pot's top card was of that kind;
         ``since_discard``, cards the other seats discarded since its own last discard.
-        ``history_version`` is bumped whenever one of them changes, for observers.
+        ``history_version[seat]`` is bumped whenever the seat's ``discarded`` or
+        ``declined`` changes (a discard also changes the others' ``since_discard``),
+        so observers can cache per-seat views, like ``table_version`` per team.
         """
         n = self.num_players
         self.discarded = [[0] * NUM_HAND_KINDS for _ in range(n)]
         self.declined = [[0] * NUM_HAND_KINDS for _ in range(n)]
         self.since_discard = [[0] * NUM_HAND_KINDS for _ in range(n)]
-        self.history_version = 0
+        self.history_version = [0] * n
 
     def _start_pot(self) -> None:
         """C-3, S-3, I-3: the pot at the start of the hand."""
@@ -496,7 +498,7 @@ class Game:
         pot = self.pot
         if pot and pot[-1] < NUM_HAND_KINDS:  # a red 3 on top is not a card one declines
             self.declined[self.current][pot[-1]] += 1
-            self.history_version += 1
+            self.history_version[self.current] += 1
         if self._draw_cards(self.rules.draw_count):
             self.phase = PHASE_MELD
 
@@ -674,7 +676,7 @@ class Game:
                 self.since_discard[seat] = [0] * NUM_HAND_KINDS
             else:
                 since[kind] += 1
-        self.history_version += 1
+        self.history_version[player] += 1
         if kind == TWO or kind == JOKER:
             self.pot_wild = True  # C-9, S-6, I-8
         if self.hand_totals[player] == 0:

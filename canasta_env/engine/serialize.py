@@ -990,7 +990,7 @@ def state_from_dict(data: Any, *, require_playable: bool = False) -> Game:
     game.discarded = public_history["discarded"]
     game.declined = public_history["declined"]
     game.since_discard = public_history["since_discard"]
-    game.history_version = 0
+    game.history_version = [0] * n
     if require_playable and not hand_over and not game.legal_actions():
         _fail(
             "phase",
