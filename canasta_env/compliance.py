@@ -195,7 +195,8 @@ def permute_hidden(game: Game, viewer: int, rng: random.Random) -> Game:
     hand (teammates included) are pooled and dealt again at random: hand sizes,
     stock size and the number of face-down pot cards stay; cards known to be in
     a hand (``game.known``, from pot takes) stay in it; red 3s never go to a
-    hand (G-6). Cards set aside after a pot take (``game.held``) stay put.
+    hand (G-6). Cards set aside after a pot take (``game.held``) stay put, and
+    so does the public history of the hand (discards, declined pot tops).
     Card conservation holds in the copy.
     """
     copy = game.copy()

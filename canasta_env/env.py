@@ -15,7 +15,7 @@ Action Space
     ``Discrete(500)``, one layout for every preset (table in :mod:`canasta_env.actions`).
 
 Observation Space
-    ``Dict(observation=Box(504,) float32, action_mask=Box(500,) int8)`` from the
+    ``Dict(observation=Box(686,) float32, action_mask=Box(500,) int8)`` from the
     observer's point of view (table in :mod:`canasta_env.observation`). The mask
     is exact and never empty for the agent to act; other agents see an all-zero mask.
 
@@ -43,7 +43,8 @@ Arguments
     deck in draw order; ``options={"state": {...}}`` loads a saved state.
 
 Version History
-    v0: initial release.
+    v0: initial release. The observation grows only at its end, its prefix kept:
+    449 entries, then 504 (S-19 runs block), then 686 (public history block).
 """
 
 from __future__ import annotations

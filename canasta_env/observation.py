@@ -44,12 +44,22 @@ sequences                 55   mixed  S-19 runs, all 0 unless ``sequences`` is o
                                       a natural pot top (4), runs laid per team
                                       from the viewer: escalas /4, escalas reales
                                       /4 (3 x 2), rule on (1)
+history (6 x 28 + 14)    182   1/4    public history of the current hand, per seat
+                                      from the viewer as in ``players``: cards
+                                      discarded per holdable kind (14), plain
+                                      draws made while the pot's top card was of
+                                      that kind, i.e. pot tops declined (14); then
+                                      the cards the other seats discarded since the
+                                      viewer's own last discard (since the deal if
+                                      none), per kind (14)
 =======================  ====  =====  =============================================
 
-Total: 14 + 14 + 16 + 6 + 15 + 258 + 102 + 11 + 13 + 55 = 504 (``OBS_SIZE``).
+Total: 14 + 14 + 16 + 6 + 15 + 258 + 102 + 11 + 13 + 55 + 182 = 686 (``OBS_SIZE``).
 
-The first 449 entries are the layout of version 0.1 (before S-19 runs), so a
-policy trained on it reads ``observation[:449]``.
+The layout only grows at its end. The first 449 entries are the layout of
+version 0.1 (before S-19 runs), so a policy trained on it reads
+``observation[:449]``; the first 504 are the layout before the history block
+(``OBS_SIZE_V1``).
 """
 
 from __future__ import annotations
@@ -68,8 +78,12 @@ NUM_SLOTS = 13
 TEAM_SIZE = NUM_SLOTS * 4 + NUM_SLOTS * 2 + 8  # 86
 PLAYER_SIZE = 3 + NUM_HAND_KINDS  # 17
 SEQUENCE_SIZE = SUITED_SIZE + NUM_SUITS + MAX_TEAMS * 2 + 1  # 55
+HISTORY_SEAT_SIZE = NUM_HAND_KINDS * 2  # discarded, declined: 28
+HISTORY_SIZE = MAX_PLAYERS * HISTORY_SEAT_SIZE + NUM_HAND_KINDS  # 182
 #: Size of the layout before the S-19 block (what version 0.1 policies read).
 OBS_SIZE_V0 = 449
+#: Size of the layout before the history block (S-19 runs included).
+OBS_SIZE_V1 = 504
 
 BLOCKS = (
     ("hand", NUM_HAND_KINDS),
@@ -82,9 +96,11 @@ BLOCKS = (
     ("turn", 11),
     ("table", 13),
     ("sequences", SEQUENCE_SIZE),
+    ("history", HISTORY_SIZE),
 )
 OBS_SIZE = sum(size for _, size in BLOCKS)
-assert OBS_SIZE == 504
+assert OBS_SIZE == 686
+assert OBS_SIZE - HISTORY_SIZE == OBS_SIZE_V1
 
 #: Offset of each block in the vector.
 OFFSETS: dict[str, int] = {}
@@ -105,6 +121,7 @@ def _scales() -> np.ndarray:
     scale += [1, 1, 1 / 100, 1 / 100, 1, 1, 1, 1, 1 / 100, 1, 1 / 500]
     scale += [1, 1, 1, 1, 1 / 10, 1 / 2, 1, 1, 1, 1, 1, 1, 1 / 10000]
     scale += [q] * SUITED_SIZE + [1] * NUM_SUITS + [q] * (MAX_TEAMS * 2) + [1]
+    scale += [q] * HISTORY_SIZE
     assert len(scale) == OBS_SIZE
     return np.asarray(scale, dtype=np.float32)
 
@@ -143,7 +160,8 @@ class ObservationBuilder:
 
     Counts are packed as bytes and scaled in one numpy operation. The team
     blocks are cached until the engine bumps a ``table_version``, the player
-    blocks until a player's known cards change, the table block per hand. The
+    blocks until a player's known cards change, the history block per viewer
+    until the engine bumps its ``history_version``, the table block per hand. The
     fields in ``BIG_INDICES`` go in as bytes when they fit; otherwise (and for
     non-zero scores) they are written as numbers before scaling. The constant
     target is folded into the builder's scales.
@@ -204,6 +222,12 @@ class ObservationBuilder:
         self._players_cache: list = []
         self.min_canastas = rules.go_out_min_canastas
         self.sequences = rules.sequences
+        # per viewer: the seats from the viewer on, and the cached history bytes
+        self.history_order = [[seat for seat, _ in order] for order in self.seat_order]
+        self.padding_history = bytes(HISTORY_SEAT_SIZE * (MAX_PLAYERS - players))
+        self._history_cache: list = [None] * players
+        self._history_hand = None
+        self._history_rows: list = []
 
     def _cached_team_block(self, team: int) -> bytes:
         """The team block as bytes, rebuilt only when the engine says the team's table changed."""
@@ -277,6 +301,32 @@ class ObservationBuilder:
                 values += known[seat][:NUM_HAND_KINDS]
             values += self.padding_players
             block = self._players_cache[viewer] = bytearray(values)
+        return block
+
+    def _history_bytes(self, viewer: int) -> bytes:
+        """The history block of ``viewer``, cached until the engine bumps a ``history_version``;
+        each seat's (discarded, declined) bytes are cached until that seat's version moves."""
+        game = self.game
+        versions = game.history_version
+        hand = game.hand_index
+        cached = self._history_cache[viewer]
+        if cached is not None and cached[1] == versions and cached[0] == hand:
+            return cached[2]
+        rows = self._history_rows
+        if self._history_hand != hand:
+            self._history_hand = hand
+            rows = self._history_rows = [None] * game.num_players
+        parts = []
+        for seat in self.history_order[viewer]:
+            row = rows[seat]
+            if row is None or row[0] != versions[seat]:
+                counts = _count_bytes(game.discarded[seat] + game.declined[seat])
+                row = rows[seat] = (versions[seat], counts)
+            parts.append(row[1])
+        parts.append(self.padding_history)
+        parts.append(_count_bytes(game.since_discard[viewer]))
+        block = b"".join(parts)
+        self._history_cache[viewer] = (hand, versions[:], block)
         return block
 
     def _sequence_block(self, viewer: int) -> bytes:
@@ -370,12 +420,15 @@ class ObservationBuilder:
             table = self._table_block = (game.hand_index, block)
         scores = self.score_getters[my_team](game.scores)
         sequences = self._sequence_block(viewer) if self.sequences else _EMPTY_SEQUENCES
+        history = self._history_bytes(viewer)
         # The big fields go in as bytes where they fit (the common case); otherwise they
         # are zeroed there and all written as numbers.
         try:
             for at, size in zip(self.size_positions, sizes):
                 players[at] = size
-            data = b"".join((bytes(head), teams, players, bytes(tail), table[1], sequences))
+            data = b"".join(
+                (bytes(head), teams, players, bytes(tail), table[1], sequences, history)
+            )
             big = None
         except ValueError:
             head[_POT_SIZE_AT] = 0
@@ -383,7 +436,9 @@ class ObservationBuilder:
                 players[at] = 0
             for at in _TURN_BIG_AT:
                 tail[at] = 0
-            data = b"".join((bytes(head), teams, players, bytes(tail), table[1], sequences))
+            data = b"".join(
+                (bytes(head), teams, players, bytes(tail), table[1], sequences, history)
+            )
             big = (
                 len(pot),
                 *scores,
@@ -408,6 +463,18 @@ class ObservationBuilder:
 
 
 _UINT8 = np.dtype(np.uint8)
+
+
+def _count_bytes(counts: list[int]) -> bytes:
+    """History counts as bytes. They pass 255 only in a freak hand (a turn begins with
+    a plain draw, a stock card, or a take, whose top card goes to the table for good,
+    so a seat's counts are bounded by the deck); they are clamped to 255 then."""
+    try:
+        return bytes(counts)
+    except ValueError:
+        return bytes([min(count, 255) for count in counts])
+
+
 _ZEROS_14 = [0] * NUM_HAND_KINDS
 _EMPTY_SEQUENCES = bytes(SEQUENCE_SIZE)
 _SUIT_ONE_HOT = [[1 if i == suit else 0 for i in range(NUM_SUITS)] for suit in range(NUM_SUITS)]

@@ -11,6 +11,7 @@ import pytest
 import agents.arena as arena
 from agents.base import Agent, HandRecord
 from agents.registry import register_agent
+from canasta_env.observation import OFFSETS, SEQUENCE_SIZE
 
 
 def test_wilson_interval_matches_hand_computation():
@@ -179,7 +180,8 @@ class _RuleWatcher(Agent):
         self.name = name
 
     def act(self, observation, action_mask):
-        _RuleWatcher.seen.append(float(observation[-1]))  # "rule on" of the S-19 block
+        rule_on = OFFSETS["sequences"] + SEQUENCE_SIZE - 1  # the S-19 block's last entry
+        _RuleWatcher.seen.append(float(observation[rule_on]))
         return int(np.flatnonzero(action_mask)[0])
 
 

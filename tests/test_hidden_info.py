@@ -30,7 +30,7 @@ from canasta_env.compliance import (
     variant_rules,
 )
 from canasta_env.engine.game import PHASE_DRAW, PHASE_HAND_OVER, Game
-from canasta_env.observation import ObservationBuilder
+from canasta_env.observation import HISTORY_SEAT_SIZE, OFFSETS, ObservationBuilder
 from canasta_env.rules import PRESETS
 
 #: Every preset and player count, and the S-19 runs (``spanish+sequences``), whose
@@ -132,6 +132,29 @@ def test_positive_control_own_hand_is_observed(variant, players):
         assert hidden_info_differences(game, viewer, rng) == []
         changed += 1
     assert changed >= 5
+
+
+@pytest.mark.parametrize(("variant", "players"), [("classic", 4), ("italian", 2), ("spanish", 3)])
+def test_positive_control_discard_history_is_observed(variant, players):
+    """The history block is public: the permutation keeps it, and one more discard in a
+    seat's history changes exactly that seat's entry of every viewer's observation."""
+    rng = random.Random(3)
+    changed = 0
+    for game in states(variant, players, hands=1, per_hand=10, seed=4):
+        history = (game.discarded, game.declined, game.since_discard)
+        for viewer in range(players):
+            copy = permute_hidden(game, viewer, rng)
+            assert (copy.discarded, copy.declined, copy.since_discard) == history
+            base, _ = observation_of(game, viewer)
+            other = game.copy()
+            seat = (viewer + 1) % players  # slot 1 from the viewer
+            other.discarded[seat][ACE] += 1
+            obs, _ = observation_of(other, viewer)
+            assert np.flatnonzero(obs != base).tolist() == [
+                OFFSETS["history"] + HISTORY_SEAT_SIZE + ACE
+            ]
+            changed += 1
+    assert changed >= 10
 
 
 def test_positive_control_other_hand_leak_would_be_caught():

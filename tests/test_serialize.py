@@ -30,7 +30,16 @@ def engine_view(game: Game) -> dict:
     view = {
         k: v
         for k, v in vars(game).items()
-        if k not in ("tables", "search", "rng", "_legal", "_legal_moves", "table_version")
+        if k
+        not in (
+            "tables",
+            "search",
+            "rng",
+            "_legal",
+            "_legal_moves",
+            "table_version",
+            "history_version",
+        )
     }
     view["rng"] = game.rng.getstate()
     return view
@@ -283,6 +292,20 @@ CORRUPTIONS = [
     (_need, r"'need'.*opening minimums"),
     (_set(["end_reason"], "bored"), r"'end_reason'.*'bored'"),
     (_set(["winner_team"], 0), r"'winner_team'.*game is not over"),
+    (
+        _set(["public_history", "declined", 0, 3], -1),
+        r"'public_history.declined\[0\]\[3\]'.*negative",
+    ),
+    (_set(["public_history", "discarded", 2], [0] * 13), r"'public_history.discarded\[2\]'.*14"),
+    (
+        _set(["public_history", "since_discard"], [[0] * 14] * 3),
+        r"'public_history.since.*4 entries",
+    ),
+    (_set(["public_history", "since_discard", 1, 0], 99), r"'public_history.since_discard\[1\]'"),
+    (_set(["public_history", "declined", 0, 0], 500), r"'public_history.declined'.*deck holds"),
+    (_set(["public_history", "discarded", 0, 0], 500), r"'public_history.discarded'.*turns"),
+    (_set(["public_history", "seen"], []), r"'public_history'.*unknown field\(s\) \['seen'\]"),
+    (_set(["public_history"], [0]), r"'public_history'.*expected a mapping"),
 ]
 
 

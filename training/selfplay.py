@@ -11,7 +11,7 @@ hand: the random agent, earlier snapshots of the learner (self-play) and, when
 reward is the env's ``reward="score"`` reward of the learner's team (its hand
 score minus the other teams' mean, / 1000), summed over the opponents' moves
 until the learner acts again or the hand ends. Observations and actions keep
-the env's layout (504 floats, ``Discrete(500)``) for every preset, so one network
+the env's layout (686 floats, ``Discrete(500)``) for every preset, so one network
 can train on a mix of presets and player counts.
 """
 

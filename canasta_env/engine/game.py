@@ -195,6 +195,7 @@ class Game:
         self.hand_scores: list[dict] | None = None
         self.phase = PHASE_DRAW
         self.num_steps = 0
+        self._reset_history()
         for offset in range(n):  # G-6: red 3s of the deal
             seat = (first + offset) % n
             hand = self.hands[seat]
@@ -211,6 +212,22 @@ class Game:
                         self._add_suited(seat, card, suits.pop(), count_kind=False)
         self._start_pot()
         self._begin_turn(first)
+
+    def _reset_history(self) -> None:
+        """The public history of the hand (G-8: every player sees discards and draws).
+
+        Per seat and holdable kind: ``discarded``, cards it discarded onto the pot;
+        ``declined``, plain draws it made while the pot's top card was of that kind;
+        ``since_discard``, cards the other seats discarded since its own last discard.
+        ``history_version[seat]`` is bumped whenever the seat's ``discarded`` or
+        ``declined`` changes (a discard also changes the others' ``since_discard``),
+        so observers can cache per-seat views, like ``table_version`` per team.
+        """
+        n = self.num_players
+        self.discarded = [[0] * NUM_HAND_KINDS for _ in range(n)]
+        self.declined = [[0] * NUM_HAND_KINDS for _ in range(n)]
+        self.since_discard = [[0] * NUM_HAND_KINDS for _ in range(n)]
+        self.history_version = [0] * n
 
     def _start_pot(self) -> None:
         """C-3, S-3, I-3: the pot at the start of the hand."""
@@ -478,6 +495,10 @@ class Game:
             self.hand_suits[seat][card * NUM_SUITS + suit] += 1
 
     def _draw(self) -> None:
+        pot = self.pot
+        if pot and pot[-1] < NUM_HAND_KINDS:  # a red 3 on top is not a card one declines
+            self.declined[self.current][pot[-1]] += 1
+            self.history_version[self.current] += 1
         if self._draw_cards(self.rules.draw_count):
             self.phase = PHASE_MELD
 
@@ -649,6 +670,13 @@ class Game:
             self.pot_suits.append(suit)
         self.pot.append(kind)
         self.pot_known[kind] += 1
+        self.discarded[player][kind] += 1
+        for seat, since in enumerate(self.since_discard):
+            if seat == player:
+                self.since_discard[seat] = [0] * NUM_HAND_KINDS
+            else:
+                since[kind] += 1
+        self.history_version[player] += 1
         if kind == TWO or kind == JOKER:
             self.pot_wild = True  # C-9, S-6, I-8
         if self.hand_totals[player] == 0:

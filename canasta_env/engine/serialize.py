@@ -37,6 +37,7 @@ from canasta_env.cards import (
     BLACK3,
     JOKER,
     KIND_NAMES,
+    NUM_HAND_KINDS,
     NUM_KINDS,
     NUM_NATURALS,
     RED3,
@@ -118,6 +119,10 @@ STATE_FIELDS = (
 )
 #: Present exactly when ``rules.sequences`` is on (S-19): the runs laid per team.
 SEQUENCE_FIELD = "escalas"
+#: The public history of the hand (discards and declined pot tops per seat). Always
+#: written; optional on loading: states saved before it existed load with zeros.
+PUBLIC_HISTORY_FIELD = "public_history"
+PUBLIC_HISTORY_KEYS = ("discarded", "declined", "since_discard")
 _MELD_KEYS = ("naturals", "twos", "jokers")
 _CLOSED_KEYS = ("slot", "naturals", "twos", "jokers", "hidden")
 _HISTORY_KEYS = ("hand", "reason", "scores")
@@ -258,6 +263,9 @@ def state_to_dict(game: Game) -> dict:
     }
     if game.rules.sequences:
         data[SEQUENCE_FIELD] = [[run_text(*run) for run in runs] for runs in game.escalas]
+    data[PUBLIC_HISTORY_FIELD] = {
+        key: [list(row) for row in getattr(game, key)] for key in PUBLIC_HISTORY_KEYS
+    }
     return data
 
 
@@ -386,6 +394,45 @@ def _parse_runs(value: Any, teams: int) -> list[list[tuple[int, int, int]]]:
             row.append(run_of_action(action))
         runs.append(row)
     return runs
+
+
+def _parse_public_history(value: Any, n: int, deck: list[int]) -> dict[str, list[list[int]]]:
+    """The ``public_history`` field: per key, ``n`` rows of one count per holdable kind."""
+    _check_keys(value, PUBLIC_HISTORY_KEYS, PUBLIC_HISTORY_FIELD)
+    parsed = {}
+    for key in PUBLIC_HISTORY_KEYS:
+        field = f"{PUBLIC_HISTORY_FIELD}.{key}"
+        parsed[key] = [
+            _int_list(row, f"{field}[{seat}]", NUM_HAND_KINDS)
+            for seat, row in enumerate(_list(value[key], field, n))
+        ]
+    discarded = parsed["discarded"]
+    for kind in range(NUM_HAND_KINDS):
+        total = sum(row[kind] for row in discarded)
+        for seat, row in enumerate(parsed["since_discard"]):
+            others = total - discarded[seat][kind]
+            if row[kind] > others:
+                _fail(
+                    f"{PUBLIC_HISTORY_FIELD}.since_discard[{seat}]",
+                    f"{row[kind]} {KIND_NAMES[kind]!r} since the seat's last discard, but the "
+                    f"other seats discarded {others}",
+                )
+    # a discard ends a turn begun by a plain draw (a stock card) or a take (the pot's top
+    # card goes to the table for good), so neither count can pass these bounds
+    draws = sum(sum(row) for row in parsed["declined"])
+    if draws > sum(deck):
+        _fail(
+            f"{PUBLIC_HISTORY_FIELD}.declined",
+            f"{draws} draws declining the pot, but the deck holds {sum(deck)} cards",
+        )
+    discards = sum(sum(row) for row in discarded)
+    if discards > 2 * sum(deck):
+        _fail(
+            f"{PUBLIC_HISTORY_FIELD}.discarded",
+            f"{discards} discards, more than the {2 * sum(deck)} turns a hand of "
+            f"{sum(deck)} cards can have",
+        )
+    return parsed
 
 
 def _counts(value: Any, field: str, holdable: bool = False) -> list[int]:
@@ -582,7 +629,8 @@ def state_from_dict(data: Any, *, require_playable: bool = False) -> Game:
     if data.get("version") != STATE_VERSION or isinstance(data.get("version"), bool):
         _fail("version", f"unsupported version {data.get('version')!r}; expected {STATE_VERSION}")
     sequences = isinstance(data.get("rules"), dict) and data["rules"].get("sequences") is True
-    _check_keys(data, STATE_FIELDS + ((SEQUENCE_FIELD,) if sequences else ()), "state")
+    optional = (PUBLIC_HISTORY_FIELD,) if PUBLIC_HISTORY_FIELD in data else ()
+    _check_keys(data, STATE_FIELDS + ((SEQUENCE_FIELD,) if sequences else ()) + optional, "state")
 
     # --- rules and players ----------------------------------------------------
     num_players = data["num_players"]
@@ -760,6 +808,13 @@ def state_from_dict(data: Any, *, require_playable: bool = False) -> Game:
                 f"red 3s, but the {rules.name} deck for {n} players holds {expected[kind]}"
             )
 
+    if PUBLIC_HISTORY_FIELD in data:
+        public_history = _parse_public_history(data[PUBLIC_HISTORY_FIELD], n, expected)
+    else:  # saved before the field existed: no history to reconstruct, zeros
+        public_history = {
+            key: [[0] * NUM_HAND_KINDS for _ in range(n)] for key in PUBLIC_HISTORY_KEYS
+        }
+
     if sequences:
         # S-19: suits are followed in hands, stock, pot, held cards and runs (melds keep
         # no suits), so no natural of one suit may show up more often than the decks hold
@@ -932,6 +987,10 @@ def state_from_dict(data: Any, *, require_playable: bool = False) -> Game:
     game._legal = None
     game._legal_moves = {}
     game.table_version = [0] * game.num_teams
+    game.discarded = public_history["discarded"]
+    game.declined = public_history["declined"]
+    game.since_discard = public_history["since_discard"]
+    game.history_version = [0] * n
     if require_playable and not hand_over and not game.legal_actions():
         _fail(
             "phase",
