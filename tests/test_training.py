@@ -16,7 +16,7 @@ from gymnasium.utils.env_checker import check_env  # noqa: E402
 from agents.base import RandomAgent, play_hands  # noqa: E402
 from canasta_env.actions import ESCALA, NUM_ACTIONS  # noqa: E402
 from canasta_env.observation import OBS_SIZE, OBS_SIZE_V0  # noqa: E402
-from training.agent import DEFAULT_MODEL, PolicyWeights, PPOAgent, load_agent  # noqa: E402
+from training.agent import SHIPPED, PolicyWeights, PPOAgent, load_agent  # noqa: E402
 from training.selfplay import (  # noqa: E402
     OpponentPool,
     SelfPlayEnv,
@@ -28,6 +28,9 @@ from training.selfplay import (  # noqa: E402
 )
 
 torch.set_num_threads(1)
+
+#: The MaskablePPO agent of the SB3 wrapper (``ppo:sb3-classic-2p``).
+SB3_MODEL = SHIPPED["sb3-classic-2p"]
 
 PRESET_TABLES = [
     ("classic", 2),
@@ -43,9 +46,9 @@ PRESET_TABLES = [
 
 @pytest.fixture(scope="module")
 def shipped():
-    if not DEFAULT_MODEL.exists():
-        pytest.fail(f"the shipped model {DEFAULT_MODEL} is missing")
-    return load_agent()
+    if not SB3_MODEL.exists():
+        pytest.fail(f"the shipped model {SB3_MODEL} is missing")
+    return load_agent(SB3_MODEL)
 
 
 def _random_episode(env, seed, check=None):
@@ -170,7 +173,7 @@ def test_shipped_model_plays_legal_moves_in_every_preset(shipped, variant, num_p
 
 
 def test_ppo_agent_is_deterministic_and_backends_agree(shipped):
-    torch_agent = PPOAgent(DEFAULT_MODEL, backend="torch")
+    torch_agent = PPOAgent(SB3_MODEL, backend="torch")
     env = SelfPlayEnv(["classic", "spanish"], [2, 4])
     for seed in range(4):
         obs, _ = env.reset(seed=seed)
@@ -206,7 +209,7 @@ def test_evaluate_and_cli(tmp_path, shipped):
     low, high = result["ci95"]
     assert 0.0 <= low <= result["win_rate"] <= high <= 1.0
     out = tmp_path / "eval.json"
-    argv = ["--evaluate", str(DEFAULT_MODEL), "--hands", "2", "--json", str(out)]
+    argv = ["--evaluate", str(SB3_MODEL), "--hands", "2", "--json", str(out)]
     assert main(argv) == 0
     report = json.loads(out.read_text())
     assert report["evaluation"][0]["hands"] == 4
@@ -217,7 +220,7 @@ def test_prefix_policy_acts_legally_where_only_new_ids_are_legal(shipped, backen
     """A policy of the 449/476 layout reads the observation's prefix and never picks an id
     it does not know while an old one is legal; where only S-19 run ids are legal it
     still answers with a legal one."""
-    agent = shipped if backend == "numpy" else load_agent(DEFAULT_MODEL, backend="torch")
+    agent = shipped if backend == "numpy" else load_agent(SB3_MODEL, backend="torch")
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     mask[[6, 7, ESCALA + 3]] = 1
@@ -228,7 +231,7 @@ def test_prefix_policy_acts_legally_where_only_new_ids_are_legal(shipped, backen
 
 
 def test_shipped_model_metadata():
-    meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    meta = json.loads(SB3_MODEL.with_suffix(".json").read_text())
     # trained on the layout before the S-19 block (a prefix of today's, see PolicyWeights)
     assert (meta["training"]["obs_size"], meta["training"]["num_actions"]) in (
         (OBS_SIZE, NUM_ACTIONS),
@@ -236,7 +239,7 @@ def test_shipped_model_metadata():
     )
     evaluation = meta["evaluation"][0]
     assert evaluation["opponent"] == "random" and evaluation["deals"] >= 500
-    assert DEFAULT_MODEL.stat().st_size < 5 * 1024 * 1024
+    assert SB3_MODEL.stat().st_size < 5 * 1024 * 1024
 
 
 def test_quickstart_notebook_is_valid_nbformat4():

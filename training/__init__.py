@@ -1,6 +1,11 @@
-"""MaskablePPO self-play training and trained agents (needs the ``train`` extras).
+"""Training and trained agents (needs the ``train`` extras for torch).
 
-:mod:`training.selfplay`: the single-agent self-play env, ``train`` and ``evaluate``
-(``canasta train``); :mod:`training.agent`: ``PPOAgent``, ``load_agent`` and the
-shipped ``DEFAULT_MODEL``. Submodules import torch lazily; this package does not.
+:mod:`training.league`: ``canasta train``, imitation warm start then PPO against
+a league, in a resumable run directory; :mod:`training.rollout`: batched hands in
+worker processes (numpy only); :mod:`training.imitation`: the recorded teacher
+data and behaviour cloning; :mod:`training.net`: the network and its ``.npz``
+model file; :mod:`training.agent`: ``load_agent`` (``ppo:classic-2p``,
+``ppo:classic-4p``, files, run folders); :mod:`training.selfplay`: the
+Stable-Baselines3 face (``SelfPlayEnv`` for MaskablePPO) and ``evaluate``.
+Submodules import torch lazily; this package does not.
 """

@@ -1,8 +1,12 @@
 """MaskablePPO self-play: a single-agent Gymnasium view of the AEC env, training and evaluation.
 
-    canasta train --variant classic --players 2 --timesteps 200000 --out runs/x --seed 0
-    canasta train --variant classic,spanish --players 2,4 --timesteps 500000 --out runs/mix
-    canasta train --evaluate training/models/classic_2p.zip --hands 500 --json report.json
+    python -m training.selfplay --variant classic --players 2 --timesteps 200000 --out runs/x
+    python -m training.selfplay --variant classic,spanish --players 2,4 --out runs/mix
+    canasta train --evaluate training/models/classic_2p.npz --hands 500 --json report.json
+
+This is the Stable-Baselines3 face (the gymnasium env ``SelfPlayEnv`` for
+MaskablePPO and any SB3 algorithm). ``canasta train`` itself runs the faster
+recipe of :mod:`training.league` and hands ``--evaluate`` to :func:`main` here.
 
 :class:`SelfPlayEnv` hands the learner's decisions to the RL algorithm and plays
 every other seat with an opponent drawn from an :class:`OpponentPool` at each
@@ -612,7 +616,8 @@ def _list(text: str, cast=str) -> list:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="canasta train", description="MaskablePPO self-play training (sb3-contrib)."
+        prog="python -m training.selfplay",
+        description="MaskablePPO self-play training (sb3-contrib); --evaluate a saved model.",
     )
     parser.add_argument("--variant", default="classic", help="preset, or a comma list to mix")
     parser.add_argument("--players", default="2", help="player count, or a comma list")
