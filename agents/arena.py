@@ -38,6 +38,17 @@ is re-seeded before every hand from ``--seed``, the pairing, the deal, the
 arrangement and the seat; results are sorted by schedule position before any
 statistic, so ``--jobs`` never changes a number. Outputs (in ``--out``):
 ``hands.csv`` and ``results.json`` (every hand), ``ratings.png``.
+
+Worker processes (``--jobs`` above 1) are *spawned*: fresh interpreters that
+inherit no state of the parent, whatever it has imported or run (a forked child
+of a process that had run torch's OpenMP thread pool, as loading a ``ppo:``
+agent does, blocks forever in its first parallel torch call). Each worker builds
+its own agents by name; names added with ``register_agent`` in the parent are
+handed over with the pool's arguments, so their factories must be picklable
+(module-level functions or classes, not lambdas). A worker keeps torch to one
+thread (``OMP_NUM_THREADS=1`` before torch is imported, ``torch.set_num_threads(1)``
+after): the processes already use the cores, and on a busy machine OpenMP threads
+waiting on each other made loading a model take seconds instead of milliseconds.
 """
 
 from __future__ import annotations
@@ -47,6 +58,8 @@ import csv
 import json
 import math
 import multiprocessing
+import os
+import pickle
 import sys
 import time
 from collections.abc import Sequence
@@ -55,7 +68,13 @@ from itertools import combinations
 from pathlib import Path
 
 from agents.base import play_hands
-from agents.registry import available_agents, make_agent, reseed
+from agents.registry import (
+    available_agents,
+    make_agent,
+    register_agent,
+    registered_factories,
+    reseed,
+)
 from canasta_env.engine.game import team_of_seat
 from canasta_env.rules import (
     PRESETS,
@@ -258,21 +277,62 @@ def hand_outcome(
 _WORKER: dict = {}
 
 
-def _worker_init(variant: str, num_players: int, seed: int, rules: dict | None = None) -> None:
+def _worker_init(
+    variant: str,
+    num_players: int,
+    seed: int,
+    rules: dict | None = None,
+    factories: bytes | None = None,
+) -> None:
+    """Set up the playing state of this process.
+
+    ``factories`` (worker processes only) are the parent's ``register_agent``
+    names, pickled. A worker keeps OpenMP (torch) to one thread: through
+    ``OMP_NUM_THREADS`` before anything imports torch, and through
+    ``torch.set_num_threads`` if something already has. A failure here is raised
+    by the worker's first task: a pool restarts a worker whose initializer
+    raises, forever.
+    """
     _WORKER.clear()
     _WORKER.update(
-        variant=variant, num_players=num_players, seed=seed, agents={}, rules=rules or {}
+        variant=variant,
+        num_players=num_players,
+        seed=seed,
+        agents={},
+        rules=rules or {},
+        worker=factories is not None,
+        error=None,
     )
+    if factories is None:
+        return
+    os.environ["OMP_NUM_THREADS"] = "1"
+    _limit_torch_threads()
+    try:
+        for name, factory in pickle.loads(factories).items():
+            register_agent(name, factory)
+    except Exception as error:  # any error: _play_task raises it
+        _WORKER["error"] = error
+
+
+def _limit_torch_threads() -> None:
+    """One torch thread, if an agent has imported torch (never imports it)."""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.get_num_threads() != 1:
+        torch.set_num_threads(1)
 
 
 def _agent_for(name: str, seat: int):
     cache = _WORKER["agents"]
     if (name, seat) not in cache:
         cache[(name, seat)] = make_agent(name)
+        if _WORKER["worker"]:
+            _limit_torch_threads()
     return cache[(name, seat)]
 
 
 def _play_task(task: Task) -> list[HandResult]:
+    if _WORKER.get("error") is not None:
+        raise RuntimeError("the arena worker could not be set up") from _WORKER["error"]
     variant, num_players, seed = _WORKER["variant"], _WORKER["num_players"], _WORKER["seed"]
     results = []
     for arrangement, deal_seed, seats in task.hands:
@@ -309,9 +369,24 @@ def play_tasks(
     progress: bool = True,
     rules: dict | None = None,
 ) -> list[HandResult]:
-    """Play every task (in ``jobs`` processes); results in schedule order."""
+    """Play every task (in ``jobs`` spawned processes); results in schedule order.
+
+    Raises ``ValueError`` when ``jobs`` is above 1 and an agent registered in this
+    process has a factory that cannot be pickled for the workers.
+    """
     from tqdm import tqdm
 
+    factories = b""
+    if jobs > 1:
+        names = (n for t in tasks for _a, _s, seats in t.hands for n in seats)
+        registered = registered_factories(names)
+        try:
+            factories = pickle.dumps(registered)
+        except (pickle.PicklingError, AttributeError, TypeError) as error:
+            raise ValueError(
+                f"with jobs above 1 the factories of registered agents ({', '.join(registered)}) "
+                f"must be picklable, e.g. module-level functions, not lambdas: {error}"
+            ) from error
     total = sum(len(t.hands) for t in tasks)
     bar = tqdm(total=total, desc="arena", unit="hand", file=sys.stderr, disable=not progress)
     results: list[HandResult] = []
@@ -323,9 +398,9 @@ def play_tasks(
                 results += hands
                 bar.update(len(hands))
         else:
-            with multiprocessing.get_context().Pool(
-                jobs, initializer=_worker_init, initargs=(variant, num_players, seed, rules)
-            ) as pool:
+            initargs = (variant, num_players, seed, rules, factories)
+            context = multiprocessing.get_context("spawn")  # no fork: see the module doc
+            with context.Pool(jobs, initializer=_worker_init, initargs=initargs) as pool:
                 chunk = max(1, min(16, len(tasks) // (jobs * 8)))
                 for hands in pool.imap_unordered(_play_task, tasks, chunksize=chunk):
                     results += hands

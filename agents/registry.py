@@ -4,14 +4,16 @@ Built-in names are ``random``, ``greedy`` and ``expert``. A name of the form
 ``ppo:PATH`` is a trained agent: it is resolved lazily by importing
 ``training.agent`` and calling its ``load_agent(PATH)``, so everything else works
 when the training extras are not installed. :func:`register_agent` adds a name
-for the running process (tests use it for scripted agents).
+for the running process (tests use it for scripted agents); a fresh process (the
+arena's workers) knows only the built-in names until it is handed the parent's
+:func:`registered_factories`.
 """
 
 from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from agents.base import Agent, RandomAgent
 from agents.expert import ExpertAgent
@@ -25,6 +27,7 @@ _FACTORIES: dict[str, Callable[..., Agent]] = {
     "greedy": GreedyAgent,
     "expert": ExpertAgent,
 }
+_BUILT_IN = dict(_FACTORIES)
 
 
 def available_agents() -> list[str]:
@@ -37,6 +40,18 @@ def register_agent(name: str, factory: Callable[..., Agent]) -> None:
     if ":" in name:
         raise ValueError(f"agent names may not contain ':' (reserved for trained agents): {name!r}")
     _FACTORIES[name] = factory
+
+
+def registered_factories(names: Iterable[str]) -> dict[str, Callable[..., Agent]]:
+    """The factories that :func:`register_agent` gave to any of ``names`` in this process.
+
+    Built-in and trained names are left out: every process resolves those itself.
+    """
+    return {
+        name: _FACTORIES[name]
+        for name in dict.fromkeys(names)
+        if name in _FACTORIES and _FACTORIES[name] is not _BUILT_IN.get(name)
+    }
 
 
 def make_agent(name: str, seed: int | None = None) -> Agent:

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -126,6 +131,76 @@ def test_same_arguments_give_identical_results_and_jobs_do_not_matter(tmp_path):
     one = (tmp_path / "one" / "results.json").read_bytes()
     assert one == (tmp_path / "again" / "results.json").read_bytes()
     assert one == (tmp_path / "two" / "results.json").read_bytes()
+    assert (tmp_path / "one" / "hands.csv").read_bytes() == (
+        tmp_path / "two" / "hands.csv"
+    ).read_bytes()
+
+
+class _FirstLegal(Agent):
+    """Plays the first legal action; a module-level class, so workers can unpickle it."""
+
+    def __init__(self, seed=None):
+        self.name = "first-legal"
+
+    def act(self, observation, action_mask):
+        return int(np.flatnonzero(action_mask)[0])
+
+
+def test_workers_get_the_agents_registered_in_this_process(tmp_path):
+    """Workers are spawned: a ``register_agent`` name reaches them; a lambda cannot."""
+    register_agent("first-legal", _FirstLegal)
+    kwargs = dict(variant="classic", num_players=2, hands=2, seed=5, plot=False)
+    one = arena.run_arena(["first-legal", "random"], jobs=1, **kwargs)
+    two = arena.run_arena(["first-legal", "random"], jobs=2, **kwargs)
+    assert [h.team_scores for h in one.hands] == [h.team_scores for h in two.hands]
+    register_agent("anonymous", lambda seed=None: _FirstLegal())
+    with pytest.raises(ValueError, match="picklable"):
+        arena.run_arena(["anonymous", "random"], jobs=2, **kwargs)
+
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _run_arena_command(args: list[str], env: dict, timeout: float = 180) -> None:
+    """``canasta arena ARGS`` in a new process group, killed whole (workers too) on timeout."""
+    command = [sys.executable, "-m", "canasta_env.cli", "arena", *args]
+    with subprocess.Popen(
+        command,
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as process:
+        try:
+            _out, err = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            pytest.fail(f"canasta arena {' '.join(args)} did not finish in {timeout} s: a hang")
+    assert process.returncode == 0, err
+
+
+def test_trained_agent_plays_with_jobs_and_jobs_do_not_change_a_number(tmp_path):
+    """``ppo:default`` with ``--jobs 2`` finishes and matches ``--jobs 1`` hand by hand.
+
+    Workers forked from a parent that had loaded the model (torch's OpenMP pool
+    running) once blocked forever in their first torch call. The ``--jobs 2``
+    run keeps OpenMP's default thread count, as the bug needed; the ``--jobs 1``
+    run uses one thread only to load its three models fast.
+    """
+    pytest.importorskip("sb3_contrib")
+    args = ["--variant", "classic", "--players", "2", "--agents", "ppo:default", "random"]
+    args += ["--hands", "4", "--seed", "2", "--no-plot", "--no-progress"]
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    _run_arena_command(args + ["--jobs", "2", "--out", str(tmp_path / "two")], env)
+    env["OMP_NUM_THREADS"] = "1"
+    _run_arena_command(args + ["--jobs", "1", "--out", str(tmp_path / "one")], env)
+    one = json.loads((tmp_path / "one" / "results.json").read_text())
+    two = json.loads((tmp_path / "two" / "results.json").read_text())
+    assert len(two["hands"]) == 4 and {"ppo:default", "random"} == set(two["hands"][0]["seats"])
+    assert one["hands"] == two["hands"] and one["ranking"] == two["ranking"]
     assert (tmp_path / "one" / "hands.csv").read_bytes() == (
         tmp_path / "two" / "hands.csv"
     ).read_bytes()
