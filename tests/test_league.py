@@ -99,7 +99,8 @@ def test_reward_credit_goes_to_the_learner_team_only(policy, players):
             seat = game.current
             obs = observer.build(seat)
             if game.team_of[seat] == team:
-                recorded_seat, recorded_obs, mask, action, _ = next(steps)
+                recorded_seat, recorded_obs, mask, action, _, label = next(steps)
+                assert label == -1  # no teacher shadows the learner here
                 assert recorded_seat == seat
                 assert np.array_equal(recorded_obs, obs)
                 assert np.flatnonzero(mask).tolist() == game.legal_actions()
@@ -136,6 +137,25 @@ def test_collect_puts_each_hand_reward_on_its_last_decision(policy):
     assert np.allclose(ends[0::2], -ends[1::2])
     masks = np.unpackbits(data["masks"], axis=1, count=NUM_ACTIONS).astype(bool)
     assert masks[np.arange(len(masks)), data["actions"]].all()
+
+
+def test_kickstarting_labels_are_the_shadow_teachers_legal_moves(policy):
+    _, numpy_policy = policy
+    data = collect(
+        HandRunner(envs=4), 200, [("classic", 4)], [1.0], [(("bot", "greedy"), 1.0)],
+        {"learner": numpy_policy}, [0, 2], 0.25, teacher="expert",
+    )  # fmt: skip
+    labels = data["teacher"]
+    masks = np.unpackbits(data["masks"], axis=1, count=NUM_ACTIONS).astype(bool)
+    assert (labels >= 0).all()
+    assert masks[np.arange(len(labels)), labels].all()
+    # the shadow is a real opinion, not a copy of the learner's move
+    assert 0 < (labels == data["actions"]).mean() < 1
+    without = collect(
+        HandRunner(envs=4), 50, [("classic", 2)], [1.0], [(("bot", "greedy"), 1.0)],
+        {"learner": numpy_policy}, [0, 2], 0.25,
+    )  # fmt: skip
+    assert (without["teacher"] == -1).all()
 
 
 def test_gae_with_terminal_rewards():

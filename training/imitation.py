@@ -130,8 +130,8 @@ def train_imitation(config: dict, data_paths, out_path: Path, log=print, writer=
             step += 1
             total_loss += float(loss.detach())
             if writer is not None and step % 50 == 0:
-                writer.add_scalar("imitation/policy_loss", float(policy_loss), step)
-                writer.add_scalar("imitation/value_loss", float(value_loss), step)
+                writer.add_scalar("imitation/policy_loss", float(policy_loss.detach()), step)
+                writer.add_scalar("imitation/value_loss", float(value_loss.detach()), step)
         report = evaluate_agreement(model, obs, masks_of, actions, returns, held)
         report.update(epoch=epoch + 1, seconds=round(time.perf_counter() - start, 1))
         log(

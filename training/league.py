@@ -71,6 +71,10 @@ DEFAULTS: dict = {
     "gae_lambda": 0.95,
     "max_grad_norm": 0.5,
     "score_coef": 0.25,
+    # kickstarting: cross-entropy towards a shadowing bot's move, weight decaying to 0
+    "kick_teacher": "expert",
+    "kick_coef": 1.0,
+    "kick_steps": 4_000_000,
     "opponents": {"self": 0.25, "snapshot": 0.2, "expert": 0.35, "greedy": 0.15, "random": 0.05},
     "max_snapshots": 8,
     "eval_every": 10,
@@ -118,6 +122,8 @@ def make_config(**overrides) -> dict:
     for name in config["teachers"] + list(config["record_opponents"]) + config["eval_opponents"]:
         if name not in BOTS:
             raise ValueError(f"unknown bot {name!r}; choose from {', '.join(BOTS)}")
+    if config["kick_teacher"] is not None and config["kick_teacher"] not in BOTS:
+        raise ValueError(f"unknown bot {config['kick_teacher']!r}; choose from {', '.join(BOTS)}")
     for name in config["opponents"]:
         if name not in BOTS + ("self", "snapshot"):
             raise ValueError(f"unknown league entry {name!r}")
@@ -318,16 +324,24 @@ class Trainer:
                     "opponents": self._opponents(),
                     "seed": [c["seed"], 4, self.iteration, worker],
                     "score_coef": c["score_coef"],
+                    "teacher": c["kick_teacher"] if self.kick_weight() > 0 else None,
                 }
                 for worker in range(self.pool.size)
             ],
         )
         batch = {
             key: np.concatenate([p[key] for p in parts])
-            for key in ("obs", "masks", "actions", "logp", "rewards", "dones")
+            for key in ("obs", "masks", "actions", "logp", "rewards", "dones", "teacher")
         }
         batch["results"] = [r for p in parts for r in p["results"]]
         return batch
+
+    def kick_weight(self) -> float:
+        """The kickstarting weight now: ``kick_coef`` falling linearly to 0 at ``kick_steps``."""
+        c = self.config
+        if not c.get("kick_teacher") or not c.get("kick_steps"):
+            return 0.0
+        return float(c["kick_coef"]) * max(0.0, 1.0 - self.steps / float(c["kick_steps"]))
 
     def update(self, batch: dict) -> dict:
         torch, c = self.torch, self.config
@@ -346,8 +360,13 @@ class Trainer:
         adv_t = torch.from_numpy(adv)
         adv_t = (adv_t - adv_t.mean()) / (adv_t.std() + 1e-8)
         returns_t = torch.from_numpy(returns.astype(np.float32))
+        teacher = torch.from_numpy(batch["teacher"])
+        kick = self.kick_weight() if bool((teacher >= 0).any()) else 0.0
         n = len(obs)
-        stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "kl": 0.0, "clipped": 0.0}
+        stats = {
+            "policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "kl": 0.0, "clipped": 0.0,
+            "teacher_loss": 0.0, "teacher_agreement": 0.0,
+        }  # fmt: skip
         count = 0
         model.train()
         for _ in range(int(c["ppo_epochs"])):
@@ -366,6 +385,15 @@ class Trainer:
                 ).mean()
                 value_loss = ((value - returns_t[index]) ** 2).mean()
                 loss = policy_loss + c["vf_coef"] * value_loss - c["ent_coef"] * entropy
+                if kick > 0:
+                    labels = teacher[index]
+                    known = labels >= 0
+                    teacher_loss = -logp_all[known].gather(1, labels[known].unsqueeze(1)).mean()
+                    loss = loss + kick * teacher_loss
+                    with torch.no_grad():
+                        stats["teacher_loss"] += float(teacher_loss)
+                        agree = logits[known].argmax(1) == labels[known]
+                        stats["teacher_agreement"] += float(agree.float().mean())
                 self.optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), c["max_grad_norm"])
@@ -377,7 +405,9 @@ class Trainer:
                     stats["kl"] += float((old_logp[index] - logp).mean())
                     stats["clipped"] += float(((ratio - 1).abs() > c["clip"]).float().mean())
                 count += 1
-        return {key: value / max(1, count) for key, value in stats.items()}
+        stats = {key: value / max(1, count) for key, value in stats.items()}
+        stats["kick_weight"] = kick
+        return stats
 
     # -------------------------------------------------------------- evaluation
     def evaluate(self) -> dict:
@@ -636,6 +666,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--opponents", default=None, help="league weights, e.g. self=0.25,snapshot=0.2,expert=0.35"
     )
+    parser.add_argument("--kick-teacher", default=None, help="bot the learner is pulled to")
+    parser.add_argument("--kick-coef", type=float, default=None, help="its initial weight (1.0)")
+    parser.add_argument(
+        "--kick-steps", type=int, default=None, help="learner steps until the pull is 0"
+    )
     parser.add_argument("--eval-every", type=int, default=None, help="iterations")
     parser.add_argument("--eval-deals", type=int, default=None)
     parser.add_argument("--init", default=None, help="start PPO from this model file")
@@ -670,6 +705,9 @@ def main(argv: list[str] | None = None) -> int:
         "ent_coef": args.ent_coef,
         "gamma": args.gamma,
         "score_coef": args.score_coef,
+        "kick_teacher": args.kick_teacher,
+        "kick_coef": args.kick_coef,
+        "kick_steps": args.kick_steps,
         "opponents": _weights(args.opponents) if args.opponents else None,
         "eval_every": args.eval_every,
         "eval_deals": args.eval_deals,

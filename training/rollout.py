@@ -104,8 +104,10 @@ class _Slot:
     bots: dict[int, object]  # seat -> Agent
     label: str
     deal_seed: int
-    #: learner team -> its decisions in order: (seat, obs, mask, action, log-prob)
+    #: learner team -> its decisions in order: (seat, obs, mask, action, log-prob, teacher)
     traj: dict[int, list] = field(default_factory=dict)
+    #: seat -> a bot shadowing the learner there: its choice is the teacher's label
+    teachers: dict[int, object] = field(default_factory=dict)
     info: dict = field(default_factory=dict)
 
 
@@ -129,6 +131,7 @@ class HandRunner:
         deal_seed: int,
         label: str,
         bot_seed: int,
+        teacher: str | None = None,
     ) -> _Slot:
         from agents.registry import make_agent
 
@@ -146,6 +149,12 @@ class HandRunner:
         for team, controller in enumerate(team_controllers):
             if controller == LEARNER:
                 slot.traj[team] = []
+        if teacher is not None:
+            for seat, controller in enumerate(controllers):
+                if controller == LEARNER:
+                    bot = make_agent(teacher, seed=bot_seed + 101 + seat)
+                    bot.reset(seat, players, variant)
+                    slot.teachers[seat] = bot
         return slot
 
     def run(
@@ -206,7 +215,11 @@ class HandRunner:
                     game = slot.game
                     if record and key == "learner":
                         seat = game.current
-                        slot.traj[game.team_of[seat]].append((seat, o, m, int(action), float(lp)))
+                        shadow = slot.teachers.get(seat)
+                        label = -1 if shadow is None else int(shadow.act(o, m))
+                        slot.traj[game.team_of[seat]].append(
+                            (seat, o, m, int(action), float(lp), label)
+                        )
                     game.apply(int(action))
 
 
@@ -224,13 +237,20 @@ def collect(
     policies: dict,
     seed: Sequence[int],
     score_coef: float,
+    teacher: str | None = None,
 ) -> dict:
     """Self-play data: hands until about ``steps`` learner decisions, every hand finished.
 
     ``opponents`` is a list of (controller, probability) for the other team(s);
     the controller ``LEARNER`` means the learner plays every team (self-play).
+    ``teacher`` names a bot that shadows every learner seat: at each learner
+    decision it is asked what it would play there (kickstarting: the learner is
+    pulled towards it on the learner's own states, DAgger-style). The shadow
+    keeps its own memory of the hand, which can differ from the seat's by the
+    learner's other choice of discard (``-1`` labels without a teacher).
     Returns arrays in trajectory order (``obs``, packed ``masks``, ``actions``,
-    ``logp``, ``rewards``, ``dones``) and per-hand results by opponent label.
+    ``logp``, ``rewards``, ``dones``, ``teacher``) and per-hand results by
+    opponent label.
     """
     rng = np.random.default_rng(list(seed))
     weights = np.asarray(table_weights, dtype=np.float64)
@@ -238,7 +258,9 @@ def collect(
     probs = np.asarray([p for _, p in opponents], dtype=np.float64)
     probs /= probs.sum()
     started = {"steps": 0}
-    out: dict[str, list] = {"obs": [], "masks": [], "actions": [], "logp": [], "rewards": []}
+    out: dict[str, list] = {
+        "obs": [], "masks": [], "actions": [], "logp": [], "rewards": [], "teacher": []
+    }  # fmt: skip
     dones: list[bool] = []
     results: list[tuple[str, str, int, int, float]] = []  # (table, label, outcome, n, diff)
 
@@ -255,7 +277,7 @@ def collect(
         # estimate the decisions to come so the loop stops starting hands in time
         started["steps"] += 55 * sum(1 for c in teams if c == LEARNER) * (table[1] // game_teams)
         return runner.new_slot(
-            table, teams, int(rng.integers(2**31)), label, int(rng.integers(2**31))
+            table, teams, int(rng.integers(2**31)), label, int(rng.integers(2**31)), teacher
         )
 
     def on_done(slot: _Slot):
@@ -264,11 +286,12 @@ def collect(
             if not traj:
                 continue
             reward, outcome, diff = hand_reward(totals, team, score_coef)
-            for _seat, o, m, a, lp in traj:
+            for _seat, o, m, a, lp, label in traj:
                 out["obs"].append(o)
                 out["masks"].append(m)
                 out["actions"].append(a)
                 out["logp"].append(lp)
+                out["teacher"].append(label)
                 out["rewards"].append(0.0)
                 dones.append(False)
             out["rewards"][-1] = reward
@@ -287,6 +310,7 @@ def collect(
         "logp": np.asarray(out["logp"], dtype=np.float32),
         "rewards": np.asarray(out["rewards"], dtype=np.float32),
         "dones": np.asarray(dones, dtype=bool),
+        "teacher": np.asarray(out["teacher"], dtype=np.int64),
         "results": results,
     }
 
