@@ -644,7 +644,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ship", default=None, help="also export to this .zip (no optimizer)")
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument(
-        "--evaluate", default=None, metavar="MODEL", help="only evaluate MODEL against random"
+        "--evaluate", default=None, metavar="MODEL", help="only evaluate MODEL (a file or name)"
+    )
+    parser.add_argument(
+        "--opponents", default="random", help="bots for --evaluate, comma list (random)"
     )
     parser.add_argument("--hands", type=int, default=500, help="deals for --evaluate")
     parser.add_argument("--eval-seed", type=int, default=10_000)
@@ -663,13 +666,24 @@ def main(argv: list[str] | None = None) -> int:
         from training.agent import load_agent
 
         torch.set_num_threads(args.threads)
-        agent = load_agent(args.evaluate)
+        try:
+            agent = load_agent(args.evaluate)
+            names = _list(args.opponents)
+            for name in names:
+                make_bot(name)  # an unknown name fails here, with the accepted ones
+            # factories: one bot per seat (bots keep memory of their own seat's hand)
+            opponents = [(lambda name=name: make_bot(name)) for name in names]
+        except (OSError, ValueError) as error:
+            parser.error(str(error))
         results = []
         for v in variants:
             for n in counts:
-                result = evaluate(agent, None, v, n, hands=args.hands, seed=args.eval_seed)
-                results.append(result)
-                print(_summary(result), flush=True)
+                for name, opponent in zip(names, opponents):
+                    if name == "random":
+                        opponent = None  # evaluate's own seeded random agent
+                    result = evaluate(agent, opponent, v, n, hands=args.hands, seed=args.eval_seed)
+                    results.append(result)
+                    print(_summary(result), flush=True)
         if args.json:
             report = {
                 "model": Path(args.evaluate).name,
