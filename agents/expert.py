@@ -14,8 +14,8 @@ Strategy, in the order a turn is played:
    (``take +2``, ``take +JK``) only for a pot of more than ``small_pot`` cards.
    With the stock exhausted (C-16, S-17) it passes, ending the hand, when its
    team leads. Racing (2 players, see 6.), once its team has a canasta it draws
-   instead of taking a pot of two or more cards: their cards would keep it from
-   going out.
+   instead of taking a pot of 2 to ``race_take_pot - 1`` cards: their cards
+   would keep it from going out.
 2. **Opening.** Open as soon as the mask allows it (an unopened team faces a
    frozen pot, C-9): a 7-card hidden canasta first where it scores (S-10), then
    the melds with the fewest wild cards, biggest first: the wild cards stay in
@@ -60,9 +60,10 @@ Strategy, in the order a turn is played:
    canasta bonuses reward building). Without a partner the hand is a race: an
    opponent who melds everything goes out soon after its first canasta, while a
    hand fed by pot takes still holds many cards at its own first canasta. So it
-   always wants to go out (4.), draws instead of taking a pot once it has a
-   canasta (1.), and without a canasta it puts a wild card on a meld of
-   ``race_wild_meld`` cards or more (3.), which brings the first canasta sooner.
+   always wants to go out (4.), draws instead of taking a pot of fewer than
+   ``race_take_pot`` cards once it has a canasta (1.), and without a canasta it
+   puts a wild card on a meld of ``race_wild_meld`` cards or more (3.), which
+   brings the first canasta sooner.
 """
 
 from __future__ import annotations
@@ -134,12 +135,13 @@ class ExpertParams:
     far_behind: float = 150.0  # trailing by more, it does not go out just because they could
     race: bool = False  # play the race to go out where one canasta goes out (C-14)
     race_wild_meld: int = 4  # racing without a canasta: a wild card goes on a meld this big
+    race_take_pot: int = 10  # racing with a canasta: only a pot this big is still taken
 
 
 #: Two players: the hand is a race (strategy 6 of the module doc). Without
 #: racing, greedy went out in 71% of classic 2-player hands and the expert won
-#: a third of those; the expert, fed by pot takes, held 14 cards (median) at
-#: its own first canasta and could not go out. Racing: 56.5% of duplicate
+#: a third of those; the expert, fed by pot takes, held about 15 cards (median) at
+#: its own first canasta and could not go out. Racing: 58.7% of duplicate
 #: hands won against greedy instead of 49.5% (docs/agents.md).
 TWO_PLAYER_PARAMS = ExpertParams(race=True)
 
@@ -239,7 +241,7 @@ class ExpertAgent(Agent):
         if (
             takes
             and DRAW in draw_ids
-            and view.pot_size >= 2
+            and 2 <= view.pot_size < self.params.race_take_pot
             and view.me.canastas > 0
             and self._racing(rules)
         ):

@@ -377,7 +377,8 @@ def test_expert_plays_the_race_with_two_players_only_where_one_canasta_goes_out(
 def test_expert_racing_draws_instead_of_taking_a_pot_once_it_has_a_canasta():
     """C-11, C-14: player 0 has a canasta of kings and player 1 discards a king onto a
     3-card pot. Taking it onto the canasta puts the 9 and the J into a hand of 8 single
-    cards; racing, the expert draws to go out sooner. Without racing it takes."""
+    cards; racing, the expert draws to go out sooner. Without racing it takes, and
+    racing it takes a pot of ``race_take_pot`` cards or more."""
     game = new_game(
         [
             "KS KH KD KC KS KH KD 4S 5S 6S 7S 8S 9S TS JS",
@@ -389,6 +390,9 @@ def test_expert_racing_draws_instead_of_taking_a_pot_once_it_has_a_canasta():
     assert game.pot == cards("9 J K") and "take onto meld" in legal_strings(game)
     assert _expert_move(game) == "draw"
     assert _expert_move(game, ExpertParams()) == "take onto meld"
+    assert TWO_PLAYER_PARAMS.race_take_pot > 3
+    big_enough = dataclasses.replace(TWO_PLAYER_PARAMS, race_take_pot=3)
+    assert _expert_move(game, big_enough) == "take onto meld"
 
 
 def test_expert_racing_puts_a_wild_card_toward_its_first_canasta():
