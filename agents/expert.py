@@ -142,7 +142,7 @@ class ExpertParams:
 #: racing, greedy went out in 71% of classic 2-player hands and the expert won
 #: a third of those; the expert, fed by pot takes, held about 15 cards (median) at
 #: its own first canasta and could not go out. Racing: 58.7% of duplicate
-#: hands won against greedy instead of 49.5% (docs/agents.md).
+#: hands won against greedy instead of 50.5% (seed 0, docs/agents.md).
 TWO_PLAYER_PARAMS = ExpertParams(race=True)
 
 
@@ -210,7 +210,7 @@ class ExpertAgent(Agent):
     def _racing(self, rules: Rules) -> bool:
         """Whether this hand is a race to go out: ``race`` is on and one canasta goes out.
 
-        Where going out needs more (a clean and a dirty canasta, S-8, I-10) the
+        Where going out needs more (a clean and a dirty canasta, S-15, I-11) the
         big canasta bonuses reward building instead.
         """
         return (
