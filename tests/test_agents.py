@@ -12,7 +12,7 @@ import pytest
 
 import canasta_env
 from agents.base import Agent, RandomAgent
-from agents.expert import ExpertAgent, ExpertParams
+from agents.expert import TWO_PLAYER_PARAMS, ExpertAgent, ExpertParams
 from agents.greedy import GreedyAgent, meld_all_key
 from agents.heuristics import (
     KIND_DISCARD,
@@ -27,7 +27,9 @@ from agents.registry import available_agents, make_agent, register_agent, reseed
 from canasta_env.actions import DISCARD, NUM_ACTIONS, action_to_str
 from canasta_env.cards import BLACK3, KIND_NAMES, NUM_NATURALS, TWO
 from canasta_env.engine.melds import canasta_summary
+from canasta_env.observation import ObservationBuilder
 from canasta_env.rules import PRESETS, make_rules
+from tests.scenario import cards, legal_strings, new_game, play
 
 TABLES = [(name, n) for name, rules in PRESETS.items() for n in rules.player_counts]
 BOTS = ("greedy", "expert")
@@ -345,6 +347,69 @@ def test_expert_lays_a_hidden_canasta_in_spanish():
     assert expert._opening_key(view, MOVES[hidden], rules, hidden) > expert._opening_key(
         view, MOVES[small], rules, small
     )
+
+
+def _expert_move(game, params=None) -> str:
+    """The expert's move for the player to act in ``game`` (2 players, classic)."""
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[game.legal_actions()] = 1
+    expert = ExpertAgent(params=params)
+    expert.reset(game.current, 2, "classic")
+    return action_to_str(expert.act(ObservationBuilder(game).build(game.current), mask))
+
+
+def test_expert_plays_the_race_with_two_players_only_where_one_canasta_goes_out():
+    """Racing needs ``race`` (the 2-player default) and a preset where one canasta
+    goes out (C-14); spanish and italian need a clean and a dirty canasta."""
+    expert = ExpertAgent()
+    expert.reset(0, 2, "classic")
+    assert expert.params == TWO_PLAYER_PARAMS and expert._racing(expert.rules)
+    expert.reset(0, 4, "classic")
+    assert expert.params == ExpertParams() and not expert._racing(expert.rules)
+    for variant in ("spanish", "italian"):
+        expert.reset(0, 2, variant)
+        assert expert.params.race and not expert._racing(expert.rules)
+    given = ExpertAgent(params=ExpertParams(far_behind=0.0))
+    given.reset(0, 2, "classic")
+    assert given.params == ExpertParams(far_behind=0.0)
+
+
+def test_expert_racing_draws_instead_of_taking_a_pot_once_it_has_a_canasta():
+    """C-11, C-14: player 0 has a canasta of kings and player 1 discards a king onto a
+    3-card pot. Taking it onto the canasta puts the 9 and the J into a hand of 8 single
+    cards; racing, the expert draws to go out sooner. Without racing it takes, and
+    racing it takes a pot of ``race_take_pot`` cards or more."""
+    game = new_game(
+        [
+            "KS KH KD KC KS KH KD 4S 5S 6S 7S 8S 9S TS JS",
+            "KC QS QH JH TH 9D 8D 7D 6D 5D 4D AC AD 7C 8C",
+        ],
+        "9H 4H 5H",  # the pot's first card, then the two draws
+    )
+    play(game, "draw", "meld K K K K K K K", "discard J", "draw", "discard K")
+    assert game.pot == cards("9 J K") and "take onto meld" in legal_strings(game)
+    assert _expert_move(game) == "draw"
+    assert _expert_move(game, ExpertParams()) == "take onto meld"
+    assert TWO_PLAYER_PARAMS.race_take_pot > 3
+    big_enough = dataclasses.replace(TWO_PLAYER_PARAMS, race_take_pot=3)
+    assert _expert_move(game, big_enough) == "take onto meld"
+
+
+def test_expert_racing_puts_a_wild_card_toward_its_first_canasta():
+    """C-5, C-14: opened with four aces and a 2 in hand, no canasta yet. The 2 cannot
+    finish a canasta now (4 + 1 < 7); racing, it goes on the aces anyway (one card
+    fewer to go out with); without racing it stays in hand for a later canasta."""
+    game = new_game(
+        [
+            "AS AH AD AC 2C 4S 5S 6S 7S 8S 9S TS JS QS KS",
+            "KC QH QD JH TH 9D 8D 7D 6D 5D 4D KH KD 7C 8C",
+        ],
+        "9H 4H",
+    )
+    play(game, "draw", "meld A A A A")
+    assert "add 2 to A" in legal_strings(game)
+    assert _expert_move(game) == "add 2 to A"
+    assert _expert_move(game, ExpertParams()).startswith("discard")
 
 
 def test_biggest_meld_key_completes_a_canasta_first():
