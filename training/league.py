@@ -145,8 +145,12 @@ class Run:
         self.path.mkdir(parents=True, exist_ok=True)
         self.writer = None
 
-    #: Settings that may change when a run is continued: budgets, parallelism, time limit.
-    RESUMABLE = ("ppo_steps", "jobs", "envs", "threads", "time_limit", "eval_every")
+    #: Settings that may change when a run is continued: budgets, parallelism, time limit,
+    #: evaluation cadence, the kickstarting schedule (``train.log`` records every change).
+    RESUMABLE = (
+        "ppo_steps", "jobs", "envs", "threads", "time_limit", "eval_every", "eval_deals",
+        "kick_coef", "kick_steps",
+    )  # fmt: skip
 
     @classmethod
     def open(cls, path, overrides: dict):
@@ -162,11 +166,15 @@ class Run:
                     f"{path} is an existing run; only {', '.join(cls.RESUMABLE)} may change "
                     f"(got {', '.join(fixed)})"
                 )
+            changed = {k: (config.get(k), v) for k, v in given.items() if config.get(k) != v}
             config.update(given)
         else:
             config = make_config(**overrides)
+            changed = {}
         run = cls(path, config)
         run.save_config()
+        for key, (old, new) in changed.items():
+            run.log(f"[run] {key}: {old} -> {new}")
         return run
 
     def save_config(self) -> None:
