@@ -61,19 +61,20 @@ def trained_agent(hands: int) -> None:
     meta_path = DEFAULT_MODEL.with_suffix(".json")
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
     training = meta.get("training", meta)
-    for key in ("variant", "num_players", "timesteps"):
+    for key in ("stage", "tables", "steps", "seed"):
         if key in training:
             print(f"{key}: {training[key]}")
     rows = meta.get("evaluation", [])
     if rows:
-        print("recorded evaluation against random (same deals, both seat orders):")
-        header = f"  {'preset':10} {'players':>7} {'hands':>6} {'won':>6}  {'95% CI':>15}"
-        print(header + f" {'score diff':>10}")
+        print(f"recorded evaluation (duplicate deals, every seat order): {meta.get('command', '')}")
+        header = f"  {'preset':10} {'players':>7} {'opponent':>9} {'hands':>6} {'won':>6}"
+        print(header + f"  {'95% CI':>15} {'score diff':>10}")
         for row in rows:
             low, high = row["ci95"]
             print(
-                f"  {row['variant']:10} {row['num_players']:>7} {row['hands']:>6} "
-                f"{row['win_rate']:>6.3f}  [{low:.3f}, {high:.3f}] {row['mean_score_diff']:>+10.0f}"
+                f"  {row['variant']:10} {row['num_players']:>7} {row['opponent']:>9} "
+                f"{row['hands']:>6} {row['win_rate']:>6.3f}  [{low:.3f}, {high:.3f}] "
+                f"{row['mean_score_diff']:>+10.0f}"
             )
     agent = load_agent(DEFAULT_MODEL)
     variant = meta.get("variant", "classic")

@@ -149,7 +149,7 @@ class Run:
     #: evaluation cadence, the kickstarting schedule (``train.log`` records every change).
     RESUMABLE = (
         "ppo_steps", "jobs", "envs", "threads", "time_limit", "eval_every", "eval_deals",
-        "kick_coef", "kick_steps",
+        "kick_coef", "kick_steps", "lr", "opponents",
     )  # fmt: skip
 
     @classmethod
@@ -263,6 +263,8 @@ class Trainer:
         state = self.torch.load(path, weights_only=False)
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
+        for group in self.optimizer.param_groups:  # the learning rate may change on resume
+            group["lr"] = self.config["lr"]
         self.steps, self.iteration = state["steps"], state["iteration"]
         self.snapshots = state["snapshots"]
         self.history = state["history"]

@@ -224,6 +224,11 @@ class HandRunner:
 
 
 # ---------------------------------------------------------------------- jobs
+def _normalized(values: Sequence[float]) -> np.ndarray:
+    array = np.asarray(values, dtype=np.float64)
+    return array / array.sum()
+
+
 def _table_draw(rng: np.random.Generator, tables: Sequence[tuple[str, int]], weights):
     return tables[int(rng.choice(len(tables), p=weights))]
 
@@ -253,10 +258,8 @@ def collect(
     opponent label.
     """
     rng = np.random.default_rng(list(seed))
-    weights = np.asarray(table_weights, dtype=np.float64)
-    weights /= weights.sum()
-    probs = np.asarray([p for _, p in opponents], dtype=np.float64)
-    probs /= probs.sum()
+    weights = _normalized(table_weights)
+    probs = _normalized([p for _, p in opponents])
     started = {"steps": 0}
     out: dict[str, list] = {
         "obs": [], "masks": [], "actions": [], "logp": [], "rewards": [], "teacher": []
@@ -372,13 +375,9 @@ class Recorder:
         Returns ``obs``, packed ``masks``, ``actions`` and the hand's ``returns`` (the
         :func:`hand_reward` of the deciding team) per decision.
         """
-        from agents.registry import make_agent
-
         rng = np.random.default_rng(list(seed))
-        weights = np.asarray(table_weights, dtype=np.float64)
-        weights /= weights.sum()
-        probs = np.asarray([p for _, p in opponents], dtype=np.float64)
-        probs /= probs.sum()
+        weights = _normalized(table_weights)
+        probs = _normalized([p for _, p in opponents])
         count = {"steps": 0}
         obs, masks, actions, returns = [], [], [], []
 
@@ -413,7 +412,6 @@ class Recorder:
                 actions.append(a)
                 returns.append(reward)
 
-        _ = make_agent  # the registry is imported here so that errors show early
         self.runner.run(make_slot, {}, rng, record=False, on_done=on_done)
         return {
             "obs": np.stack(obs).astype(np.float32),

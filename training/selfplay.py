@@ -691,7 +691,9 @@ def main(argv: list[str] | None = None) -> int:
                 "evaluation": results,
             }
             meta_path = Path(args.meta) if args.meta else Path(args.evaluate).parent / "meta.json"
-            if meta_path.exists():
+            if getattr(agent, "meta", None) is not None and not args.meta:
+                report["training"] = agent.meta  # a .npz model file carries its own record
+            elif meta_path.exists():
                 report["training"] = json.loads(meta_path.read_text())
             elif Path(args.json).exists():  # keep the training record of an earlier report
                 previous = json.loads(Path(args.json).read_text())

@@ -1,0 +1,67 @@
+"""The shipped trained agents: ``ppo:classic-2p``, ``ppo:classic-4p`` (and ``ppo:default``)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from agents.base import RandomAgent, play_hands
+from agents.registry import make_agent
+from canasta_env.actions import NUM_ACTIONS
+from canasta_env.observation import OBS_SIZE
+from training.agent import DEFAULT_MODEL, SHIPPED, NetAgent, load_agent
+
+NAMES = ["classic-2p", "classic-4p"]
+TABLES = [
+    (variant, n)
+    for variant in ("classic", "canastone", "spanish", "italian")
+    for n in (2, 3, 4, 6)
+    if not (variant == "italian" and n in (3, 6))
+]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_shipped_agent_loads_by_name_and_is_small(name):
+    path = SHIPPED[name]
+    assert path.exists(), f"{path} is missing"
+    assert path.stat().st_size < 5 * 1024 * 1024
+    agent = make_agent(f"ppo:{name}", seed=0)
+    assert isinstance(agent, NetAgent) and agent.name == f"ppo:{name}"
+    assert agent.meta["obs_size"] <= OBS_SIZE and agent.meta["num_actions"] == NUM_ACTIONS
+    # the recorded evaluation next to the model: duplicate deals against every bot
+    report = json.loads(path.with_suffix(".json").read_text())
+    opponents = {row["opponent"] for row in report["evaluation"]}
+    assert {"expert", "greedy", "random"} <= opponents
+    assert all(row["hands"] >= 2000 for row in report["evaluation"])
+
+
+def test_default_is_the_classic_two_player_agent():
+    assert DEFAULT_MODEL == SHIPPED["classic-2p"]
+    assert load_agent("default").path == SHIPPED["classic-2p"]
+    with pytest.raises(FileNotFoundError, match="shipped names"):
+        load_agent("classic-5p")
+
+
+@pytest.mark.parametrize("variant,players", TABLES)
+def test_shipped_agents_play_legal_moves_in_every_preset(variant, players):
+    """One network plays every table through the shared layouts (raw_env raises on an
+    illegal move)."""
+    for name in NAMES:
+        agent = load_agent(name)
+        seats = [agent if s % 2 == 0 else RandomAgent(s) for s in range(players)]
+        records = play_hands(seats, 1, variant=variant, seed=300 + players)
+        assert records[0].end_reason
+
+
+def test_greedy_play_is_deterministic_and_reads_only_its_prefix():
+    agent = load_agent("classic-2p")
+    rng = np.random.default_rng(0)
+    obs = rng.random(OBS_SIZE, dtype=np.float32)
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[[0, 1, 6, 9]] = 1
+    action = agent.act(obs, mask)
+    assert mask[action] and agent.act(obs.copy(), mask.copy()) == action
+    longer = np.concatenate([obs, rng.random(40, dtype=np.float32)])  # a grown layout
+    assert agent.act(longer, mask) == action
