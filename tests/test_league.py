@@ -209,6 +209,27 @@ def test_identical_policies_split_duplicate_deals_evenly(policy):
     assert wins / len(results) == 0.5
 
 
+def test_evaluation_in_worker_processes_matches_in_process(policy):
+    """Training evaluation with --jobs 2 (spawned workers) gives the same hands as in process."""
+    from training.rollout import WorkerPool
+
+    model, _ = policy
+    kwargs = {
+        "layers": net.actor_layers(model),
+        "table": ("classic", 2),
+        "opponent": ("bot", "expert"),
+        "deal_seeds": [5, 6, 7],
+    }
+    with WorkerPool(jobs=0, envs=4) as local:
+        expected = local.map("evaluate", [dict(kwargs)])[0]
+    with WorkerPool(jobs=2, envs=4) as pool:
+        parts = pool.map(
+            "evaluate", [dict(kwargs, deal_seeds=[5]), dict(kwargs, deal_seeds=[6, 7])]
+        )
+    assert sorted(r for part in parts for r in part) == sorted(expected)
+    assert len(expected) == 6
+
+
 def test_model_file_round_trip_and_numpy_agent(tmp_path, policy):
     model, _ = policy
     path = net.save(model, tmp_path / "m.npz", {"note": "test"})

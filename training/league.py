@@ -566,6 +566,8 @@ class Trainer:
             self.snapshots = self.snapshots[-int(self.config["max_snapshots"]) :]
             self._sync_snapshots()
             self.run.log(f"[league] snapshot {key} admitted ({len(self.snapshots)} in the league)")
+        # every evaluated policy is kept, to pick from with a larger evaluation later
+        net.save(self.model, self.run.path / "evals" / f"step{self.steps:09d}.npz", self._meta())
         expert = [row["win_rate"] for key, row in rows.items() if key.endswith("/expert")]
         if expert and float(np.mean(expert)) > self.best:
             self.best = float(np.mean(expert))
