@@ -584,7 +584,8 @@ def _postfix(rate: float, latest: dict) -> str:
 
 
 def plot_curve(history: list[dict], path: Path) -> None:
-    """Win rate (with its 95% interval) against each opponent over learner steps."""
+    """Win rate (with its 95% interval) against each opponent over learner steps, a panel
+    per table."""
     try:
         import matplotlib
 
@@ -593,21 +594,24 @@ def plot_curve(history: list[dict], path: Path) -> None:
     except ImportError:
         return
     keys = sorted({key for entry in history for key in entry["eval"]})
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    for key in keys:
-        points = [(e["steps"], e["eval"][key]) for e in history if key in e["eval"]]
-        xs = [p[0] for p in points]
-        ys = [p[1]["win_rate"] for p in points]
-        lo = [p[1]["ci95"][0] for p in points]
-        hi = [p[1]["ci95"][1] for p in points]
-        (line,) = ax.plot(xs, ys, marker=".", label=key)
-        ax.fill_between(xs, lo, hi, alpha=0.15, color=line.get_color())
-    ax.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
-    ax.set_xlabel("learner steps")
-    ax.set_ylabel("hands won (duplicate deals, 95% CI)")
-    ax.set_ylim(0, 1)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right")
+    tables = sorted({key.split("/")[0] for key in keys})
+    fig, axes = plt.subplots(1, len(tables), figsize=(6 * len(tables), 4.2), squeeze=False)
+    for ax, table in zip(axes[0], tables):
+        for key in [k for k in keys if k.startswith(table + "/")]:
+            points = [(e["steps"], e["eval"][key]) for e in history if key in e["eval"]]
+            xs = [p[0] for p in points]
+            ys = [p[1]["win_rate"] for p in points]
+            lo = [p[1]["ci95"][0] for p in points]
+            hi = [p[1]["ci95"][1] for p in points]
+            (line,) = ax.plot(xs, ys, marker=".", label=f"vs {key.split('/')[1]}")
+            ax.fill_between(xs, lo, hi, alpha=0.15, color=line.get_color())
+        ax.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
+        ax.set_title(table)
+        ax.set_xlabel("learner steps")
+        ax.set_ylim(0, 1)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, loc="lower right")
+    axes[0][0].set_ylabel("hands won (duplicate deals, 95% CI)")
     fig.tight_layout()
     tmp = path.with_name(path.stem + ".tmp.png")
     fig.savefig(tmp, dpi=100)
