@@ -47,6 +47,7 @@ BOTS = ("random", "greedy", "expert")
 DEFAULTS: dict = {
     "variant": ["classic"],
     "players": [2],
+    "table_weights": None,  # hands of each table, relative (default: equal decisions)
     "seed": 0,
     "hidden": [512, 256],
     # record
@@ -115,10 +116,13 @@ def make_config(**overrides) -> dict:
         if bad:
             raise ValueError(f"players must be among 2, 3, 4, 6; got {bad}")
     config["tables"] = tables_of(config["variant"], config["players"])
-    # each table equally often in decisions: 4-player hands give the learner twice as many
-    config["table_weights"] = [
-        1.0 / (n // (2 if n in (2, 4, 6) else 1)) for _, n in config["tables"]
-    ]
+    if config["table_weights"] is None:
+        # each table equally often in decisions: 4-player hands give the learner twice as many
+        config["table_weights"] = [
+            1.0 / (n // (2 if n in (2, 4, 6) else 1)) for _, n in config["tables"]
+        ]
+    elif len(config["table_weights"]) != len(config["tables"]):
+        raise ValueError(f"table_weights needs one number per table {config['tables']}")
     for name in config["teachers"] + list(config["record_opponents"]) + config["eval_opponents"]:
         if name not in BOTS:
             raise ValueError(f"unknown bot {name!r}; choose from {', '.join(BOTS)}")
@@ -149,7 +153,7 @@ class Run:
     #: evaluation cadence, the kickstarting schedule (``train.log`` records every change).
     RESUMABLE = (
         "ppo_steps", "jobs", "envs", "threads", "time_limit", "eval_every", "eval_deals",
-        "kick_coef", "kick_steps", "lr", "opponents",
+        "kick_coef", "kick_steps", "lr", "opponents", "table_weights",
     )  # fmt: skip
 
     @classmethod
@@ -165,6 +169,12 @@ class Run:
                 raise ValueError(
                     f"{path} is an existing run; only {', '.join(cls.RESUMABLE)} may change "
                     f"(got {', '.join(fixed)})"
+                )
+            weights = given.get("table_weights")
+            if weights is not None and len(weights) != len(config["tables"]):
+                raise ValueError(
+                    f"--table-weights needs {len(config['tables'])} numbers, one per table "
+                    f"{config['tables']}; got {weights}"
                 )
             changed = {k: (config.get(k), v) for k, v in given.items() if config.get(k) != v}
             config.update(given)
@@ -668,6 +678,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--resume", default=None, metavar="RUN_DIR", help="continue this run")
     parser.add_argument("--variant", default=None, help="preset or comma list (classic)")
     parser.add_argument("--players", default=None, help="player count or comma list (2)")
+    parser.add_argument(
+        "--table-weights", default=None, help="relative share of hands per table, comma list"
+    )
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--hidden", default=None, help="hidden layer widths (512,256)")
     parser.add_argument("--teachers", default=None, help="bots to imitate (expert)")
@@ -736,6 +749,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         overrides["players"] = _list(args.players, int) if args.players else None
         overrides["hidden"] = _list(args.hidden, int) if args.hidden else None
+        overrides["table_weights"] = (
+            _list(args.table_weights, float) if args.table_weights else None
+        )
         path = Path(args.resume or args.run_dir)
         if args.resume and not (path / "config.json").exists():
             raise ValueError(f"{path}: not a run directory (no config.json)")
