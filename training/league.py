@@ -14,15 +14,21 @@ Stages (each skipped when its output exists, so a killed run resumes):
 3. ``ppo``: PPO from the clone. Each hand the learner's team meets one entry of
    the league: itself (both teams learn), an admitted snapshot, or a bot. The
    reward comes at the end of the hand (won/lost plus a clipped margin, see
-   :func:`training.rollout.hand_reward`). Every ``--eval-every`` iterations the
-   greedy policy plays duplicate deals against each bot and the newest
-   snapshot; it joins the league as a snapshot when it beats that snapshot.
-   ``RUN/checkpoint.pt`` (network, Adam, RNG and league state) is written
-   atomically after every evaluation, ``RUN/model.npz`` is the latest policy,
-   ``RUN/best.npz`` the best against the expert.
+   :func:`training.rollout.hand_reward`). Kickstarting: a shadow teacher bot
+   labels the learner's own states and a cross-entropy towards its move is
+   added, with a weight falling to 0 at ``--kick-steps``. Every
+   ``--eval-every`` iterations the greedy policy plays duplicate deals against
+   each bot and the newest snapshot; it joins the league as a snapshot when it
+   beats that snapshot. ``RUN/checkpoint.pt`` (network, Adam, RNG and league
+   state) is written atomically after every evaluation, ``RUN/model.npz`` is
+   the latest policy, ``RUN/best.npz`` the best against the expert, and
+   ``RUN/evals/`` keeps every evaluated policy.
 
 ``RUN/config.json`` holds every setting and the seed: ``--resume RUN`` reads it,
-so a resumed run is the same run. Progress: a bar with learner steps/s and the
+so a resumed run is the same run (bit for bit when nothing changes: a test
+checks it). Budgets, parallelism, the evaluation cadence, the kickstarting
+schedule, the learning rate, the league's weights and the table weights may be
+changed on a resume; ``train.log`` records each change. Progress: a bar with learner steps/s and the
 latest win rates, TensorBoard in ``RUN/tb``, ``RUN/curve.png`` (win rate
 against each bot over steps) and ``RUN/history.jsonl``.
 """
