@@ -8,6 +8,7 @@ the rate over collection plus update (what a run gets), and each part alone.
 
     python benchmarks/bench_train.py                        # classic 2p, --jobs 2
     python benchmarks/bench_train.py --players 4 --jobs 1 --envs 32
+    python benchmarks/bench_train.py --kick      # with kickstarting's shadow expert
 
 ``--model`` starts from a model file (default: the shipped classic 2-player
 agent, else a new network), so the hands are as long as a trained agent's.
@@ -31,6 +32,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=4)
     parser.add_argument("--rollout-steps", type=int, default=16_384)
     parser.add_argument("--model", default=None, help="model file to start from")
+    parser.add_argument(
+        "--kick", action="store_true", help="with the shadow expert of kickstarting (slower)"
+    )
     args = parser.parse_args(argv)
 
     from training.agent import DEFAULT_MODEL
@@ -48,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         threads=args.threads,
         rollout_steps=args.rollout_steps,
         init=model,
+        kick_coef=1.0 if args.kick else 0.0,
     )
     with tempfile.TemporaryDirectory() as tmp, WorkerPool(args.jobs, args.envs) as pool:
         trainer = Trainer(Run(tmp, config), pool)
@@ -68,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
             steps += len(batch["actions"])
     print(
         f"{args.variant} {args.players}p, jobs {args.jobs}, envs {args.envs}, torch threads "
-        f"{args.threads}, start: {Path(model).name if model else 'new network'}"
+        f"{args.threads}, start: {Path(model).name if model else 'new network'}, "
+        f"shadow expert: {'yes' if args.kick else 'no'}"
     )
     print(f"learner steps/s (collect + update): {steps / (collect_s + update_s):,.0f}")
     print(f"  collection alone: {steps / collect_s:,.0f} steps/s ({steps} steps)")
