@@ -25,10 +25,10 @@ MODELS_DIR = Path(__file__).resolve().parent / "models"
 SHIPPED = {
     "classic-2p": MODELS_DIR / "classic_2p.npz",
     "classic-4p": MODELS_DIR / "classic_4p.npz",
-    "sb3-classic-2p": MODELS_DIR / "classic_2p.zip",
+    "sb3-classic-2p": MODELS_DIR / "sb3_classic_2p.zip",
 }
 #: ``ppo:default``: the shipped classic 2-player agent.
-DEFAULT_MODEL = SHIPPED["sb3-classic-2p"]
+DEFAULT_MODEL = SHIPPED["classic-2p"]
 
 
 def _relu(x: np.ndarray) -> np.ndarray:

@@ -11,7 +11,7 @@ Each line measures one suspect of masked self-play in a long card game:
   reward that comes only at the end of the hand;
 * observation scaling: the largest value of each feature over recorded states;
 * entropy: legal ids per decision, and the entropy of the old shipped policy
-  (``training/models/classic_2p.zip``) against the uniform policy over legal ids;
+  (``training/models/sb3_classic_2p.zip``) against the uniform policy over legal ids;
 * opponent pool: what the old default pool put in front of the learner.
 """
 
