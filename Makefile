@@ -30,6 +30,7 @@ check: install
 
 bench: install
 	$(PY) benchmarks/bench.py
+	$(PY) benchmarks/bench_train.py
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -35,6 +35,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--kick", action="store_true", help="with the shadow expert of kickstarting (slower)"
     )
+    parser.add_argument(
+        "--sb3-steps",
+        type=int,
+        default=20_000,
+        help="also time the former MaskablePPO recipe (training.selfplay) for this many "
+        "steps, for a before/after in one run (0: skip)",
+    )
     args = parser.parse_args(argv)
 
     from training.agent import DEFAULT_MODEL
@@ -79,6 +86,22 @@ def main(argv: list[str] | None = None) -> int:
     print(f"learner steps/s (collect + update): {steps / (collect_s + update_s):,.0f}")
     print(f"  collection alone: {steps / collect_s:,.0f} steps/s ({steps} steps)")
     print(f"  PPO update alone: {steps / update_s:,.0f} samples/s")
+    if args.sb3_steps:
+        from training.selfplay import train
+
+        with tempfile.TemporaryDirectory() as tmp:
+            _model, meta = train(
+                variant=args.variant,
+                num_players=args.players,
+                timesteps=args.sb3_steps,
+                out_dir=tmp,
+                eval_hands=0,
+                verbose=0,
+            )
+        print(
+            f"former recipe (MaskablePPO over SelfPlayEnv, 4 envs in one process, 1 thread): "
+            f"{meta['steps_per_second']:,.0f} learner steps/s ({meta['timesteps']} steps)"
+        )
     return 0
 
 
