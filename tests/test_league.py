@@ -21,12 +21,12 @@ from training.league import _gae, main, make_config  # noqa: E402
 from training.rollout import (  # noqa: E402
     LEARNER,
     HandRunner,
-    NumpyPolicy,
     Recorder,
     collect,
     evaluate_deals,
     hand_reward,
     masked_choice,
+    numpy_policy,
 )
 
 
@@ -36,7 +36,7 @@ def policy():
     model = net.build(OBS_SIZE, NUM_ACTIONS, [32])
     with torch.no_grad():  # a policy with opinions, not a near-uniform one
         model.pi.weight.mul_(300.0)
-    return model, NumpyPolicy(net.actor_layers(model))
+    return model, numpy_policy(net.actor_layers(model))
 
 
 def test_hand_reward_counts_the_hand_won_and_a_clipped_margin():
@@ -238,7 +238,7 @@ def test_model_file_round_trip_and_numpy_agent(tmp_path, policy):
     obs = np.random.default_rng(0).random((5, OBS_SIZE), dtype=np.float32)
     with torch.no_grad():
         expected, _ = model(torch.from_numpy(obs))
-    assert np.allclose(NumpyPolicy(loaded.actor).logits(obs), expected.numpy(), atol=1e-4)
+    assert np.allclose(numpy_policy(loaded.actor).logits(obs), expected.numpy(), atol=1e-4)
     agent = load_agent(path)
     assert isinstance(agent, NetAgent)
     (tmp_path / "bad.npz").write_bytes(b"not a model")

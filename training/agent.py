@@ -80,7 +80,7 @@ class PolicyWeights:
     def logits(self, observation: np.ndarray) -> np.ndarray:
         # A policy trained on an older, shorter layout reads its prefix: the layout only
         # ever grows at the end (the S-19 block; the escala action ids).
-        x = np.asarray(observation, dtype=np.float32)[: self.obs_size]
+        x = np.asarray(observation, dtype=np.float32)[..., : self.obs_size]  # a row or a batch
         for weight, bias in self.layers[:-1]:
             x = self._act_fn(x @ weight + bias)
         weight, bias = self.layers[-1]

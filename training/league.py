@@ -44,8 +44,11 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.arena import wilson_interval
 from canasta_env.actions import NUM_ACTIONS
+from canasta_env.engine.game import teams_of
 from canasta_env.rules import make_rules
+from training.rollout import LEARNER
 
 VARIANTS = ("classic", "canastone", "spanish", "italian")
 BOTS = ("random", "greedy", "expert")
@@ -124,9 +127,7 @@ def make_config(**overrides) -> dict:
     config["tables"] = tables_of(config["variant"], config["players"])
     if config["table_weights"] is None:
         # each table equally often in decisions: 4-player hands give the learner twice as many
-        config["table_weights"] = [
-            1.0 / (n // (2 if n in (2, 4, 6) else 1)) for _, n in config["tables"]
-        ]
+        config["table_weights"] = [teams_of(n) / n for _, n in config["tables"]]
     elif len(config["table_weights"]) != len(config["tables"]):
         raise ValueError(f"table_weights needs one number per table {config['tables']}")
     for name in config["teachers"] + list(config["record_opponents"]) + config["eval_opponents"]:
@@ -235,12 +236,6 @@ def _gae(rewards, dones, values, gamma, lam):
     return adv, adv + values
 
 
-def _wilson(wins: float, n: int) -> tuple[float, float]:
-    from agents.arena import wilson_interval
-
-    return wilson_interval(wins, n)
-
-
 class Trainer:
     """PPO against the league; see the module docstring."""
 
@@ -255,10 +250,12 @@ class Trainer:
         torch.manual_seed(c["seed"])
         self.torch = torch
         init = run.path / "imitation.npz" if c["init"] is None else Path(c["init"])
-        self.model = net.ModelFile(init).to_torch() if init.exists() else None
-        if self.model is None:
+        if init.exists():
+            self.model = net.ModelFile(init).to_torch()
+        else:
             from canasta_env.observation import OBS_SIZE
 
+            run.log(f"[ppo] no {init}: PPO starts from a new network")
             self.model = net.build(OBS_SIZE, NUM_ACTIONS, c["hidden"])
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=c["lr"], eps=1e-5)
         self.steps = 0
@@ -267,7 +264,7 @@ class Trainer:
         self.history: list[dict] = []
         self.best = -1.0
         self.rng = np.random.default_rng([c["seed"], 3])
-        self.seconds = 0.0  # wall time of the ppo stage over every session
+        self.seconds = 0.0  # collection + update time over every session (no evaluation)
         self.collect_seconds = 0.0
         self._load_checkpoint()
 
@@ -326,7 +323,7 @@ class Trainer:
         entries = []
         for name, weight in self.config["opponents"].items():
             if name == "self":
-                entries.append((("learner",), weight))
+                entries.append((LEARNER, weight))
             elif name == "snapshot":
                 for key, _ in self.snapshots:
                     entries.append((("snapshot", key), weight / len(self.snapshots)))
@@ -464,7 +461,7 @@ class Trainer:
                 outcomes = [o for part in parts for _, o, _ in part]
                 diffs = [d for part in parts for _, _, d in part]
                 wins = sum(1.0 if o > 0 else 0.5 if o == 0 else 0.0 for o in outcomes)
-                low, high = _wilson(wins, len(outcomes))
+                low, high = wilson_interval(wins, len(outcomes))
                 name = "snapshot" if opponent[0] == "snapshot" else opponent[1]
                 rows[f"{table[0]}-{table[1]}p/{name}"] = {
                     "win_rate": wins / len(outcomes),
@@ -674,6 +671,12 @@ def _weights(text: str) -> dict:
     return out
 
 
+def _fail(message: str) -> None:
+    """A bad setting: one line on stderr, exit status 2 (as argparse, without the usage)."""
+    print(f"canasta train: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="canasta train",
@@ -727,7 +730,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if (args.run_dir is None) == (args.resume is None):
-        parser.error("give exactly one of --run-dir (a new or existing run) and --resume RUN_DIR")
+        _fail("give exactly one of --run-dir (a new or existing run) and --resume RUN_DIR")
     overrides = {
         "variant": _list(args.variant) if args.variant else None,
         "seed": args.seed,
@@ -765,7 +768,7 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--init {args.init}: no such model file")
         run = Run.open(path, overrides)
     except ValueError as error:
-        parser.error(str(error))
+        _fail(str(error))
     run.log(f"[run] {run.path}: {json.dumps(run.config)}")
     stages = STAGES if args.stage == "all" else (args.stage,)
     try:

@@ -61,33 +61,31 @@ def build(obs_size: int, num_actions: int, hidden: Sequence[int]):
     return ActorCritic()
 
 
-def actor_layers(model) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The actor as (weight [in, out], bias) numpy pairs: the trunk layers, then the head."""
+def _numpy(module) -> tuple[np.ndarray, np.ndarray]:
+    """A ``Linear`` as (weight [in, out], bias) float32 arrays, C-contiguous copies."""
+    weight = np.ascontiguousarray(module.weight.detach().cpu().numpy().T, dtype=np.float32)
+    return weight, module.bias.detach().cpu().numpy().astype(np.float32)
+
+
+def _trunk(model) -> list:
     from torch import nn
 
-    layers = [m for m in model.trunk if isinstance(m, nn.Linear)] + [model.pi]
-    return [
-        (
-            m.weight.detach().cpu().numpy().T.astype(np.float32).copy(),
-            m.bias.detach().cpu().numpy().astype(np.float32).copy(),
-        )
-        for m in layers
-    ]
+    return [m for m in model.trunk if isinstance(m, nn.Linear)]
+
+
+def actor_layers(model) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The actor as (weight [in, out], bias) numpy pairs: the trunk layers, then the head."""
+    return [_numpy(m) for m in _trunk(model) + [model.pi]]
 
 
 def save(model, path: str | os.PathLike, meta: dict | None = None) -> Path:
     """Write ``model`` as a ``.npz`` model file (atomically: a temporary file, then rename)."""
-    from torch import nn
-
     path = Path(path)
     arrays: dict[str, np.ndarray] = {}
-    linears = [m for m in model.trunk if isinstance(m, nn.Linear)]
-    for i, m in enumerate(linears):
-        arrays[f"trunk_w{i}"] = m.weight.detach().cpu().numpy().T.astype(np.float32)
-        arrays[f"trunk_b{i}"] = m.bias.detach().cpu().numpy().astype(np.float32)
-    for name, m in (("pi", model.pi), ("v", model.v)):
-        arrays[f"{name}_w"] = m.weight.detach().cpu().numpy().T.astype(np.float32)
-        arrays[f"{name}_b"] = m.bias.detach().cpu().numpy().astype(np.float32)
+    named = [(f"trunk_{{}}{i}", m) for i, m in enumerate(_trunk(model))]
+    named += [("pi_{}", model.pi), ("v_{}", model.v)]
+    for pattern, module in named:
+        arrays[pattern.format("w")], arrays[pattern.format("b")] = _numpy(module)
     info = {
         "format": FORMAT,
         "obs_size": model.obs_size,
@@ -133,10 +131,8 @@ class ModelFile:
     def load_into(self, model) -> None:
         """Copy the weights into a torch :class:`ActorCritic` of the same shape."""
         import torch
-        from torch import nn
 
-        linears = [m for m in model.trunk if isinstance(m, nn.Linear)]
-        pairs = list(zip(linears, self.trunk)) + [(model.pi, self.actor[-1])]
+        pairs = list(zip(_trunk(model), self.trunk)) + [(model.pi, self.actor[-1])]
         pairs.append((model.v, self.value_head))
         with torch.no_grad():
             for module, (weight, bias) in pairs:

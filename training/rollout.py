@@ -34,9 +34,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from canasta_env.actions import NUM_ACTIONS
-from canasta_env.engine.game import PHASE_HAND_OVER, Game
+from canasta_env.engine.game import PHASE_HAND_OVER, Game, teams_of
 from canasta_env.observation import OBS_SIZE, ObservationBuilder
 from canasta_env.rules import make_rules
+from training.agent import PolicyWeights
 
 #: Controllers: ("learner",), ("snapshot", key), ("bot", name).
 LEARNER = ("learner",)
@@ -60,21 +61,9 @@ def hand_reward(totals: Sequence[int], team: int, score_coef: float) -> tuple[fl
 
 
 # ---------------------------------------------------------------------- policies
-class NumpyPolicy:
-    """The actor as numpy arrays: hidden ReLU layers, then the action logits."""
-
-    def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray]]):
-        self.layers = [(np.ascontiguousarray(w), np.ascontiguousarray(b)) for w, b in layers]
-        self.obs_size = self.layers[0][0].shape[0]
-
-    def logits(self, obs: np.ndarray) -> np.ndarray:
-        x = obs[:, : self.obs_size] if obs.shape[1] > self.obs_size else obs
-        for weight, bias in self.layers[:-1]:
-            x = x @ weight
-            x += bias
-            np.maximum(x, 0.0, out=x)
-        weight, bias = self.layers[-1]
-        return x @ weight + bias
+def numpy_policy(layers: Sequence[tuple[np.ndarray, np.ndarray]]) -> PolicyWeights:
+    """The actor as numpy arrays (hidden ReLU layers, then the logits); batches of rows."""
+    return PolicyWeights(list(layers), "ReLU")
 
 
 def masked_choice(
@@ -167,7 +156,7 @@ class HandRunner:
     ) -> None:
         """Play until ``make_slot()`` returns None and every hand is over.
 
-        ``policies`` maps ``"learner"`` and snapshot keys to :class:`NumpyPolicy`.
+        ``policies`` maps ``"learner"`` and snapshot keys to :func:`numpy_policy` weights.
         ``rng`` None plays the networks greedily. ``on_done(slot)`` receives each
         finished hand.
         """
@@ -271,7 +260,7 @@ def collect(
         if started["steps"] >= steps:
             return None
         table = _table_draw(rng, tables, weights)
-        game_teams = 2 if table[1] in (2, 4, 6) else table[1]
+        game_teams = teams_of(table[1])
         controller = opponents[int(rng.choice(len(opponents), p=probs))][0]
         learner_team = int(rng.integers(game_teams))
         teams = [controller] * game_teams
@@ -329,7 +318,7 @@ def evaluate_deals(
 
     Returns (deal seed, outcome, score diff) of the learner per hand.
     """
-    teams_n = 2 if table[1] in (2, 4, 6) else table[1]
+    teams_n = teams_of(table[1])
     queue = [(seed, team) for seed in deal_seeds for team in range(teams_n)]
     position = {"i": 0}
     results: list[tuple[int, int, float]] = []
@@ -385,7 +374,7 @@ class Recorder:
             if count["steps"] >= steps:
                 return None
             table = _table_draw(rng, tables, weights)
-            teams_n = 2 if table[1] in (2, 4, 6) else table[1]
+            teams_n = teams_of(table[1])
             teacher = teachers[int(rng.integers(len(teachers)))]
             other = opponents[int(rng.choice(len(opponents), p=probs))][0]
             teacher_team = int(rng.integers(teams_n))
@@ -536,7 +525,7 @@ class _LocalWorker:
     def __init__(self, envs: int):
         self.runner = HandRunner(envs)
         self.recorder = Recorder(envs)
-        self.snapshots: dict[str, NumpyPolicy] = {}
+        self.snapshots: dict[str, PolicyWeights] = {}
 
     def handle(self, command: str, kwargs: dict):
         if command == "snapshots":
@@ -545,10 +534,10 @@ class _LocalWorker:
             for key in kwargs.get("drop", ()):
                 self.snapshots.pop(key, None)
             for key, layers in kwargs.get("add", {}).items():
-                self.snapshots[key] = NumpyPolicy(layers)
+                self.snapshots[key] = numpy_policy(layers)
             return sorted(self.snapshots)
         if command in ("collect", "evaluate"):
-            policies = dict(self.snapshots, learner=NumpyPolicy(kwargs.pop("layers")))
+            policies = dict(self.snapshots, learner=numpy_policy(kwargs.pop("layers")))
             fn = collect if command == "collect" else evaluate_deals
             return fn(self.runner, policies=policies, **kwargs)
         if command == "record":

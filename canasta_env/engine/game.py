@@ -78,6 +78,11 @@ class IllegalActionError(ValueError):
     """An action that the rules do not allow in this state; the state is unchanged."""
 
 
+def teams_of(num_players: int) -> int:
+    """G-3: the number of teams: two partnerships at 4 and 6 players, else one per player."""
+    return 2 if num_players in (4, 6) else num_players
+
+
 def team_of_seat(num_players: int, seat: int) -> int:
     """G-3: 4 players play 0+2 against 1+3; 6 players 0+2+4 against 1+3+5; else solo."""
     return seat % 2 if num_players in (4, 6) else seat
@@ -96,7 +101,7 @@ class Game:
         check_player_count(rules, num_players)
         self.rules = rules
         self.num_players = num_players
-        self.num_teams = 2 if num_players in (4, 6) else num_players
+        self.num_teams = teams_of(num_players)
         self.team_of = [team_of_seat(num_players, s) for s in range(num_players)]
         self.tables = meld_tables(rules)
         self.search = TurnSearch(self)
