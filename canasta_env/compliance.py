@@ -153,10 +153,8 @@ def conservation_errors(game: Game) -> list[str]:
                 )
     if game.hand_suits is not None:
         errors += _suit_errors(game)
-    if game.pot_hidden != len(game.pot_hidden_cards):
-        errors.append(f"pot_hidden {game.pot_hidden} != {len(game.pot_hidden_cards)} cards")
-    elif sorted(game.pot[: game.pot_hidden]) != sorted(game.pot_hidden_cards):
-        errors.append("pot_hidden_cards differ from the bottom cards of the pot")
+    if not 0 <= game.pot_hidden <= len(game.pot):
+        errors.append(f"pot_hidden {game.pot_hidden} is outside 0..{len(game.pot)} (the pot size)")
     return errors
 
 
@@ -235,13 +233,12 @@ def permute_hidden(game: Game, viewer: int, rng: random.Random) -> Game:
     rest = others_cards + red3s
     rng.shuffle(rest)
     new_hidden = rest[:hidden_count]
-    copy.pot_hidden_cards = [kind for kind, _ in new_hidden]
-    copy.pot = copy.pot_hidden_cards + copy.pot[hidden_count:]
+    copy.pot = [kind for kind, _ in new_hidden] + copy.pot[hidden_count:]
     copy.stock = [kind for kind, _ in rest[hidden_count:]]
     if suited:
         copy.pot_suits = [suit for _, suit in new_hidden] + copy.pot_suits[hidden_count:]
         copy.stock_suits = [suit for _, suit in rest[hidden_count:]]
-    copy._legal = None  # the current player's hand may have changed
+    copy.state_changed()  # the current player's hand may have changed
     return copy
 
 

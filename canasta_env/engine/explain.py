@@ -14,11 +14,11 @@ from canasta_env.actions import (
 )
 from canasta_env.cards import KIND_NAMES, NUM_NATURALS, SUITS
 from canasta_env.engine.sequences import run_of_action
+from canasta_env.engine.state import PHASE_DRAW, PHASE_HAND_OVER
 
 
 def explain(game, action: int) -> str:
-    from canasta_env.engine.game import PHASE_DRAW, PHASE_HAND_OVER
-
+    """Why ``action`` is not legal for the player to act in ``game`` (a ``Game``)."""
     if not 0 <= action < NUM_ACTIONS:
         return "no such action"
     if game.phase == PHASE_HAND_OVER:

@@ -29,17 +29,15 @@ from canasta_env.actions import (
     ESCALA,
     NEW_BLACK3,
     NUM_ACTIONS,
+    NUM_SLOTS,
     PASS,
     SLOT_BLACK3,
-    SLOT_WILD,
     TAKE,
     TAKE_ONTO_MELD,
     TAKE_WITH_JOKER,
     TAKE_WITH_TWO,
 )
 from canasta_env.cards import (
-    BLACK3,
-    CARD_VALUES,
     JOKER,
     NUM_HAND_KINDS,
     NUM_KINDS,
@@ -51,7 +49,14 @@ from canasta_env.cards import (
     parse_cards,
     parse_suited,
 )
-from canasta_env.engine.melds import canasta_summary, meld_moves, meld_tables
+from canasta_env.engine.explain import explain
+from canasta_env.engine.melds import (
+    black3_canasta,
+    canasta_summary,
+    going_out_only,
+    meld_moves,
+    meld_tables,
+)
 from canasta_env.engine.opening import TurnSearch
 from canasta_env.engine.scoring import score_team
 from canasta_env.engine.sequences import (
@@ -62,34 +67,34 @@ from canasta_env.engine.sequences import (
     remove_suits,
     run_of_action,
 )
+from canasta_env.engine.state import (
+    END_BLACK3,
+    END_STOCK,
+    END_WENT_OUT,
+    PHASE_DRAW,
+    PHASE_HAND_OVER,
+    PHASE_MELD,
+    PHASE_NAMES,
+    GameState,
+    copy_state,
+    team_of_seat,
+    teams_of,
+)
+from canasta_env.engine.transitions import lay, natural_kind, take_top
 from canasta_env.rules import Rules, check_player_count
-
-PHASE_DRAW = 0
-PHASE_MELD = 1
-PHASE_HAND_OVER = 2
-PHASE_NAMES = ("draw", "meld", "hand over")
-
-END_WENT_OUT = "went out"
-END_STOCK = "stock exhausted"
-END_BLACK3 = "black-3 canasta"
 
 
 class IllegalActionError(ValueError):
     """An action that the rules do not allow in this state; the state is unchanged."""
 
 
-def teams_of(num_players: int) -> int:
-    """G-3: the number of teams: two partnerships at 4 and 6 players, else one per player."""
-    return 2 if num_players in (4, 6) else num_players
+class Game(GameState):
+    """A game of Canasta under one rules object, hand after hand.
 
-
-def team_of_seat(num_players: int, seat: int) -> int:
-    """G-3: 4 players play 0+2 against 1+3; 6 players 0+2+4 against 1+3+5; else solo."""
-    return seat % 2 if num_players in (4, 6) else seat
-
-
-class Game:
-    """A game of Canasta under one rules object, hand after hand."""
+    The state is declared in :class:`~canasta_env.engine.state.GameState`; beside it a
+    game keeps caches only: its rules' meld tables, the turn search and the legal
+    actions of the position (dropped whenever the state moves on).
+    """
 
     def __init__(
         self,
@@ -103,8 +108,7 @@ class Game:
         self.num_players = num_players
         self.num_teams = teams_of(num_players)
         self.team_of = [team_of_seat(num_players, s) for s in range(num_players)]
-        self.tables = meld_tables(rules)
-        self.search = TurnSearch(self)
+        self._caches()
         self.seed = seed
         self.rng = random.Random(seed)
         self.scores = [0] * self.num_teams
@@ -113,6 +117,19 @@ class Game:
         self.winner_team: int | None = None
         self.hand_history: list[dict] = []
         self.start_hand(deck)
+
+    def _caches(self) -> None:
+        """The caches beside the state: meld tables, the turn search, the legal actions."""
+        self.tables = meld_tables(self.rules)
+        self.search = TurnSearch(self)
+        self._legal: list[int] | None = None
+        self._legal_moves: dict[int, tuple] = {}
+
+    def state_changed(self) -> None:
+        """Drop the cached legal actions: for code that edits the state directly (tests,
+        loaders, determinizations) rather than through :meth:`apply`."""
+        self._legal = None
+        self._legal_moves = {}
 
     # ------------------------------------------------------------------ setup
     def full_deck_counts(self) -> list[int]:
@@ -190,9 +207,9 @@ class Game:
         self.table_version = [0] * teams
         self.opened = [False] * teams
         self.need = [rules.opening_minimum(score) for score in self.scores]
-        self.nat = [[0] * 13 for _ in range(teams)]
-        self.two = [[0] * 13 for _ in range(teams)]
-        self.jok = [[0] * 13 for _ in range(teams)]
+        self.nat = [[0] * NUM_SLOTS for _ in range(teams)]
+        self.two = [[0] * NUM_SLOTS for _ in range(teams)]
+        self.jok = [[0] * NUM_SLOTS for _ in range(teams)]
         self.closed: list[list[tuple]] = [[] for _ in range(teams)]
         self.went_out: int | None = None
         self.concealed = False
@@ -273,7 +290,6 @@ class Game:
         self.pot = hidden_cards + turned
         self.pot_suits = pot_suits if suits is not None else None
         self.pot_hidden = len(hidden_cards)
-        self.pot_hidden_cards = hidden_cards  # face down: never in an observation
         for card in turned:
             self.pot_known[card] += 1
 
@@ -305,13 +321,10 @@ class Game:
     def can_go_out(self, team: int) -> bool:
         """Going-out conditions on the team's current melds (C-14, S-15, I-11)."""
         nat, two, jok, closed = self.team_melds(team)
-        return self.search.go_out_allowed(nat, two, jok, closed, self._opening_done(team))
+        return self.search.go_out_allowed(nat, two, jok, closed, self.opening_done(team))
 
     def opening_done(self, team: int) -> bool:
         """Has the team opened, or may it still go out concealed this turn (C-15)?"""
-        return self._opening_done(team)
-
-    def _opening_done(self, team: int) -> bool:
         return self.opened[team] or (
             self.rules.concealed_go_out_ignores_minimum and not self.took_pot
         )
@@ -388,7 +401,7 @@ class Game:
         self._legal_moves = {}
         if moves:
             # An opened team keeping two cards can always discard: no search needed.
-            quick = self.opened[team] and not search.going_out_only(self.nat[team])
+            quick = self.opened[team] and not going_out_only(self.rules, self.nat[team])
             black3_last = self.rules.black3_meld_only_going_out
             total = self.hand_totals[player]
             feasible = search.move_feasible
@@ -460,8 +473,6 @@ class Game:
 
     def explain_illegal(self, action: int) -> str:
         """A short reason why ``action`` is not legal now (for error messages and hints)."""
-        from canasta_env.engine.explain import explain
-
         return explain(self, action)
 
     def _draw_cards(self, count: int) -> bool:
@@ -529,26 +540,26 @@ class Game:
         known_rest = self.pot_known
         self.pot_known = [0] * NUM_KINDS
         self.pot_hidden = 0
-        self.pot_hidden_cards = []
         self.pot_wild = False
         self.took_pot = True
         unopened = not self.opened[team]
         if unopened and self.rules.unopened_take_needs_clean_opening:
             self.clean_only = True  # I-7, I-10
         # the top card and the cards from the hand form or join the meld (C-10, S-5, I-7)
-        hand[top] -= naturals
-        hand[TWO] -= twos
-        hand[JOKER] -= jokers
+        self.closed[team], points = take_top(
+            self.rules,
+            hand,
+            self.nat[team],
+            self.two[team],
+            self.jok[team],
+            self.closed[team],
+            top,
+            option,
+        )
         self.hand_totals[player] -= naturals + twos + jokers
         self._forget_known(player, top, naturals)
         self._forget_known(player, TWO, twos)
         self._forget_known(player, JOKER, jokers)
-        nat, two, jok = self.nat[team], self.two[team], self.jok[team]
-        nat[top] += 1 + naturals
-        two[top] += twos
-        jok[top] += jokers
-        points = CARD_VALUES[top] * (1 + naturals) + CARD_VALUES[TWO] * twos
-        points += CARD_VALUES[JOKER] * jokers
         # the rest of the pot: red 3s are laid out unreplaced (G-6), the others are known
         known = self.known[player]
         for kind in range(NUM_HAND_KINDS):
@@ -594,39 +605,32 @@ class Game:
             known[kind] = max(0, known[kind] - count)
 
     def _meld(self, move) -> None:
-        _, slot, naturals, twos, jokers, is_new = move
+        _, slot, naturals, twos, jokers, _ = move
         player = self.current
         team = self.team_of[player]
-        hand = self.hands[player]
-        natural_kind = BLACK3 if slot == SLOT_BLACK3 else slot
+        self.closed[team], points, hidden = lay(
+            self.rules,
+            self.hands[player],
+            self.nat[team],
+            self.two[team],
+            self.jok[team],
+            self.closed[team],
+            move,
+        )
+        kind = natural_kind(slot)
         if naturals:
-            hand[natural_kind] -= naturals
-            self._forget_known(player, natural_kind, naturals)
-            if self.hand_suits is not None and natural_kind < NUM_NATURALS:
-                remove_suits(self.hand_suits[player], natural_kind, naturals)
-        hand[TWO] -= twos
-        hand[JOKER] -= jokers
+            self._forget_known(player, kind, naturals)
+            if self.hand_suits is not None and kind < NUM_NATURALS:
+                remove_suits(self.hand_suits[player], kind, naturals)
         self._forget_known(player, TWO, twos)
         self._forget_known(player, JOKER, jokers)
         self.hand_totals[player] -= naturals + twos + jokers
-        self.nat[team][slot] += naturals
-        self.two[team][slot] += twos
-        self.jok[team][slot] += jokers
-        points = CARD_VALUES[natural_kind] * naturals + CARD_VALUES[TWO] * twos
-        points += CARD_VALUES[JOKER] * jokers
-        hidden = is_new and naturals + twos + jokers == self.rules.canasta_size
         self._after_meld(player, team, slot, points, hidden)
 
     def _after_meld(self, player: int, team: int, slot: int, points: int, hidden: bool) -> None:
-        """Close finished canastas, count the opening, and detect a win or going out."""
+        """Count the opening, and detect a win or going out, after a meld or a pot take."""
         rules = self.rules
         self.table_version[team] += 1  # covers the take or meld that led here
-        nat, two, jok = self.nat[team], self.two[team], self.jok[team]
-        size = nat[slot] + two[slot] + jok[slot]
-        closes = rules.meld_closes_at if slot != SLOT_WILD else rules.wild_meld_max_size
-        if rules.meld_closes_at and size >= closes:  # S-7: a finished canasta takes no more
-            self.closed[team].append((slot, nat[slot], two[slot], jok[slot], hidden))
-            nat[slot] = two[slot] = jok[slot] = 0
         self.melded_this_turn = True
         if not self.opened[team]:
             self.staged += points
@@ -635,7 +639,11 @@ class Game:
             if self.staged >= self.need[team] or self.hidden_open:
                 self.opened[team] = True
                 self._release_held(player)
-        if slot == SLOT_BLACK3 and rules.black3_canasta_wins_game and self._black3_canasta(team):
+        if (
+            slot == SLOT_BLACK3
+            and rules.black3_canasta_wins_game
+            and black3_canasta(rules, self.nat[team], self.closed[team])
+        ):
             self._end_hand(END_BLACK3, winner=team)  # S-11
             return
         if self.hand_totals[player] == 0 and not any(self.held):
@@ -658,11 +666,6 @@ class Game:
         self.melded_this_turn = True
         if self.hand_totals[player] == 0 and not any(self.held):
             self._go_out(player)
-
-    def _black3_canasta(self, team: int) -> bool:
-        if self.nat[team][SLOT_BLACK3] >= self.rules.canasta_size:
-            return True
-        return any(c[0] == SLOT_BLACK3 for c in self.closed[team])
 
     def _discard(self, kind: int) -> None:
         player = self.current
@@ -754,18 +757,10 @@ class Game:
 
     # ------------------------------------------------------------------ copying
     def copy(self) -> Game:
-        """An independent deep copy (for search agents and tests)."""
+        """An independent copy of the state, with fresh caches (for search agents and tests)."""
         other = object.__new__(Game)
-        for name, value in self.__dict__.items():
-            if isinstance(value, list):
-                if value and isinstance(value[0], list):
-                    value = [row[:] for row in value]
-                else:
-                    value = value[:]
-            other.__dict__[name] = value
-        other.rng = random.Random()
-        other.rng.setstate(self.rng.getstate())
-        other.search = TurnSearch(other)
+        copy_state(self, other)
+        other._caches()
         return other
 
 

@@ -22,11 +22,12 @@ from canasta_env.actions import (
     NEW_MELD,
     NEW_WILD,
     NUM_COMPOSITIONS,
+    NUM_SLOTS,
     SLOT_BLACK3,
     SLOT_WILD,
     WILD_COMPOSITIONS,
 )
-from canasta_env.cards import BLACK3, JOKER, NUM_NATURALS, TWO
+from canasta_env.cards import BLACK3, CARD_VALUES, JOKER, NUM_NATURALS, TWO
 from canasta_env.rules import Rules
 
 #: A meld move: (action id, slot, naturals, twos, jokers, is_new).
@@ -161,6 +162,19 @@ def meld_moves(
     return moves
 
 
+def going_out_only(rules: Rules, nat: list[int]) -> bool:
+    """C-7: black 3s are melded only by a player who goes out in that turn, so with a
+    black-3 meld on the table the turn can end only by going out."""
+    return rules.black3_meld_only_going_out and nat[SLOT_BLACK3] > 0
+
+
+def black3_canasta(rules: Rules, nat: list[int], closed: list) -> bool:
+    """S-11: does the team hold a canasta of black 3s (open or closed)?"""
+    if nat[SLOT_BLACK3] >= rules.canasta_size:
+        return True
+    return any(canasta[0] == SLOT_BLACK3 for canasta in closed)
+
+
 def canasta_kind(slot: int, n: int, twos: int, jokers: int) -> tuple[bool, bool]:
     """(is clean, is dirty) of a canasta, for the clean-and-dirty going-out rules (S-15, I-11).
 
@@ -173,30 +187,30 @@ def canasta_kind(slot: int, n: int, twos: int, jokers: int) -> tuple[bool, bool]
     return clean, not clean
 
 
+def meld_points(slot: int, naturals: int, twos: int, jokers: int) -> int:
+    """G-2: the card values of a meld's cards (or of the cards a move adds to it)."""
+    kind = BLACK3 if slot == SLOT_BLACK3 else slot
+    return CARD_VALUES[kind] * naturals + CARD_VALUES[TWO] * twos + CARD_VALUES[JOKER] * jokers
+
+
+def team_canastas(
+    rules: Rules, nat: list[int], two: list[int], jok: list[int], closed: list
+) -> list[tuple[int, int, int, int, bool]]:
+    """Every canasta of a team: its unfinished melds of canasta size (C-6), then its
+    finished ones (S-7), each as (slot, naturals, twos, jokers, hidden)."""
+    size_needed = rules.canasta_size
+    canastas = [
+        (slot, nat[slot], two[slot], jok[slot], False)
+        for slot in range(NUM_SLOTS)
+        if nat[slot] + two[slot] + jok[slot] >= size_needed
+    ]
+    return canastas + closed
+
+
 def canasta_summary(
     rules: Rules, nat: list[int], two: list[int], jok: list[int], closed: list
 ) -> tuple[int, int, int]:
     """(canastas, clean canastas, dirty canastas) of one team."""
-    count = clean = dirty = 0
-    size_needed = rules.canasta_size
-    for slot, _n, twos, jokers, _hidden in closed:
-        count += 1
-        if slot == SLOT_WILD:
-            is_clean = twos == 0 or jokers == 0
-        else:
-            is_clean = twos + jokers == 0
-        if is_clean:
-            clean += 1
-        else:
-            dirty += 1
-    for slot in range(13):
-        n = nat[slot]
-        twos = two[slot]
-        jokers = jok[slot]
-        if n + twos + jokers >= size_needed:
-            count += 1
-            if (twos == 0 or jokers == 0) if slot == SLOT_WILD else twos + jokers == 0:
-                clean += 1
-            else:
-                dirty += 1
-    return count, clean, dirty
+    canastas = team_canastas(rules, nat, two, jok, closed)
+    clean = sum(canasta_kind(*canasta[:4])[0] for canasta in canastas)
+    return len(canastas), clean, len(canastas) - clean

@@ -24,7 +24,9 @@ explores the same moves the engine offers.
 
 from __future__ import annotations
 
-from canasta_env.actions import SLOT_BLACK3, SLOT_WILD
+from typing import NamedTuple
+
+from canasta_env.actions import SLOT_BLACK3
 from canasta_env.cards import (
     BLACK3,
     CARD_VALUES,
@@ -35,10 +37,29 @@ from canasta_env.cards import (
     RED3,
     TWO,
 )
-from canasta_env.engine.melds import canasta_summary, meld_moves
+from canasta_env.engine.melds import black3_canasta, canasta_summary, going_out_only, meld_moves
+from canasta_env.engine.transitions import lay, take_top
 
-#: No pile cards held aside (the ``held`` argument of the search is a tuple of kind counts).
+#: No pile cards held aside (the ``held`` field of a node is a tuple of kind counts).
 NO_HELD = (0,) * NUM_KINDS
+
+
+class Node(NamedTuple):
+    """A position of the search: the player's hand and the team's table after some of
+    this turn's meld moves. The lists belong to the node (copies of the game's)."""
+
+    hand: list[int]  #: kind counts
+    total: int  #: cards in the hand
+    nat: list[int]  #: the team's melds by slot
+    two: list[int]
+    jok: list[int]
+    closed: list  #: finished canastas (S-7)
+    staged: int  #: opening points melded this turn
+    hidden_open: bool  #: a hidden canasta opened the team (S-8)
+    held: tuple[int, ...]  #: pot cards set aside until the opening (C-8)
+    opened: bool  #: the team had opened before the last move
+    took: bool  #: the pot was taken this turn
+    clean_only: bool  #: only clean melds may follow (I-10)
 
 
 class TurnSearch:
@@ -76,13 +97,17 @@ class TurnSearch:
         team = game.team_of[player]
         total = game.hand_totals[player]
         nat, two, jok, closed = game.team_melds(team)
-        if self._going_out_only(nat) or (not game.opened[team] and game.melded_this_turn):
+        if going_out_only(game.rules, nat) or (not game.opened[team] and game.melded_this_turn):
             # C-7: black 3s on the table, or G-5: an opening staged but not complete:
             # only going out may end the turn now (concealed, C-15, for an unopened team)
-            return total == 1 and self.go_out_allowed(nat, two, jok, closed, self._opening_ok(team))
+            return total == 1 and self.go_out_allowed(
+                nat, two, jok, closed, self.game.opening_done(team)
+            )
         if total >= 2:
             return True
-        return total == 1 and self.go_out_allowed(nat, two, jok, closed, self._opening_ok(team))
+        return total == 1 and self.go_out_allowed(
+            nat, two, jok, closed, self.game.opening_done(team)
+        )
 
     def move_feasible(self, move) -> bool:
         game = self.game
@@ -91,16 +116,13 @@ class TurnSearch:
         _, slot, naturals, twos, jokers, is_new = move
         cards = naturals + twos + jokers
         nat, two, jok, closed = game.team_melds(team)
-        going_out_only = self._going_out_only(nat) or (
+        must_go_out = going_out_only(game.rules, nat) or (
             slot == SLOT_BLACK3 and game.rules.black3_meld_only_going_out
         )
         total = game.hand_totals[player]
-        if game.opened[team] and total - cards >= 2 and not going_out_only:
+        if game.opened[team] and total - cards >= 2 and not must_go_out:
             return True  # the common case: a discard remains possible
-        hand = game.hands[player]
-        return self._child_ok(
-            hand, total, nat, two, jok, closed, game.staged, game.hidden_open, move
-        )
+        return self._node_ok(self._child(self._game_node(), move))
 
     def take_feasible(self, option) -> bool:
         """Can the turn be completed after taking the pot this way (C-8, C-10, S-5, I-7)?"""
@@ -119,43 +141,53 @@ class TurnSearch:
                 rest[card] += 1
         rest = tuple(rest)
         hand = game.hands[player][:]
-        hand[top] -= naturals
-        hand[TWO] -= twos
-        hand[JOKER] -= jokers
         total = game.hand_totals[player] - naturals - twos - jokers
         nat, two, jok, closed = game.team_melds(team)
         nat, two, jok = nat[:], two[:], jok[:]
-        nat[top] += 1 + naturals
-        two[top] += twos
-        jok[top] += jokers
-        closed = self._close(nat, two, jok, closed, top, False)
+        closed, points = take_top(rules, hand, nat, two, jok, closed, top, option)
         if game.opened[team]:
             # C-12: the rest of the pot joins the hand at once and may be melded
             hand = [have + extra for have, extra in zip(hand, rest)]
             total += sum(rest) + min(rules.draw_after_pot_take, len(game.stock))
             if total >= 2:
                 return True
-            return self._node_ok(hand, total, nat, two, jok, closed, 0, False, NO_HELD, True)
-        points = CARD_VALUES[top] * (1 + naturals) + CARD_VALUES[TWO] * twos
-        points += CARD_VALUES[JOKER] * jokers
-        clean_only = game.clean_only
-        if rules.unopened_take_needs_clean_opening:
-            game.clean_only = True  # I-7, I-10: the take binds the turn to a clean opening
-        try:
-            return self._node_ok(
-                hand, total, nat, two, jok, closed, points, False, rest, False, took=True
+            node = Node(
+                hand,
+                total,
+                nat,
+                two,
+                jok,
+                closed,
+                0,
+                False,
+                NO_HELD,
+                True,
+                game.took_pot,
+                game.clean_only,
             )
-        finally:
-            game.clean_only = clean_only
+            return self._node_ok(node)
+        # I-7, I-10: in some presets the take binds the turn to a clean opening
+        clean_only = game.clean_only or rules.unopened_take_needs_clean_opening
+        node = Node(
+            hand, total, nat, two, jok, closed, points, False, rest, False, True, clean_only
+        )
+        return self._node_ok(node)
 
     def hand_after_ok(self, hand: list[int], total: int) -> bool:
         """Can the turn still end legally with the opened team's player holding ``hand``
         (``total`` cards) and the table as it is? (S-19: after laying a run.)"""
+        node = self._game_node()
+        return self._node_ok(node._replace(hand=hand, total=total, opened=True))
+
+    # ---------------------------------------------------------------- search
+    def _game_node(self) -> Node:
+        """The search's view of the game now (its lists shared: a child copies them)."""
         game = self.game
-        nat, two, jok, closed = game.team_melds(game.team_of[game.current])
-        return self._node_ok(
-            hand,
-            total,
+        player = game.current
+        nat, two, jok, closed = game.team_melds(game.team_of[player])
+        return Node(
+            game.hands[player],
+            game.hand_totals[player],
             nat,
             two,
             jok,
@@ -163,102 +195,48 @@ class TurnSearch:
             game.staged,
             game.hidden_open,
             tuple(game.held),
-            True,
-            took=game.took_pot,
+            game.opened[game.team_of[player]],
+            game.took_pot,
+            game.clean_only,
         )
 
-    # ---------------------------------------------------------------- search
-    def _opening_ok(self, team: int) -> bool:
-        return self.game.opened[team] or self._concealed_ok()
+    def _child(self, node: Node, move) -> Node:
+        """The node after one meld move (the move is applied to copies, by :func:`lay`).
 
-    def going_out_only(self, nat) -> bool:
-        """C-7: with black 3s melded (classic), the turn may end only by going out."""
-        return self.game.rules.black3_meld_only_going_out and nat[SLOT_BLACK3] > 0
-
-    def _going_out_only(self, nat) -> bool:
-        """C-7: black 3s are melded only by a player who goes out in that turn, so with a
-        black-3 meld on the table the turn can end only by going out."""
-        return self.game.rules.black3_meld_only_going_out and nat[SLOT_BLACK3] > 0
-
-    def _black3_canasta(self, nat, closed) -> bool:
-        if nat[SLOT_BLACK3] >= self.game.rules.canasta_size:
-            return True
-        return any(canasta[0] == SLOT_BLACK3 for canasta in closed)
-
-    def _concealed_ok(self) -> bool:
-        game = self.game
-        return game.rules.concealed_go_out_ignores_minimum and not game.took_pot
-
-    def _close(self, nat, two, jok, closed, slot, hidden):
-        """S-7: a meld that reaches its size limit closes as a finished canasta."""
-        rules = self.game.rules
-        if not rules.meld_closes_at:
-            return closed
-        size = nat[slot] + two[slot] + jok[slot]
-        limit = rules.wild_meld_max_size if slot == SLOT_WILD else rules.meld_closes_at
-        if size >= limit:
-            closed = closed + [(slot, nat[slot], two[slot], jok[slot], hidden)]
-            nat[slot] = two[slot] = jok[slot] = 0
-        return closed
-
-    def _child_ok(self, hand, total, nat, two, jok, closed, staged, hidden_open, move) -> bool:
-        game = self.game
-        rules = game.rules
-        _, slot, naturals, twos, jokers, is_new = move
-        kind = BLACK3 if slot == SLOT_BLACK3 else slot
-        hand = hand[:]
-        if naturals:
-            hand[kind] -= naturals
-        hand[TWO] -= twos
-        hand[JOKER] -= jokers
-        cards = naturals + twos + jokers
-        nat, two, jok = nat[:], two[:], jok[:]
-        nat[slot] += naturals
-        two[slot] += twos
-        jok[slot] += jokers
-        hidden = is_new and cards == rules.canasta_size
-        closed = self._close(nat, two, jok, closed, slot, hidden)
-        team = game.team_of[game.current]
-        opened = game.opened[team]
+        Held pot cards stay aside until the team has opened (C-8); ``opened`` is
+        whether the team had opened before this move.
+        """
+        hand = node.hand[:]
+        nat, two, jok = node.nat[:], node.two[:], node.jok[:]
+        closed, points, hidden = lay(self.game.rules, hand, nat, two, jok, node.closed, move)
+        cards = move[2] + move[3] + move[4]
+        staged, hidden_open, opened = node.staged, node.hidden_open, node.opened
         if not opened:
-            staged += CARD_VALUES[kind] * naturals + CARD_VALUES[TWO] * twos
-            staged += CARD_VALUES[JOKER] * jokers
-            hidden_open = hidden_open or (hidden and rules.hidden_canasta_opens)
-        return self._node_ok(
+            staged += points
+            hidden_open = hidden_open or (hidden and self.game.rules.hidden_canasta_opens)
+        return Node(
             hand,
-            total - cards,
+            node.total - cards,
             nat,
             two,
             jok,
             closed,
             staged,
             hidden_open,
-            tuple(game.held),
+            NO_HELD if opened else node.held,
             opened,
-            took=game.took_pot,
+            node.took,
+            node.clean_only,
         )
 
-    def _node_ok(
-        self,
-        hand,
-        total,
-        nat,
-        two,
-        jok,
-        closed,
-        staged,
-        hidden_open,
-        held,
-        was_opened,
-        took=None,
-    ) -> bool:
+    def _node_ok(self, node: Node) -> bool:
+        """Can the turn still end legally from ``node``?"""
         game = self.game
         rules = game.rules
         team = game.team_of[game.current]
-        if took is None:
-            took = game.took_pot
-        opened = was_opened or staged >= game.need[team] or hidden_open
-        concealed_ok = rules.concealed_go_out_ignores_minimum and not took
+        hand, total, nat, two, jok, closed, staged, hidden_open, held = node[:9]
+        opened = node.opened or staged >= game.need[team] or hidden_open
+        concealed_ok = rules.concealed_go_out_ignores_minimum and not node.took
         if opened and any(held):
             # C-8: the pot cards held aside join the hand once the minimum is reached,
             # and may be melded in the same turn
@@ -269,15 +247,15 @@ class TurnSearch:
             rules.black3_canasta_wins_game
             and opened
             and total
-            and self._black3_canasta(nat, closed)
+            and black3_canasta(rules, nat, closed)
         ):
             # S-11: a black-3 canasta ends the game at once, with cards left in hand (an
             # emptied hand still needs going out to be allowed, S-16: below)
             return True
-        if self._going_out_only(nat):
+        if going_out_only(game.rules, nat):
             out = None
             if not any(held):  # held pot cards arrive mid-turn: left to the full search
-                out = self._can_meld_out(hand, nat, two, jok, closed, staged, opened, concealed_ok)
+                out = self._can_meld_out(hand, node, opened, concealed_ok)
             if out is not None:
                 return out
         elif opened and total >= 2:
@@ -294,11 +272,11 @@ class TurnSearch:
             and not self._may_still_open(hand, nat, two, jok, staged, concealed_ok)
         ):
             return False
-        return self._expand(
-            hand, total, nat, two, jok, closed, staged, hidden_open, held, opened, took
-        )
+        if opened != node.opened or held is not node.held:
+            node = node._replace(hand=hand, total=total, held=held, opened=opened)
+        return self._expand(node)
 
-    def _can_meld_out(self, hand, nat, two, jok, closed, staged, opened, concealed_ok):
+    def _can_meld_out(self, hand, node: Node, opened: bool, concealed_ok: bool):
         """Can the player go out from here by melding every card but at most one (C-7, C-14)?
 
         Used once black 3s are melded (the turn must end by going out). Every card but
@@ -311,6 +289,7 @@ class TurnSearch:
         """
         game = self.game
         rules = game.rules
+        nat, two, jok, closed, staged = node.nat, node.two, node.jok, node.closed, node.staged
         if (
             rules.meld_closes_at
             or rules.wild_melds
@@ -319,7 +298,7 @@ class TurnSearch:
             or rules.go_out_needs_clean_and_dirty
             or rules.no_go_out_on_first_clean_turn
             or rules.hidden_canasta_opens
-            or game.clean_only
+            or node.clean_only
             or closed
         ):
             return None
@@ -420,12 +399,14 @@ class TurnSearch:
             bound += CARD_VALUES[BLACK3] * hand[BLACK3]
         return bound >= game.need[team]
 
-    def _expand(self, hand, total, nat, two, jok, closed, staged, hidden_open, held, opened, took):
+    def _expand(self, node: Node) -> bool:
+        """Depth-first over the meld moves from ``node``, memoised for the turn."""
         game = self.game
         turn_key = (game.hand_index, id(game.hands))
         if self.memo_turn != turn_key or len(self.memo) > 200_000:
             self.memo = {}
             self.memo_turn = turn_key
+        hand, _, nat, two, jok, closed = node[:6]
         key = (
             game.current,
             tuple(hand),
@@ -433,55 +414,16 @@ class TurnSearch:
             tuple(two),
             tuple(jok),
             tuple(closed),
-            staged,
-            hidden_open,
-            held,
-            opened,
-            took,
-            game.clean_only,
+            *node[6:],
             game.had_clean_at_turn_start,
         )
         found = self.memo.get(key)
         if found is not None:
             return found
         self.memo[key] = False  # cycles cannot occur (every move melds a card), but be safe
-        rules = game.rules
         result = False
-        for move in meld_moves(game.tables, hand, nat, two, jok, game.clean_only):
-            _, slot, naturals, twos, jokers, is_new = move
-            kind = BLACK3 if slot == SLOT_BLACK3 else slot
-            child = hand[:]
-            if naturals:
-                child[kind] -= naturals
-            child[TWO] -= twos
-            child[JOKER] -= jokers
-            cards = naturals + twos + jokers
-            cnat, ctwo, cjok = nat[:], two[:], jok[:]
-            cnat[slot] += naturals
-            ctwo[slot] += twos
-            cjok[slot] += jokers
-            hidden = is_new and cards == rules.canasta_size
-            cclosed = self._close(cnat, ctwo, cjok, closed, slot, hidden)
-            cstaged = staged
-            chidden = hidden_open
-            if not opened:
-                cstaged += CARD_VALUES[kind] * naturals + CARD_VALUES[TWO] * twos
-                cstaged += CARD_VALUES[JOKER] * jokers
-                chidden = hidden_open or (hidden and rules.hidden_canasta_opens)
-            child_total = total - cards
-            if self._node_ok(
-                child,
-                child_total,
-                cnat,
-                ctwo,
-                cjok,
-                cclosed,
-                cstaged,
-                chidden,
-                NO_HELD if opened else held,
-                opened,
-                took,
-            ):
+        for move in meld_moves(game.tables, hand, nat, two, jok, node.clean_only):
+            if self._node_ok(self._child(node, move)):
                 result = True
                 break
         self.memo[key] = result

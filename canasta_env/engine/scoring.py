@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from canasta_env.actions import SLOT_BLACK3, SLOT_WILD
+from canasta_env.actions import NUM_SLOTS, SLOT_BLACK3, SLOT_WILD
 from canasta_env.cards import BLACK3, CARD_VALUES, NUM_HAND_KINDS, NUM_NATURALS
-from canasta_env.engine.melds import canasta_summary
+from canasta_env.engine.melds import canasta_kind, canasta_summary, meld_points, team_canastas
 from canasta_env.rules import (
     TEAM_CLEAN_AND_DIRTY,
     TEAM_CLEAN_ONLY,
@@ -23,12 +23,12 @@ def canasta_bonus(rules: Rules, slot: int, n: int, twos: int, jokers: int, hidde
         special_jokers, special_twos, special_bonus = rules.special_wild_canasta
         if special_bonus and jokers == special_jokers and twos == special_twos:
             bonus = special_bonus  # I-12 "toro seduto"
-        elif twos == 0 or jokers == 0:
+        elif canasta_kind(slot, n, twos, jokers)[0]:  # S-10: one kind of wild card
             bonus = rules.wild_canasta_clean_bonus
         else:
             bonus = rules.wild_canasta_dirty_bonus
         return max(bonus, rules.hidden_canasta_bonus if hidden else 0)
-    clean = twos + jokers == 0
+    clean, _ = canasta_kind(slot, n, twos, jokers)
     if hidden and rules.hidden_canasta_bonus:
         return rules.hidden_canasta_bonus  # S-10
     for rank, clean_bonus, dirty_bonus in rules.rank_canasta_bonus:
@@ -37,30 +37,13 @@ def canasta_bonus(rules: Rules, slot: int, n: int, twos: int, jokers: int, hidde
     return rules.clean_canasta_bonus if clean else rules.dirty_canasta_bonus
 
 
-def _meld_value(slot: int, n: int, twos: int, jokers: int) -> int:
-    natural_kind = BLACK3 if slot == SLOT_BLACK3 else slot
-    value = CARD_VALUES[natural_kind] * n if slot != SLOT_WILD else 0
-    return value + CARD_VALUES[11] * twos + CARD_VALUES[12] * jokers
-
-
 def score_team(game, team: int) -> dict:
     """The score sheet of one team for the hand that just ended."""
     rules = game.rules
     nat, two, jok, closed = game.team_melds(team)
-    melded = 0
-    bonus = 0
-    canastas = []
-    for slot in range(13):
-        n, twos, jokers = nat[slot], two[slot], jok[slot]
-        if n + twos + jokers:
-            melded += _meld_value(slot, n, twos, jokers)
-            if n + twos + jokers >= rules.canasta_size:
-                canastas.append((slot, n, twos, jokers, False))
-    for canasta in closed:
-        melded += _meld_value(*canasta[:4])
-        canastas.append(canasta)
-    for canasta in canastas:
-        bonus += canasta_bonus(rules, *canasta)
+    melded = sum(meld_points(slot, nat[slot], two[slot], jok[slot]) for slot in range(NUM_SLOTS))
+    melded += sum(meld_points(*canasta[:4]) for canasta in closed)
+    bonus = sum(canasta_bonus(rules, *c) for c in team_canastas(rules, nat, two, jok, closed))
     count, clean, dirty = canasta_summary(rules, nat, two, jok, closed)
     # S-19 runs: their cards count as melded cards; the bonus needs a canasta
     sequences = 0

@@ -974,7 +974,6 @@ def state_from_dict(data: Any, *, require_playable: bool = False) -> Game:
     game.pot_hidden = pot_hidden
     game.pot_wild = pot_wild
     game.pot_start_frozen = pot_start_frozen
-    game.pot_hidden_cards = pot[:pot_hidden]
     game.current = current
     game.staged = staged
     game.held = held

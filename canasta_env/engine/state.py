@@ -1,0 +1,186 @@
+"""The declared state of a game: every field, and nothing else.
+
+:class:`GameState` lists every piece of state a game holds, grouped by how long it
+lives (the game, the hand, the pot, the turn, the public history of the hand).
+:class:`~canasta_env.engine.game.Game` inherits it and adds the behaviour; the
+caches that ``Game`` keeps beside the state (legal actions, meld tables, the turn
+search) are not fields. Copying and comparing games follow from this declaration
+(:func:`copy_state`, :func:`same_state`); so do the tests that check that a refused
+action changes nothing. Adding a piece of state is one line here, plus where the
+engine sets it and where the file format (:mod:`canasta_env.state_io`) writes it.
+
+Shapes: ``[team][slot]`` lists are indexed by team (G-3) then meld slot (natural
+ranks 0-10, black 3s 11, wild cards 12: :data:`~canasta_env.actions.NUM_SLOTS`);
+``[seat][kind]`` lists by seat then card kind (:mod:`canasta_env.cards`). Suited
+lists (S-19 only, else ``None``) count naturals by ``kind * 4 + suit``.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import types
+import typing
+from dataclasses import dataclass, fields
+
+from canasta_env.rules import Rules
+
+PHASE_DRAW = 0
+PHASE_MELD = 1
+PHASE_HAND_OVER = 2
+PHASE_NAMES = ("draw", "meld", "hand over")
+
+END_WENT_OUT = "went out"
+END_STOCK = "stock exhausted"
+END_BLACK3 = "black-3 canasta"
+END_REASONS = (END_WENT_OUT, END_STOCK, END_BLACK3)
+
+#: A finished canasta of a preset whose melds close (S-7): (slot, naturals, twos, jokers, hidden).
+Closed = tuple[int, int, int, int, bool]
+#: A run laid from the hand (S-19): (suit, first rank, length).
+Run = tuple[int, int, int]
+
+
+def teams_of(num_players: int) -> int:
+    """G-3: the number of teams: two partnerships at 4 and 6 players, else one per player."""
+    return 2 if num_players in (4, 6) else num_players
+
+
+def team_of_seat(num_players: int, seat: int) -> int:
+    """G-3: 4 players play 0+2 against 1+3; 6 players 0+2+4 against 1+3+5; else solo."""
+    return seat % 2 if num_players in (4, 6) else seat
+
+
+@dataclass(init=False, eq=False, repr=False)
+class GameState:
+    """Every piece of state of a game of Canasta, hand after hand."""
+
+    # ---------------------------------------------------------------- the game
+    rules: Rules  #: the preset and house rules (immutable)
+    num_players: int
+    num_teams: int  #: G-3, from num_players
+    team_of: list[int]  #: [seat] -> team (G-3)
+    seed: int | str | None  #: what the game was seeded with
+    rng: random.Random  #: every shuffle draws from it
+    scores: list[int]  #: [team] game totals
+    hand_index: int  #: 0 for the first hand
+    game_over: bool
+    winner_team: int | None  #: None while playing, or on a tie at the end
+    hand_history: list[dict]  #: per finished hand: {"hand", "reason", "scores"}
+
+    # ---------------------------------------------------------------- the hand
+    first_player: int  #: who played first this hand (G-7 rotates it)
+    current: int  #: the seat to act
+    phase: int  #: PHASE_DRAW, PHASE_MELD or PHASE_HAND_OVER
+    num_steps: int  #: actions applied this hand
+    stock: list[int]  #: kinds; draws pop from the end
+    stock_suits: list[int] | None  #: S-19: suits of the stock, in its order
+    hands: list[list[int]]  #: [seat][kind] counts
+    hand_totals: list[int]  #: [seat] cards held
+    hand_suits: list[list[int]] | None  #: S-19: [seat][kind * 4 + suit] of naturals
+    known: list[list[int]]  #: [seat][kind]: cards all players saw it take with the pot
+    nat: list[list[int]]  #: [team][slot] naturals in unfinished melds
+    two: list[list[int]]  #: [team][slot] twos in them
+    jok: list[list[int]]  #: [team][slot] jokers in them
+    closed: list[list[Closed]]  #: [team] finished canastas (S-7)
+    escalas: list[list[Run]]  #: [team] runs (S-19)
+    red3: list[int]  #: [team] red 3s laid out
+    opened: list[bool]  #: [team] has met its opening minimum
+    need: list[int]  #: [team] opening minimum this hand (C-8)
+    went_out: int | None  #: the seat that went out
+    concealed: bool  #: it went out without having opened before that turn (C-15)
+    end_reason: str | None  #: one of END_REASONS once the hand is over
+    hand_scores: list[dict] | None  #: [team] score sheet once the hand is over
+
+    # ---------------------------------------------------------------- the pot
+    pot: list[int]  #: kinds, bottom first; the first pot_hidden are face down
+    pot_suits: list[int] | None  #: S-19: suits of the pot cards
+    pot_known: list[int]  #: [kind] face-up pot cards
+    pot_hidden: int  #: face-down cards at the bottom (S-3, I-3)
+    pot_wild: bool  #: frozen by a wild card (C-9)
+    pot_start_frozen: bool  #: frozen by the card turned up at the start (C-3)
+
+    # ---------------------------------------------------------------- the turn
+    staged: int  #: opening points melded this turn by an unopened team
+    held: list[int]  #: [kind] pot cards set aside until the opening is reached (C-8)
+    held_suits: list[int] | None  #: S-19: their suits
+    took_pot: bool
+    clean_only: bool  #: only clean melds may be laid this turn (I-10)
+    hidden_open: bool  #: a hidden canasta opened the team this turn (S-8)
+    melded_this_turn: bool
+    opened_at_turn_start: bool  #: for a concealed going out (C-15)
+    had_clean_at_turn_start: bool  #: S-15
+
+    # ---------------------------------------------------------------- public history (G-8)
+    discarded: list[list[int]]  #: [seat][kind] cards it discarded this hand
+    declined: list[list[int]]  #: [seat][kind] pot tops it drew instead of taking
+    since_discard: list[list[int]]  #: [seat][kind] others' discards since its last one
+    #: [team] a count of changes to the team's table (melds, canastas, red 3s, opening)
+    #: and [seat] to the seat's discards and declines: public data, so that readers of
+    #: the state (the observation) can tell what changed since they last looked.
+    table_version: list[int]
+    history_version: list[int]
+
+    @property
+    def pot_hidden_cards(self) -> list[int]:
+        """The face-down pot cards (never in an observation)."""
+        return self.pot[: self.pot_hidden]
+
+
+STATE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(GameState))
+
+
+def _copier(hint) -> typing.Callable:
+    """How to copy one field, from its declared type: rows of a nested list, a list, or
+    the value itself (ints, strings, tuples and the rules are immutable)."""
+    if hint is random.Random:
+        return _copy_rng
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        inner = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        if len(inner) > 1:  # a union of scalars (the seed)
+            return lambda value: value
+        copier = _copier(inner[0])
+        return lambda value: None if value is None else copier(value)
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        if typing.get_origin(item) is list:
+            return lambda value: [row[:] for row in value]
+        return lambda value: value[:]
+    return lambda value: value
+
+
+def _copy_rng(rng: random.Random) -> random.Random:
+    other = random.Random()
+    other.setstate(rng.getstate())
+    return other
+
+
+_HINTS = typing.get_type_hints(GameState, globalns={**globals(), "Closed": Closed, "Run": Run})
+_COPIERS: tuple[tuple[str, typing.Callable], ...] = tuple(
+    (name, _copier(_HINTS[name])) for name in STATE_FIELDS
+)
+
+
+def copy_state(source: GameState, target: GameState) -> None:
+    """Give ``target`` an independent copy of every field of ``source``."""
+    values = target.__dict__
+    for name, copier in _COPIERS:
+        values[name] = copier(getattr(source, name))
+
+
+def state_snapshot(state: GameState) -> dict:
+    """Every field as an independent value (the generator as its state), to compare later."""
+    values = {name: copy.deepcopy(getattr(state, name)) for name in STATE_FIELDS if name != "rng"}
+    values["rng"] = state.rng.getstate()
+    return values
+
+
+def same_state(a: GameState, b: GameState) -> bool:
+    """Do two games hold the same state, field by field (the generators by their state)?"""
+    return all(
+        (getattr(a, name).getstate() == getattr(b, name).getstate())
+        if name == "rng"
+        else getattr(a, name) == getattr(b, name)
+        for name in STATE_FIELDS
+    )

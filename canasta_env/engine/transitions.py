@@ -1,0 +1,75 @@
+"""Moves of cards onto a team's table, written once.
+
+Play (:class:`~canasta_env.engine.game.Game`) applies these to the game's own
+lists; the legality search (:class:`~canasta_env.engine.opening.TurnSearch`)
+applies them to copies to look ahead. Each takes the hand's kind counts and the
+team's melds (``nat``, ``two``, ``jok`` by slot, ``closed`` canastas), changes the
+counts in place and returns the team's ``closed`` list (a new list when a meld
+closed) and what the move is worth towards an opening.
+"""
+
+from __future__ import annotations
+
+from canasta_env.actions import SLOT_BLACK3, SLOT_WILD
+from canasta_env.cards import BLACK3, JOKER, TWO
+from canasta_env.engine.melds import meld_points
+from canasta_env.rules import Rules
+
+
+def natural_kind(slot: int) -> int:
+    """The natural card kind that a meld slot holds (black 3s have their own slot)."""
+    return BLACK3 if slot == SLOT_BLACK3 else slot
+
+
+def close_if_full(rules: Rules, nat, two, jok, closed: list, slot: int, hidden: bool) -> list:
+    """S-7: a meld that reaches its size limit becomes a finished canasta and its slot
+    empties; returns the team's ``closed`` list (a new one if the meld closed)."""
+    if not rules.meld_closes_at:
+        return closed
+    size = nat[slot] + two[slot] + jok[slot]
+    limit = rules.wild_meld_max_size if slot == SLOT_WILD else rules.meld_closes_at
+    if size < limit:
+        return closed
+    closed = closed + [(slot, nat[slot], two[slot], jok[slot], hidden)]
+    nat[slot] = two[slot] = jok[slot] = 0
+    return closed
+
+
+def lay(rules: Rules, hand, nat, two, jok, closed: list, move) -> tuple[list, int, bool]:
+    """A meld move (C-5..C-7, S-7, S-9, I-5): its cards leave the hand and join the slot.
+
+    Returns (closed, points, hidden): the team's canastas, the cards' value (G-5) and
+    whether the move laid a whole canasta at once (S-8).
+    """
+    _, slot, naturals, twos, jokers, is_new = move
+    kind = natural_kind(slot)
+    if naturals:
+        hand[kind] -= naturals
+        nat[slot] += naturals
+    if twos:
+        hand[TWO] -= twos
+        two[slot] += twos
+    if jokers:
+        hand[JOKER] -= jokers
+        jok[slot] += jokers
+    points = meld_points(slot, naturals, twos, jokers)
+    hidden = is_new and naturals + twos + jokers == rules.canasta_size
+    return close_if_full(rules, nat, two, jok, closed, slot, hidden), points, hidden
+
+
+def take_top(rules: Rules, hand, nat, two, jok, closed: list, top: int, option) -> tuple[list, int]:
+    """Taking the pot (C-10, S-5, I-7): its top card and the cards ``option`` names
+    (action, naturals, twos, jokers from the hand) form or join the top card's meld.
+
+    Returns (closed, points), as :func:`lay`. The rest of the pot is the caller's:
+    the player sees and gets it, the search counts only what the player can see.
+    """
+    _, naturals, twos, jokers = option
+    hand[top] -= naturals
+    hand[TWO] -= twos
+    hand[JOKER] -= jokers
+    nat[top] += 1 + naturals
+    two[top] += twos
+    jok[top] += jokers
+    points = meld_points(top, 1 + naturals, twos, jokers)
+    return close_if_full(rules, nat, two, jok, closed, top, False), points
