@@ -14,7 +14,7 @@ is printed once in the header. Past ``FULL_STEPS`` steps only the actions are
 written, so files stay small. The hand ends with its score sheets.
 
 **The behaviour digest** (``tests/golden/behaviour_digest.json``) hashes, for
-every preset and player count (and S-19 runs on), ``DIGEST_SEEDS`` games of
+every preset and player count (and spanish with runs), ``DIGEST_SEEDS`` games of
 ``DIGEST_HANDS`` hands each: at every step the acting seat, its observation and
 mask, the observation of one other seat, the action and the rewards after it, and
 at each hand end the score sheets. Each hand's hash is stored, so a failure names
@@ -67,9 +67,9 @@ PLAYTHROUGHS = [
     ("canastone", 4, 3),
     ("spanish", 4, 5),
     ("italian", 2, 11),
-    ("spanish+sequences", 2, 0),  # S-19: a hand that lays a run and ends by the stock
+    ("spanish+sequences", 2, 0),  # lays an escala, ends by the stock
     ("classic", 3, 2),  # three teams of one; goes out
-    ("spanish", 6, 3),  # a black-3 canasta ends the hand (S-11)
+    ("spanish", 6, 3),  # a black-3 canasta ends the hand
 ]
 #: Steps written in full; later steps show only the action.
 FULL_STEPS = 200
@@ -79,7 +79,7 @@ STYLES = ("uniform", "hoarder", "melder")
 MELD_CHANCE = {"hoarder": 0.15, "melder": 0.9}
 TAKE_CHANCE = 0.9
 
-#: Every preset at every player count it allows, and the S-19 runs house rule.
+#: Every preset at every player count it allows, and the house rule of runs (escalas).
 DIGEST_CASES = [(name, n) for name, rules in PRESETS.items() for n in rules.player_counts]
 DIGEST_CASES += [("spanish+sequences", n) for n in PRESETS["spanish"].player_counts]
 DIGEST_SEEDS = 16
@@ -106,7 +106,7 @@ def choose_action(rng: random.Random, legal: list[int], style: str) -> int:
     takes = [a for a in legal if TAKE <= a <= TAKE_ONTO_MELD]
     if takes and rng.random() < TAKE_CHANCE:
         return rng.choice(takes)
-    melds = [a for a in legal if a >= ADD_NATURAL]  # adds, new melds and S-19 runs
+    melds = [a for a in legal if a >= ADD_NATURAL]  # adds, new melds and runs
     others = [a for a in legal if a < ADD_NATURAL and not TAKE <= a <= TAKE_ONTO_MELD]
     if melds and (not others or rng.random() < MELD_CHANCE[style]):
         return rng.choice(melds)
