@@ -79,6 +79,7 @@ from canasta_env.actions import (
     TAKE_WITH_TWO,
     WILD_COMPOSITIONS,
 )
+from canasta_env.engine.state import STATE_FIELDS
 
 # --- card kinds (layout of canasta_env.cards) ---------------------------------
 NATURALS = range(11)  # 4 5 6 7 8 9 T J Q K A
@@ -818,15 +819,9 @@ def plain(value):
     return value
 
 
-#: Game attributes that are caches or helpers rather than state.
-NOT_STATE = ("search", "tables", "_legal", "_legal_moves")
-
-
 def snapshot(game) -> dict:
-    """Every state attribute of a game (random generator included) as plain values."""
-    state = {}
-    for name, value in vars(game).items():
-        if name in NOT_STATE:
-            continue
-        state[name] = value.getstate() if name == "rng" else plain(value)
-    return state
+    """Every declared state field of a game (random generator included) as plain values."""
+    return {
+        name: game.rng.getstate() if name == "rng" else plain(getattr(game, name))
+        for name in STATE_FIELDS
+    }

@@ -12,8 +12,6 @@ except for 3s (RULES.md resolved ambiguity 13).
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 
 from canasta_env.actions import SLOT_BLACK3, SLOT_WILD, action_to_str, slot_name, str_to_action
@@ -28,6 +26,7 @@ from canasta_env.cards import (
     kind_of_code,
 )
 from canasta_env.engine import Game, IllegalActionError
+from canasta_env.engine.state import state_snapshot
 from canasta_env.rules import make_rules
 
 # ----------------------------------------------------------------------------- cards
@@ -164,14 +163,9 @@ def meld_strings(game: Game) -> set[str]:
     return {s for s in legal_strings(game) if s.startswith(("meld", "add"))}
 
 
-_NOT_STATE = ("rng", "search", "tables", "_legal", "_legal_moves")
-
-
 def snapshot(game: Game) -> dict:
-    """A deep copy of the game's state (caches excluded) to compare before/after."""
-    state = {k: copy.deepcopy(v) for k, v in vars(game).items() if k not in _NOT_STATE}
-    state["rng"] = game.rng.getstate()
-    return state
+    """A deep copy of the game's declared state (caches excluded) to compare before/after."""
+    return state_snapshot(game)
 
 
 def assert_illegal(game: Game, *actions: str) -> None:

@@ -11,7 +11,6 @@ construction errors, house rules, stacked decks and the action mask.
 from __future__ import annotations
 
 import contextlib
-import copy
 import io
 import random
 import warnings
@@ -24,6 +23,7 @@ import canasta_env
 from canasta_env.actions import DISCARD, DRAW, NUM_ACTIONS, PASS, action_to_str
 from canasta_env.cards import NUM_HAND_KINDS, parse_cards
 from canasta_env.engine import IllegalActionError
+from canasta_env.engine.state import state_snapshot
 from canasta_env.env import raw_env
 from canasta_env.observation import OBS_SIZE, decode
 from canasta_env.rules import PRESETS
@@ -289,14 +289,7 @@ def snapshot(env):
         "cumulative": dict(raw._cumulative_rewards),
         "terminations": dict(raw.terminations),
         "truncations": dict(raw.truncations),
-        "game": copy.deepcopy(
-            {
-                k: v
-                for k, v in vars(game).items()
-                if k not in ("rng", "search", "tables", "rules", "_legal", "_legal_moves")
-            }
-        ),
-        "rng": game.rng.getstate(),
+        "game": state_snapshot(game),
     }
 
 
@@ -522,10 +515,11 @@ def italian_take_state(need: int):
     game.hands = [cards_to_counts(mine), other]
     game.hand_totals = [len(mine), 15]
     game.known = [[0] * len(other), [0] * len(other)]
-    game.pot, game.pot_hidden, game.pot_hidden_cards = pot, 0, []
+    game.pot, game.pot_hidden = pot, 0
     game.pot_known, game.pot_wild = cards_to_counts(pot), False
     game.need = [need, 50]
-    game.current, game.phase, game.clean_only, game._legal = 0, PHASE_DRAW, need <= 50, None
+    game.current, game.phase, game.clean_only = 0, PHASE_DRAW, need <= 50
+    game.state_changed()
     assert conservation_errors(game) == []
     return game
 

@@ -125,7 +125,7 @@ def test_positive_control_own_hand_is_observed(variant, players):
         copy.stock.append(give)
         hand[give] -= 1
         hand[take] += 1
-        copy._legal = None
+        copy.state_changed()
         assert conservation_errors(copy) == []
         obs, _ = observation_of(copy, viewer)
         assert not np.array_equal(obs, base)
@@ -227,13 +227,12 @@ def _spanish_take_state(hidden: list[int]) -> Game:
     game.known = [[0] * len(game.known[0]) for _ in range(2)]
     game.pot = hidden + [ACE]
     game.pot_hidden = len(hidden)
-    game.pot_hidden_cards = hidden
     game.pot_known = [0] * len(game.pot_known)
     game.pot_known[ACE] = 1
     game.pot_wild = False
     game.current = 0
     game.phase = PHASE_DRAW
-    game._legal = None
+    game.state_changed()
     assert conservation_errors(game) == []
     return game
 
@@ -271,7 +270,7 @@ def _swap_suit_with_stock(game: Game, seat: int) -> bool:
             suited[kind * 4 + mine[0]] -= 1
             suited[kind * 4 + suit] += 1
             game.stock_suits[index] = mine[0]
-            game._legal = None
+            game.state_changed()
             return True
     return False
 

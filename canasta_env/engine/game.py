@@ -202,8 +202,8 @@ class Game(GameState):
         teams = self.num_teams
         self.escalas: list[list[tuple[int, int, int]]] = [[] for _ in range(teams)]
         self.red3 = [0] * teams
-        #: Bumped whenever a team's table (melds, canastas, red 3s, opened) changes, so
-        #: observers can cache per-team views; every write below goes with a bump.
+        # counts the changes of each team's table: by _lay_red3, _after_meld (melds and
+        # pot takes), _lay_escala and _go_out, the only places that change a table
         self.table_version = [0] * teams
         self.opened = [False] * teams
         self.need = [rules.opening_minimum(score) for score in self.scores]
@@ -224,8 +224,7 @@ class Game(GameState):
             while hand[RED3]:
                 hand[RED3] -= 1
                 self.hand_totals[seat] -= 1
-                self.red3[self.team_of[seat]] += 1
-                self.table_version[self.team_of[seat]] += 1
+                self._lay_red3(self.team_of[seat])
                 if stock:
                     card = stock.pop()
                     hand[card] += 1
@@ -241,9 +240,9 @@ class Game(GameState):
         Per seat and holdable kind: ``discarded``, cards it discarded onto the pot;
         ``declined``, plain draws it made while the pot's top card was of that kind;
         ``since_discard``, cards the other seats discarded since its own last discard.
-        ``history_version[seat]`` is bumped whenever the seat's ``discarded`` or
-        ``declined`` changes (a discard also changes the others' ``since_discard``),
-        so observers can cache per-seat views, like ``table_version`` per team.
+        ``history_version[seat]`` counts the changes to the seat's ``discarded`` and
+        ``declined`` (a discard also changes the others' ``since_discard``), as
+        ``table_version`` counts those of a team's table: public data of the state.
         """
         n = self.num_players
         self.discarded = [[0] * NUM_HAND_KINDS for _ in range(n)]
@@ -490,8 +489,7 @@ class Game(GameState):
             card = stock.pop()
             suit = suits.pop() if suits is not None else -1
             while card == RED3:
-                self.red3[self.team_of[player]] += 1
-                self.table_version[self.team_of[player]] += 1
+                self._lay_red3(self.team_of[player])
                 if not stock:
                     self._end_hand(END_STOCK)
                     return False
@@ -502,6 +500,11 @@ class Game(GameState):
             if suits is not None:
                 self._add_suited(player, card, suit, count_kind=False)
         return True
+
+    def _lay_red3(self, team: int) -> None:
+        """G-6: a red 3 is laid out on the team's table as soon as a player gets it."""
+        self.red3[team] += 1
+        self.table_version[team] += 1
 
     def _add_suited(self, seat: int, card: int, suit: int, count_kind: bool = True) -> None:
         """S-19: a card joins a hand, with its suit (``count_kind``: also its kind count)."""
@@ -567,7 +570,7 @@ class Game(GameState):
         held = self.held
         for card in rest:
             if card == RED3:
-                self.red3[team] += 1
+                self._lay_red3(team)
             else:
                 held[card] += 1
         if pot_suits is not None:
