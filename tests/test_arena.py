@@ -163,7 +163,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def _run_arena_command(args: list[str], env: dict, timeout: float = 180) -> None:
     """``canasta arena ARGS`` in a new process group, killed whole (workers too) on timeout."""
-    command = [sys.executable, "-m", "canasta_env.cli", "arena", *args]
+    command = [sys.executable, "-m", "canasta_cli", "arena", *args]
     with subprocess.Popen(
         command,
         cwd=REPO,

@@ -17,7 +17,7 @@ COMMANDS = {
     "arena": ("agents.arena", "main"),
     "play": ("agents.play", "main"),
     "train": ("training.league", "main"),
-    "demo": ("canasta_env.demo", "main"),
+    "demo": ("canasta_cli.demo", "main"),
 }
 
 
