@@ -55,6 +55,7 @@ from canasta_env.engine.melds import (
     canasta_summary,
     going_out_only,
     meld_moves,
+    meld_points,
     meld_tables,
 )
 from canasta_env.engine.opening import TurnSearch
@@ -405,12 +406,18 @@ class Game(GameState):
             total = self.hand_totals[player]
             feasible = search.move_feasible
             legal_moves = self._legal_moves
+            node = None  # the search's view of this position, made when first needed
             for move in moves:
                 if (
                     quick
                     and total - move[2] - move[3] - move[4] >= 2
                     and not (black3_last and move[1] == SLOT_BLACK3)
-                ) or feasible(move):
+                ):
+                    ok = True
+                else:
+                    node = node or search.game_node()
+                    ok = feasible(move, node)
+                if ok:
                     actions.append(move[0])
                     legal_moves[move[0]] = move
         if self.hand_suits is not None and self.opened[team]:
@@ -611,7 +618,7 @@ class Game(GameState):
         _, slot, naturals, twos, jokers, _ = move
         player = self.current
         team = self.team_of[player]
-        self.closed[team], points, hidden = lay(
+        self.closed[team], hidden = lay(
             self.rules,
             self.hands[player],
             self.nat[team],
@@ -628,6 +635,7 @@ class Game(GameState):
         self._forget_known(player, TWO, twos)
         self._forget_known(player, JOKER, jokers)
         self.hand_totals[player] -= naturals + twos + jokers
+        points = 0 if self.opened[team] else meld_points(slot, naturals, twos, jokers)
         self._after_meld(player, team, slot, points, hidden)
 
     def _after_meld(self, player: int, team: int, slot: int, points: int, hidden: bool) -> None:

@@ -212,5 +212,8 @@ def canasta_summary(
 ) -> tuple[int, int, int]:
     """(canastas, clean canastas, dirty canastas) of one team."""
     canastas = team_canastas(rules, nat, two, jok, closed)
-    clean = sum(canasta_kind(*canasta[:4])[0] for canasta in canastas)
+    clean = 0
+    for slot, n, twos, jokers, _ in canastas:
+        if canasta_kind(slot, n, twos, jokers)[0]:
+            clean += 1
     return len(canastas), clean, len(canastas) - clean

@@ -24,6 +24,7 @@ explores the same moves the engine offers.
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 from canasta_env.actions import SLOT_BLACK3
@@ -37,7 +38,13 @@ from canasta_env.cards import (
     RED3,
     TWO,
 )
-from canasta_env.engine.melds import black3_canasta, canasta_summary, going_out_only, meld_moves
+from canasta_env.engine.melds import (
+    black3_canasta,
+    canasta_summary,
+    going_out_only,
+    meld_moves,
+    meld_points,
+)
 from canasta_env.engine.transitions import lay, take_top
 
 #: No pile cards held aside (the ``held`` field of a node is a tuple of kind counts).
@@ -60,6 +67,10 @@ class Node(NamedTuple):
     opened: bool  #: the team had opened before the last move
     took: bool  #: the pot was taken this turn
     clean_only: bool  #: only clean melds may follow (I-10)
+
+
+#: ``Node`` from a tuple of its fields without the Python-level ``__new__`` (a hot path).
+_node = functools.partial(tuple.__new__, Node)
 
 
 class TurnSearch:
@@ -109,7 +120,9 @@ class TurnSearch:
             nat, two, jok, closed, self.game.opening_done(team)
         )
 
-    def move_feasible(self, move) -> bool:
+    def move_feasible(self, move, node: Node | None = None) -> bool:
+        """Can the turn still end legally after this meld move? ``node``: the game's
+        node (:meth:`game_node`), when the caller checks many moves of one position."""
         game = self.game
         player = game.current
         team = game.team_of[player]
@@ -122,7 +135,7 @@ class TurnSearch:
         total = game.hand_totals[player]
         if game.opened[team] and total - cards >= 2 and not must_go_out:
             return True  # the common case: a discard remains possible
-        return self._node_ok(self._child(self._game_node(), move))
+        return self._node_ok(self._child(node or self.game_node(), move))
 
     def take_feasible(self, option) -> bool:
         """Can the turn be completed after taking the pot this way (C-8, C-10, S-5, I-7)?"""
@@ -176,11 +189,11 @@ class TurnSearch:
     def hand_after_ok(self, hand: list[int], total: int) -> bool:
         """Can the turn still end legally with the opened team's player holding ``hand``
         (``total`` cards) and the table as it is? (S-19: after laying a run.)"""
-        node = self._game_node()
+        node = self.game_node()
         return self._node_ok(node._replace(hand=hand, total=total, opened=True))
 
     # ---------------------------------------------------------------- search
-    def _game_node(self) -> Node:
+    def game_node(self) -> Node:
         """The search's view of the game now (its lists shared: a child copies them)."""
         game = self.game
         player = game.current
@@ -206,27 +219,17 @@ class TurnSearch:
         Held pot cards stay aside until the team has opened (C-8); ``opened`` is
         whether the team had opened before this move.
         """
-        hand = node.hand[:]
-        nat, two, jok = node.nat[:], node.two[:], node.jok[:]
-        closed, points, hidden = lay(self.game.rules, hand, nat, two, jok, node.closed, move)
-        cards = move[2] + move[3] + move[4]
-        staged, hidden_open, opened = node.staged, node.hidden_open, node.opened
-        if not opened:
-            staged += points
+        hand, total, nat, two, jok, closed, staged, hidden_open, held, opened, took, clean = node
+        hand, nat, two, jok = hand[:], nat[:], two[:], jok[:]
+        closed, hidden = lay(self.game.rules, hand, nat, two, jok, closed, move)
+        if opened:
+            held = NO_HELD
+        else:
+            staged += meld_points(move[1], move[2], move[3], move[4])
             hidden_open = hidden_open or (hidden and self.game.rules.hidden_canasta_opens)
-        return Node(
-            hand,
-            node.total - cards,
-            nat,
-            two,
-            jok,
-            closed,
-            staged,
-            hidden_open,
-            NO_HELD if opened else node.held,
-            opened,
-            node.took,
-            node.clean_only,
+        total -= move[2] + move[3] + move[4]
+        return _node(
+            (hand, total, nat, two, jok, closed, staged, hidden_open, held, opened, took, clean)
         )
 
     def _node_ok(self, node: Node) -> bool:

@@ -35,14 +35,16 @@ def close_if_full(rules: Rules, nat, two, jok, closed: list, slot: int, hidden: 
     return closed
 
 
-def lay(rules: Rules, hand, nat, two, jok, closed: list, move) -> tuple[list, int, bool]:
+def lay(rules: Rules, hand, nat, two, jok, closed: list, move) -> tuple[list, bool]:
     """A meld move (C-5..C-7, S-7, S-9, I-5): its cards leave the hand and join the slot.
 
-    Returns (closed, points, hidden): the team's canastas, the cards' value (G-5) and
-    whether the move laid a whole canasta at once (S-8).
+    Returns (closed, hidden): the team's canastas and whether the move laid a whole
+    canasta at once (S-8). What the cards count towards an opening (G-5) is
+    :func:`~canasta_env.engine.melds.meld_points`, needed only by a team that has
+    not opened.
     """
     _, slot, naturals, twos, jokers, is_new = move
-    kind = natural_kind(slot)
+    kind = BLACK3 if slot == SLOT_BLACK3 else slot  # natural_kind, inline: a hot path
     if naturals:
         hand[kind] -= naturals
         nat[slot] += naturals
@@ -52,9 +54,10 @@ def lay(rules: Rules, hand, nat, two, jok, closed: list, move) -> tuple[list, in
     if jokers:
         hand[JOKER] -= jokers
         jok[slot] += jokers
-    points = meld_points(slot, naturals, twos, jokers)
     hidden = is_new and naturals + twos + jokers == rules.canasta_size
-    return close_if_full(rules, nat, two, jok, closed, slot, hidden), points, hidden
+    if rules.meld_closes_at:
+        closed = close_if_full(rules, nat, two, jok, closed, slot, hidden)
+    return closed, hidden
 
 
 def take_top(rules: Rules, hand, nat, two, jok, closed: list, top: int, option) -> tuple[list, int]:
