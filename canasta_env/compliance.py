@@ -45,9 +45,11 @@ from functools import partial
 
 import numpy as np
 
-from canasta_env.actions import action_to_str
-from canasta_env.cards import BLACK3, JOKER, KIND_NAMES, NUM_KINDS, NUM_NATURALS, RED3, TWO
+from canasta_env.actions import NUM_SLOTS, SLOT_WILD, action_to_str
+from canasta_env.cards import JOKER, KIND_NAMES, NUM_KINDS, NUM_NATURALS, RED3, TWO
 from canasta_env.engine.game import PHASE_HAND_OVER, PHASE_NAMES, Game
+from canasta_env.engine.sequences import NUM_SUITS
+from canasta_env.engine.transitions import natural_kind
 from canasta_env.observation import ObservationBuilder
 from canasta_env.rules import PRESETS, Rules, make_rules
 
@@ -88,9 +90,7 @@ class CheckResult:
 # ---------------------------------------------------------------------------- card accounting
 def slot_kind(slot: int) -> int | None:
     """The natural kind that a meld slot's naturals are (None for the wild-only slot)."""
-    if slot < NUM_NATURALS:
-        return slot
-    return BLACK3 if slot == NUM_NATURALS else None
+    return None if slot == SLOT_WILD else natural_kind(slot)
 
 
 def table_counts(game: Game) -> list[int]:
@@ -103,10 +103,10 @@ def table_counts(game: Game) -> list[int]:
     for hand in game.hands:
         for kind, n in enumerate(hand):
             counts[kind] += n
-    for kind, n in enumerate(getattr(game, "held", ())):
+    for kind, n in enumerate(game.held):
         counts[kind] += n
     for team in range(game.num_teams):
-        for slot in range(13):
+        for slot in range(NUM_SLOTS):
             kind = slot_kind(slot)
             if kind is not None:  # naturals in the wild-only slot are reported separately
                 counts[kind] += game.nat[team][slot]
@@ -134,7 +134,7 @@ def conservation_errors(game: Game) -> list[str]:
         if found[kind] != full[kind]:
             errors.append(f"{KIND_NAMES[kind]}: {found[kind]} on the table, deck has {full[kind]}")
     for team in range(game.num_teams):
-        if game.nat[team][12]:
+        if game.nat[team][SLOT_WILD]:
             errors.append(f"team {team} has naturals in its wild-only meld")
     for seat, hand in enumerate(game.hands):
         if min(hand) < 0:
@@ -164,21 +164,21 @@ def _suit_errors(game: Game) -> list[str]:
     if len(game.stock_suits) != len(game.stock) or len(game.pot_suits) != len(game.pot):
         errors.append("stock or pot suits out of step with their cards")
         return errors
-    seen = [0] * (NUM_NATURALS * 4)
+    seen = [0] * (NUM_NATURALS * NUM_SUITS)
     for seat, hand in enumerate(game.hands):
         suited = game.hand_suits[seat]
         for rank in range(NUM_NATURALS):
-            if sum(suited[rank * 4 : rank * 4 + 4]) != hand[rank]:
+            if sum(suited[rank * NUM_SUITS : (rank + 1) * NUM_SUITS]) != hand[rank]:
                 errors.append(f"player {seat}: suits of {KIND_NAMES[rank]} disagree with the hand")
         seen = [a + b for a, b in zip(seen, suited)]
     seen = [a + b for a, b in zip(seen, game.held_suits or [0] * len(seen))]
     for kind, suit in zip(game.stock + game.pot, game.stock_suits + game.pot_suits):
         if kind < NUM_NATURALS:
-            seen[kind * 4 + suit] += 1
+            seen[kind * NUM_SUITS + suit] += 1
     for team in range(game.num_teams):
         for suit, first, length in game.escalas[team]:
             for rank in range(first, first + length):
-                seen[rank * 4 + suit] += 1
+                seen[rank * NUM_SUITS + suit] += 1
     decks = game.rules.decks_for(game.num_players)
     if max(seen) > decks:
         errors.append(f"a suited natural appears {max(seen)} times; the decks hold {decks}")
@@ -229,7 +229,7 @@ def permute_hidden(game: Game, viewer: int, rng: random.Random) -> Game:
             kind, suit = others_cards.pop()
             hand[kind] += 1
             if suited and kind < NUM_NATURALS:
-                copy.hand_suits[seat][kind * 4 + suit] += 1
+                copy.hand_suits[seat][kind * NUM_SUITS + suit] += 1
     rest = others_cards + red3s
     rng.shuffle(rest)
     new_hidden = rest[:hidden_count]
@@ -246,8 +246,8 @@ def _take_suits(hand_suits: list[int], kind: int, count: int) -> list[int]:
     """Remove ``count`` naturals of ``kind`` from a suited hand, last suits first."""
     suits = []
     for suit in (3, 2, 1, 0):
-        while len(suits) < count and hand_suits[kind * 4 + suit]:
-            hand_suits[kind * 4 + suit] -= 1
+        while len(suits) < count and hand_suits[kind * NUM_SUITS + suit]:
+            hand_suits[kind * NUM_SUITS + suit] -= 1
             suits.append(suit)
     return suits
 

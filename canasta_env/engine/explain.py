@@ -13,7 +13,7 @@ from canasta_env.actions import (
     TAKE_ONTO_MELD,
 )
 from canasta_env.cards import KIND_NAMES, NUM_NATURALS, SUITS
-from canasta_env.engine.sequences import run_of_action
+from canasta_env.engine.sequences import NUM_SUITS, run_of_action
 from canasta_env.engine.state import PHASE_DRAW, PHASE_HAND_OVER
 
 
@@ -64,7 +64,8 @@ def explain(game, action: int) -> str:
             return "only a team that has opened lays a run (S-19)"
         suit, start, length = run_of_action(action)
         if any(
-            not game.hand_suits[player][rank * 4 + suit] for rank in range(start, start + length)
+            not game.hand_suits[player][rank * NUM_SUITS + suit]
+            for rank in range(start, start + length)
         ):
             return f"you do not hold all {length} cards of that run in {SUITS[suit]}"
         return "after that run you could not finish the turn (keep a card to discard)"

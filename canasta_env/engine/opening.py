@@ -389,14 +389,15 @@ class TurnSearch:
         rules = game.rules
         team = game.team_of[game.current]
         wilds = hand[TWO] + hand[JOKER]
-        if concealed_ok or (rules.hidden_canasta_opens and (wilds >= 7 or hand[BLACK3] >= 7)):
+        size = rules.canasta_size  # S-8: a whole canasta laid at once opens
+        if concealed_ok or (rules.hidden_canasta_opens and (wilds >= size or hand[BLACK3] >= size)):
             return True
         bound = staged + CARD_VALUES[TWO] * hand[TWO] + CARD_VALUES[JOKER] * hand[JOKER]
         for rank in range(NUM_NATURALS):
             have = hand[rank]
             if have >= 2 or (have and nat[rank] + two[rank] + jok[rank]):
                 bound += CARD_VALUES[rank] * have
-                if rules.hidden_canasta_opens and have + wilds >= 7 and 2 * have >= 7:
+                if rules.hidden_canasta_opens and have + wilds >= size and 2 * have >= size:
                     return True
         if rules.black3_melds:  # C-7: black 3s melded while going out count too (G-2, G-5)
             bound += CARD_VALUES[BLACK3] * hand[BLACK3]
