@@ -129,7 +129,7 @@ def kind_from_name(name: str) -> int:
 
 
 def deck_counts(num_decks: int, jokers_per_deck: int) -> list[int]:
-    """Number of cards of each kind in ``num_decks`` 52-card decks plus jokers."""
+    """G-1: number of cards of each kind in ``num_decks`` 52-card decks plus jokers."""
     counts = [4 * num_decks] * NUM_NATURALS
     counts += [4 * num_decks, jokers_per_deck * num_decks, 2 * num_decks, 2 * num_decks]
     return counts
