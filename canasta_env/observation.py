@@ -216,116 +216,116 @@ def _flag(name: str) -> Field:
     return Field(name, kind=FLAG)
 
 
-#: One team's public table, each per-slot list over the 13 slots (ranks 4..A,
-#: black 3s, wild cards; ``canasta_env.actions.NUM_SLOTS``).
-TEAM_FIELDS = (
-    _counts("naturals", NUM_SLOTS),  # the open meld of each slot
-    _counts("twos", NUM_SLOTS),
-    _counts("jokers", NUM_SLOTS),
-    Field("is_canasta", NUM_SLOTS, kind=FLAGS),  # the open meld is a canasta
-    _counts("closed_clean", NUM_SLOTS),  # S-7: canastas closed at 7, per slot
-    _counts("closed_dirty", NUM_SLOTS),
-    _flag("present"),
-    Field("red3", scale=QUARTER),
-    _flag("opened"),
-    Field("opening_minimum", scale=1 / 100),  # the engine's ``need``
-    Field("score", scale=1 / 5000, big=True),
-    Field("canastas", scale=QUARTER),
-    Field("clean", scale=QUARTER),
-    Field("dirty", scale=QUARTER),
-)
-
-#: One seat: its hand size and the cards known to be in its hand (G-8).
-PLAYER_FIELDS = (
-    _flag("present"),
-    _flag("teammate"),
-    Field("hand_size", scale=1 / 15, big=True),
-    _counts("known"),
-)
-
-#: The observation, block by block (the module table).
-LAYOUT = Layout(
-    (
-        Block("hand", (_counts("hand"),)),
-        Block("held", (_counts("held"),)),  # pot cards set aside until the opening is met
-        Block(
-            "pot_top",
-            (Field("pot_top", NUM_KINDS + 1, kind=ONE_HOT, values=(*range(NUM_KINDS), NO_CARD)),),
-        ),
-        Block(
-            "pot_state",
-            (
-                Field("pot_size", scale=1 / 20, big=True),
-                Field("pot_face_down", scale=1 / 10),
-                _flag("pot_frozen"),  # C-9, I-8: a wild card froze it
-                _flag("pot_crossed"),  # S-6: a wild card crossed it
-                _flag("pot_blocked"),  # C-12: the top is a black 3 or a wild card
-                _flag("pot_frozen_for_me"),  # C-9: frozen against the viewer's unopened team
-            ),
-        ),
-        Block("pot_known", (_counts("pot_known", NUM_KINDS),)),  # public pot cards
-        Block("teams", (Group("teams", TEAM_FIELDS, MAX_TEAMS, PER_TEAM),)),
-        Block("players", (Group("players", PLAYER_FIELDS, MAX_PLAYERS, PER_SEAT),)),
-        Block(
-            "turn",
-            (
-                _flag("draw_phase"),
-                _flag("meld_phase"),
-                Field("staged", scale=1 / 100, big=True),  # opening points laid this turn
-                Field("still_needed", scale=1 / 100),  # opening points still needed
-                _flag("took_pot"),
-                _flag("clean_only"),  # a clean opening is required
-                _flag("may_go_out"),
-                _flag("hidden_open"),  # S-8: opened this turn with a hidden canasta
-                Field("stock", scale=1 / 100, big=True),
-                _flag("stock_short"),  # too few cards to draw
-                Field("steps", scale=1 / 500, big=True),
-            ),
-        ),
-        Block(
-            "table",
-            (
-                Field("num_players", 4, kind=ONE_HOT, values=(2, 3, 4, 6)),
-                Field("hand_number", scale=1 / 10),
-                Field("draw_count", scale=1 / 2),
-                _flag("melds_close_at_7"),
-                _flag("wild_melds"),
-                _flag("black3_melds"),
-                _flag("needs_clean_and_dirty"),
-                _flag("three_to_take_frozen"),
-                _flag("wild_crosses_pot"),
-                Field("target", scale=1 / 10000, big=True),
-            ),
-        ),
-        Block(
-            "sequences",  # S-19 runs: all 0 unless ``sequences`` is on
-            (
-                _counts("suited_hand", SUITED_SIZE),  # naturals per rank * 4 + suit (S H D C)
-                Field("pot_suit", NUM_SUITS, kind=ONE_HOT, values=tuple(range(NUM_SUITS))),
-                Group(
-                    "runs",
-                    (Field("escalas", scale=QUARTER), Field("escalas_reales", scale=QUARTER)),
-                    MAX_TEAMS,
-                    PER_TEAM,
-                ),
-                _flag("sequences_on"),
-            ),
-        ),
-        Block(
-            "history",
-            (
-                Group(
-                    "history",
-                    (_counts("discarded"), _counts("declined")),  # declined: pot tops let go
-                    MAX_PLAYERS,
-                    PER_SEAT,
-                ),
-                _counts("since_my_discard"),  # the others' discards since the viewer's last
-            ),
-        ),
+def _declare_layout() -> Layout:
+    """The observation, block by block (the module table)."""
+    # one team's public table; a per-slot list runs over the 13 meld slots (ranks
+    # 4..A, black 3s, wild cards)
+    team = (
+        _counts("naturals", NUM_SLOTS),  # the open meld of each slot
+        _counts("twos", NUM_SLOTS),
+        _counts("jokers", NUM_SLOTS),
+        Field("is_canasta", NUM_SLOTS, kind=FLAGS),  # the open meld is a canasta
+        _counts("closed_clean", NUM_SLOTS),  # S-7: canastas closed at 7, per slot
+        _counts("closed_dirty", NUM_SLOTS),
+        _flag("present"),
+        Field("red3", scale=QUARTER),
+        _flag("opened"),
+        Field("opening_minimum", scale=1 / 100),  # the engine's ``need``
+        Field("score", scale=1 / 5000, big=True),
+        Field("canastas", scale=QUARTER),
+        Field("clean", scale=QUARTER),
+        Field("dirty", scale=QUARTER),
     )
-)
+    # one seat: its hand size and the cards known to be in its hand (G-8)
+    player = (
+        _flag("present"),
+        _flag("teammate"),
+        Field("hand_size", scale=1 / 15, big=True),
+        _counts("known"),
+    )
+    pot_top = Field("pot_top", NUM_KINDS + 1, kind=ONE_HOT, values=(*range(NUM_KINDS), NO_CARD))
+    return Layout(
+        (
+            Block("hand", (_counts("hand"),)),
+            Block("held", (_counts("held"),)),  # pot cards set aside until the opening is met
+            Block("pot_top", (pot_top,)),
+            Block(
+                "pot_state",
+                (
+                    Field("pot_size", scale=1 / 20, big=True),
+                    Field("pot_face_down", scale=1 / 10),
+                    _flag("pot_frozen"),  # C-9, I-8: a wild card froze it
+                    _flag("pot_crossed"),  # S-6: a wild card crossed it
+                    _flag("pot_blocked"),  # C-12: the top is a black 3 or a wild card
+                    _flag("pot_frozen_for_me"),  # C-9: frozen against the viewer's unopened team
+                ),
+            ),
+            Block("pot_known", (_counts("pot_known", NUM_KINDS),)),  # public pot cards
+            Block("teams", (Group("teams", team, MAX_TEAMS, PER_TEAM),)),
+            Block("players", (Group("players", player, MAX_PLAYERS, PER_SEAT),)),
+            Block(
+                "turn",
+                (
+                    _flag("draw_phase"),
+                    _flag("meld_phase"),
+                    Field("staged", scale=1 / 100, big=True),  # opening points laid this turn
+                    Field("still_needed", scale=1 / 100),  # opening points still needed
+                    _flag("took_pot"),
+                    _flag("clean_only"),  # a clean opening is required
+                    _flag("may_go_out"),
+                    _flag("hidden_open"),  # S-8: opened this turn with a hidden canasta
+                    Field("stock", scale=1 / 100, big=True),
+                    _flag("stock_short"),  # too few cards to draw
+                    Field("steps", scale=1 / 500, big=True),
+                ),
+            ),
+            Block(
+                "table",
+                (
+                    Field("num_players", 4, kind=ONE_HOT, values=(2, 3, 4, 6)),
+                    Field("hand_number", scale=1 / 10),
+                    Field("draw_count", scale=1 / 2),
+                    _flag("melds_close_at_7"),
+                    _flag("wild_melds"),
+                    _flag("black3_melds"),
+                    _flag("needs_clean_and_dirty"),
+                    _flag("three_to_take_frozen"),
+                    _flag("wild_crosses_pot"),
+                    Field("target", scale=1 / 10000, big=True),
+                ),
+            ),
+            Block(
+                "sequences",  # S-19 runs: all 0 unless ``sequences`` is on
+                (
+                    _counts("suited_hand", SUITED_SIZE),  # naturals per rank * 4 + suit (S H D C)
+                    Field("pot_suit", NUM_SUITS, kind=ONE_HOT, values=tuple(range(NUM_SUITS))),
+                    Group(
+                        "runs",
+                        (Field("escalas", scale=QUARTER), Field("escalas_reales", scale=QUARTER)),
+                        MAX_TEAMS,
+                        PER_TEAM,
+                    ),
+                    _flag("sequences_on"),
+                ),
+            ),
+            Block(
+                "history",
+                (
+                    Group(
+                        "history",
+                        (_counts("discarded"), _counts("declined")),  # declined: pot tops let go
+                        MAX_PLAYERS,
+                        PER_SEAT,
+                    ),
+                    _counts("since_my_discard"),  # the others' discards since the viewer's last
+                ),
+            ),
+        )
+    )
 
+
+#: The observation's layout: the one declaration the builder and the reader follow.
+LAYOUT = _declare_layout()
 BLOCKS = tuple((block.name, block.size) for block in LAYOUT.blocks)
 OBS_SIZE = LAYOUT.size
 #: Offset of each block in the vector.
@@ -375,7 +375,7 @@ _PLAYER_ONE_HOT = dict(zip(_PLAYERS_FIELD.values, _one_hot_rows(_PLAYERS_FIELD))
 _SUIT_ONE_HOT = _one_hot_rows(LAYOUT.span("pot_suit").field)
 _EMPTY_TEAM = bytes(TEAM_SIZE)
 _EMPTY_PLAYER = [0] * PLAYER_SIZE
-#: Length of an escala real: every rank of one suit (S-19).
+#: Length of an escala real: every rank of one suit.
 _ESCALA_REAL = NUM_NATURALS
 
 
@@ -714,7 +714,7 @@ def decode(observation: np.ndarray) -> dict[str, np.ndarray]:
 
 @dataclass
 class TeamView:
-    """One team's public table (a ``teams`` copy of :data:`TEAM_FIELDS`), unscaled."""
+    """One team's public table (a ``teams`` copy of :data:`LAYOUT`), unscaled."""
 
     naturals: list[int]
     twos: list[int]
@@ -741,7 +741,7 @@ class TeamView:
 
 @dataclass
 class PlayerView:
-    """One seat from the viewer's side (a ``players`` copy of :data:`PLAYER_FIELDS`)."""
+    """One seat from the viewer's side (a ``players`` copy of :data:`LAYOUT`)."""
 
     present: bool
     teammate: bool
