@@ -76,7 +76,7 @@ from agents.registry import (
     reseed,
 )
 from agents.stats import mean_interval, wilson_interval
-from canasta_env.engine.game import team_of_seat
+from canasta_env.engine.game import team_of_seat, teams_of
 from canasta_env.rules import (
     PRESETS,
     add_rule_option,
@@ -579,7 +579,7 @@ def write_outputs(
     """Write ``hands.csv``, ``results.json`` and (with ``plot``) ``ratings.png``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     num_players = config["players"]
-    num_teams = 2 if num_players in (4, 6) else num_players
+    num_teams = teams_of(num_players)
     with open(out_dir / "hands.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(
@@ -670,7 +670,7 @@ def measure_speed(
     for k in range(hands):
         env.reset(seed=deck_seed(seed, k))
         for seat, agent in enumerate(agents):
-            agent.reset(seat, num_players, variant)
+            agent.reset(seat, num_players, env.rules)
         for agent_name in env.agent_iter():
             observation, _reward, terminated, truncated, _info = env.last()
             if terminated or truncated:

@@ -17,7 +17,8 @@ import agents.arena as arena
 from agents.base import Agent, HandRecord
 from agents.registry import register_agent
 from agents.stats import Z_95, mean_interval, t_quantile_95, wilson_interval
-from canasta_env.observation import OFFSETS, SEQUENCE_SIZE
+from canasta_env.observation import decode_view
+from canasta_env.rules import make_rules
 
 
 def test_wilson_interval_matches_hand_computation():
@@ -248,31 +249,42 @@ def test_speed_option_reports_decisions_per_second(capsys):
 
 
 class _RuleWatcher(Agent):
-    """Plays the first legal action and notes the S-19 flag of every observation."""
+    """Plays the first legal action; notes the rules ``reset`` gives it and the S-19
+    flag of every observation."""
 
-    seen: list[float] = []
+    seen: list[bool] = []
+    given: list = []
 
     def __init__(self, name):
         self.name = name
 
+    def reset(self, seat, num_players, rules):
+        _RuleWatcher.given.append(rules)
+
     def act(self, observation, action_mask):
-        rule_on = OFFSETS["sequences"] + SEQUENCE_SIZE - 1  # the S-19 block's last entry
-        _RuleWatcher.seen.append(float(observation[rule_on]))
+        _RuleWatcher.seen.append(decode_view(observation).sequences_on)
         return int(np.flatnonzero(action_mask)[0])
 
 
-def test_house_rules_reach_every_hand_and_the_config(tmp_path, capsys):
-    """``rules`` / ``--rule``: the S-19 runs option is played and recorded; a bad one is named."""
+def test_house_rules_reach_every_hand_the_agents_and_the_config(tmp_path, capsys):
+    """``rules`` / ``--rule``: the S-19 runs option is played, given to the agents with the
+    table's rules, and recorded; a bad one is named."""
     register_agent("watcher", lambda seed=None: _RuleWatcher("watcher"))
     _RuleWatcher.seen.clear()
+    _RuleWatcher.given.clear()
     result = arena.run_arena(
         ["watcher", "greedy"], variant="spanish", num_players=2, hands=2, rules={"sequences": True}
     )
     assert result.config["rules"] == {"sequences": True}
-    assert _RuleWatcher.seen and set(_RuleWatcher.seen) == {1.0}
+    assert _RuleWatcher.seen and set(_RuleWatcher.seen) == {True}
+    assert _RuleWatcher.given and all(
+        rules == make_rules("spanish", sequences=True) for rules in _RuleWatcher.given
+    )
     _RuleWatcher.seen.clear()
+    _RuleWatcher.given.clear()
     plain = arena.run_arena(["watcher", "greedy"], variant="spanish", num_players=2, hands=2)
-    assert plain.config["rules"] == {} and set(_RuleWatcher.seen) == {0.0}
+    assert plain.config["rules"] == {} and set(_RuleWatcher.seen) == {False}
+    assert all(rules == make_rules("spanish") for rules in _RuleWatcher.given)
     argv = ["--variant", "spanish", "--players", "2", "--agents", "random", "greedy"]
     argv += ["--hands", "1", "--out", str(tmp_path), "--no-plot", "--no-progress"]
     assert arena.main(argv + ["--rule", "sequences=true"]) == 0

@@ -260,7 +260,7 @@ class SelfPlayEnv(gym.Env):
             for s in range(num_players):
                 if s not in self.learner_seats:
                     agent = self.pool.make(entry, int(rng.integers(2**31 - 1)))
-                    agent.reset(s, num_players, self.table[0])
+                    agent.reset(s, num_players, env.rules)
                     self.opponents[s] = agent
             self.decisions = 0
             self._advance()
