@@ -23,8 +23,15 @@ from agents.heuristics import (
     unseen_counts,
 )
 from agents.registry import available_agents, make_agent, register_agent, reseed
-from canasta_env.actions import DISCARD, NUM_ACTIONS, action_to_str
-from canasta_env.cards import BLACK3, KIND_NAMES, NUM_NATURALS, TWO
+from canasta_env.actions import (
+    DISCARD,
+    NUM_ACTIONS,
+    NUM_SLOTS,
+    SLOT_BLACK3,
+    SLOT_WILD,
+    action_to_str,
+)
+from canasta_env.cards import BLACK3, KIND_NAMES, NUM_HAND_KINDS, NUM_NATURALS, TWO
 from canasta_env.observation import ObservationBuilder, decode_view
 from canasta_env.rules import PRESETS, make_rules
 from tests.scenario import cards, legal_strings, new_game, play
@@ -100,7 +107,7 @@ def test_moves_table_matches_action_texts():
             assert len(cards) - move.wilds == move.naturals
         elif move.kind == KIND_MELD:
             target = words[-1]
-            slot = {"wild": 12, "B3": 11}.get(target)
+            slot = {"wild": SLOT_WILD, "B3": SLOT_BLACK3}.get(target)
             assert move.slot == (KIND_NAMES.index(target) if slot is None else slot)
             assert move.cards == 1
     assert len(MOVES) == NUM_ACTIONS
@@ -145,7 +152,7 @@ def _meld_phase_state(variant="classic", num_players=4, seed=3):
 
 def _with_hand(view, counts):
     """The view with the hand replaced by ``counts`` ({kind: n})."""
-    hand = [0] * 14
+    hand = [0] * NUM_HAND_KINDS
     for kind, n in counts.items():
         hand[kind] = n
     return dataclasses.replace(view, hand=hand)
@@ -194,7 +201,7 @@ def test_greedy_meld_order_concentrates_wild_cards():
     a finished canasta only last."""
     env, observation = _meld_phase_state()
     view = decode_view(observation["observation"])
-    for slot in range(13):
+    for slot in range(NUM_SLOTS):
         view.me.naturals[slot] = view.me.twos[slot] = view.me.jokers[slot] = 0
     view.me.naturals[5] = 4  # a meld of four 9s
     view.me.naturals[2] = 3  # a meld of three 6s
@@ -231,7 +238,7 @@ def test_expert_never_feeds_an_opponent_meld_when_a_safe_card_exists():
     rules = expert.rules
     unseen, pool = expert._unseen(view, rules)
     assert expert._take_probability(view, gift, rules, unseen, pool) == 1.0
-    discards = [DISCARD + k for k in range(14) if view.hand[k]]
+    discards = [DISCARD + k for k in range(NUM_HAND_KINDS) if view.hand[k]]
     assert expert._choose_discard(view, discards, rules) != DISCARD + gift
 
 

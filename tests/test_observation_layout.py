@@ -14,6 +14,7 @@ import random
 import numpy as np
 import pytest
 
+from canasta_env.actions import NUM_SLOTS
 from canasta_env.cards import NUM_HAND_KINDS, NUM_KINDS, NUM_NATURALS
 from canasta_env.engine.game import PHASE_DRAW, PHASE_MELD, Game, teams_of
 from canasta_env.engine.melds import canasta_kind, canasta_summary
@@ -56,7 +57,7 @@ def test_a_vector_without_a_player_count_is_refused():
 
 
 def _closed_counts(game: Game, team: int) -> tuple[list[int], list[int]]:
-    clean, dirty = [0] * 13, [0] * 13
+    clean, dirty = [0] * NUM_SLOTS, [0] * NUM_SLOTS
     for slot, n, twos, jokers, _hidden in game.closed[team]:
         is_clean, _is_dirty = canasta_kind(slot, n, twos, jokers)
         (clean if is_clean else dirty)[slot] += 1
@@ -87,7 +88,7 @@ def _check_view(game: Game, viewer: int, acting: bool, builder: ObservationBuild
         team = (my_team + offset) % game.num_teams
         nat, two, jok, _closed = game.team_melds(team)
         assert (team_view.naturals, team_view.twos, team_view.jokers) == (nat, two, jok)
-        sizes = [nat[s] + two[s] + jok[s] for s in range(13)]
+        sizes = [nat[s] + two[s] + jok[s] for s in range(NUM_SLOTS)]
         assert team_view.is_canasta == [size >= rules.canasta_size for size in sizes]
         assert (team_view.closed_clean, team_view.closed_dirty) == _closed_counts(game, team)
         assert team_view.present and team_view.red3 == game.red3[team]
