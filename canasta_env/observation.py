@@ -71,6 +71,7 @@ version 0.1 (before S-19 runs), so a policy trained on it reads
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from operator import itemgetter
 
@@ -851,45 +852,60 @@ assert all(
 )
 
 
-def _field_plan(field: Field, start: int) -> tuple:
-    return (field.kind, field.name, start, start + field.size, field.values)
+def _flags(entries: list[int]) -> list[bool]:
+    return [bool(entry) for entry in entries]
 
 
-def _decoder_plan() -> list[tuple]:
-    """What :func:`decode_view` reads, in vector order: one entry per field, and per
-    group its first entry, stride, copy count and the plan of one copy."""
-    plan = []
-    for block in LAYOUT.blocks:
-        start = LAYOUT.offsets[block.name]
-        for item in block.items:
-            if isinstance(item, Field):
-                plan.append(_field_plan(item, start))
+def _one_hot(values: tuple[int, ...]) -> Callable[[list[int]], int]:
+    def read(entries: list[int]) -> int:
+        return values[entries.index(1)] if 1 in entries else -1
+
+    return read
+
+
+class _Reader:
+    """Reads the fields of one view (the top level, or one copy of a group) out of the
+    unscaled entries: one ``itemgetter`` call, then the flags and one-hot fields
+    converted in place."""
+
+    def __init__(self, items: list, start: int):
+        picks: list[int | slice] = []
+        self.converters: list[tuple[int, Callable]] = []
+        self.groups: list[tuple[int, str, list[_Reader], type]] = []
+        for position, item in enumerate(items):
+            if isinstance(item, Group):
+                readers = [
+                    _Reader(list(item.fields), start + copy * item.stride)
+                    for copy in range(item.repeat)
+                ]
+                self.groups.append((position, item.per, readers, _GROUP_VIEWS[item.name]))
+                picks.append(start)  # a placeholder: the group's list replaces it
+            elif item.kind in (NUMBER, FLAG):
+                picks.append(start)
             else:
-                copy_plan, offset = [], 0
-                for field in item.fields:
-                    copy_plan.append(_field_plan(field, offset))
-                    offset += field.size
-                view = _GROUP_VIEWS[item.name]
-                plan.append(("group", item.name, start, item.stride, item.per, view, copy_plan))
+                picks.append(slice(start, start + item.size))
+            if isinstance(item, Field) and item.kind in (FLAG, FLAGS, ONE_HOT):
+                convert = {FLAG: bool, FLAGS: _flags}.get(item.kind) or _one_hot(item.values)
+                self.converters.append((position, convert))
             start += item.size
-    return plan
+        assert len(picks) > 1  # an itemgetter of one item returns no tuple
+        self.getter = itemgetter(*picks)
+
+    def read(self, entries: list[int], copies: dict[str, int]) -> list:
+        """The view's arguments in field order; groups keep ``copies[per]`` copies."""
+        values = list(self.getter(entries))
+        for position, convert in self.converters:
+            values[position] = convert(values[position])
+        for position, per, readers, view in self.groups:
+            values[position] = [
+                view(*reader.read(entries, copies)) for reader in readers[: copies[per]]
+            ]
+        return values
 
 
-_PLAN = _decoder_plan()
-_NUM_PLAYERS_PLAN = _field_plan(_PLAYERS_FIELD, LAYOUT.span("num_players").start)
-
-
-def _read(values: list[int], kind: str, start: int, stop: int, one_hot_values: tuple):
-    if kind == NUMBER:
-        return values[start]
-    if kind == FLAG:
-        return bool(values[start])
-    if kind == COUNTS:
-        return values[start:stop]
-    if kind == FLAGS:
-        return [bool(value) for value in values[start:stop]]
-    entries = values[start:stop]
-    return one_hot_values[entries.index(1)] if 1 in entries else -1
+_READER = _Reader([item for block in LAYOUT.blocks for item in block.items], 0)
+_NUM_PLAYERS = LAYOUT.span("num_players")
+_READ_NUM_PLAYERS = _one_hot(_PLAYERS_FIELD.values)
 
 
 def decode_view(observation: np.ndarray, num_players: int | None = None) -> ObservationView:
@@ -897,25 +913,10 @@ def decode_view(observation: np.ndarray, num_players: int | None = None) -> Obse
 
     ``num_players`` defaults to the player count the observation shows.
     """
-    values = np.rint(np.asarray(observation, dtype=np.float64) / SCALES).astype(np.int64).tolist()
+    entries = np.rint(np.asarray(observation, dtype=np.float64) / SCALES).astype(np.int64).tolist()
     if num_players is None:
-        kind, _name, start, stop, one_hot_values = _NUM_PLAYERS_PLAN
-        num_players = _read(values, kind, start, stop, one_hot_values)
+        num_players = _READ_NUM_PLAYERS(entries[_NUM_PLAYERS.start : _NUM_PLAYERS.stop])
         if num_players not in _PLAYER_ONE_HOT:
             raise ValueError("not an observation: it shows no player count")
     copies = {PER_TEAM: teams_of(num_players), PER_SEAT: num_players}
-    named = {}
-    for entry in _PLAN:
-        if entry[0] != "group":
-            kind, name, start, stop, one_hot_values = entry
-            named[name] = _read(values, kind, start, stop, one_hot_values)
-            continue
-        _group, name, first, stride, per, view, copy_plan = entry
-        group = []
-        for copy in range(copies[per]):
-            at = first + copy * stride
-            group.append(
-                view(*[_read(values, k, at + s, at + e, v) for k, _n, s, e, v in copy_plan])
-            )
-        named[name] = group
-    return ObservationView(**named)
+    return ObservationView(*_READER.read(entries, copies))
