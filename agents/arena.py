@@ -23,7 +23,7 @@ plays in; the agents with the highest best score share the win (1, or 1/k for
 a k-way tie, e.g. an agent on both teams). An agent's *score difference* is the
 mean score of its teams minus the mean score of the other agents' teams.
 
-Statistics. Hands won % with a 95% Wilson score interval (ties count half);
+Statistics (:mod:`agents.stats`). Hands won % with a 95% Wilson score interval (ties count half);
 mean score difference per hand with a 95% Student-t interval; an Elo rating,
 the Bradley-Terry maximum-likelihood fit of the head-to-head results (one
 virtual draw per pair, independent of the order of the hands), which orders
@@ -75,7 +75,8 @@ from agents.registry import (
     registered_factories,
     reseed,
 )
-from canasta_env.engine.game import team_of_seat
+from agents.stats import mean_interval, wilson_interval
+from canasta_env.engine.game import team_of_seat, teams_of
 from canasta_env.rules import (
     PRESETS,
     add_rule_option,
@@ -85,61 +86,6 @@ from canasta_env.rules import (
 )
 
 PAIRINGS = ("round-robin", "given")
-Z_95 = 1.959963984540054
-
-# ---------------------------------------------------------------------- statistics
-
-#: Two-sided 95% Student-t quantiles for 1..30 degrees of freedom.
-_T_95 = (
-    12.706205, 4.302653, 3.182446, 2.776445, 2.570582, 2.446912, 2.364624, 2.306004,
-    2.262157, 2.228139, 2.200985, 2.178813, 2.160369, 2.144787, 2.131450, 2.119905,
-    2.109816, 2.100922, 2.093024, 2.085963, 2.079614, 2.073873, 2.068658, 2.063899,
-    2.059539, 2.055529, 2.051831, 2.048407, 2.045230, 2.042272,
-)  # fmt: skip
-
-
-def t_quantile_95(df: int) -> float:
-    """The 0.975 quantile of Student's t with ``df`` degrees of freedom.
-
-    Exact table up to 30, then the Cornish-Fisher expansion around the normal
-    quantile (error below 1e-5 from 30 on).
-    """
-    if df < 1:
-        raise ValueError("a t interval needs at least 2 observations")
-    if df <= len(_T_95):
-        return _T_95[df - 1]
-    z = Z_95
-    return (
-        z
-        + (z**3 + z) / (4 * df)
-        + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
-        + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3)
-    )
-
-
-def wilson_interval(successes: float, n: int, z: float = Z_95) -> tuple[float, float]:
-    """Wilson score interval of a proportion (``successes`` may be fractional: ties)."""
-    if n <= 0:
-        return (0.0, 1.0)
-    p = successes / n
-    denominator = 1 + z * z / n
-    center = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return (max(0.0, center - half), min(1.0, center + half))
-
-
-def mean_interval(values: Sequence[float]) -> tuple[float, float | None, float | None]:
-    """Mean and its 95% Student-t interval (None bounds with fewer than 2 values)."""
-    n = len(values)
-    if n == 0:
-        return (0.0, None, None)
-    mean = math.fsum(values) / n
-    if n < 2:
-        return (mean, None, None)
-    variance = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
-    half = t_quantile_95(n - 1) * math.sqrt(variance / n)
-    return (mean, mean - half, mean + half)
-
 
 # ---------------------------------------------------------------------- schedule
 
@@ -633,7 +579,7 @@ def write_outputs(
     """Write ``hands.csv``, ``results.json`` and (with ``plot``) ``ratings.png``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     num_players = config["players"]
-    num_teams = 2 if num_players in (4, 6) else num_players
+    num_teams = teams_of(num_players)
     with open(out_dir / "hands.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(
@@ -724,7 +670,7 @@ def measure_speed(
     for k in range(hands):
         env.reset(seed=deck_seed(seed, k))
         for seat, agent in enumerate(agents):
-            agent.reset(seat, num_players, variant)
+            agent.reset(seat, num_players, env.rules)
         for agent_name in env.agent_iter():
             observation, _reward, terminated, truncated, _info = env.last()
             if terminated or truncated:

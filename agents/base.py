@@ -2,7 +2,11 @@
 
 An agent sees exactly what the environment gives a player: the observation
 vector and the action mask (see :mod:`canasta_env.observation`). It returns one
-legal action id. Agents that keep memory across a hand may implement ``reset``.
+legal action id. Before each hand (or game) whoever runs the table calls
+``reset(seat, num_players, rules)`` with the :class:`~canasta_env.rules.Rules`
+of that table, house rules included: an agent that needs the rules (the
+heuristic bots do) takes them from there, and one that keeps memory across a
+hand clears it there. Agents that need neither may leave ``reset`` out.
 """
 
 from __future__ import annotations
@@ -14,6 +18,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import canasta_env
+from canasta_env.rules import Rules
+
+#: The error of an agent that needs its table's rules, asked to act before ``reset``.
+NOT_RESET = (
+    "{agent}.act() before reset(seat, num_players, rules): "
+    "the agent plays by the rules of its table, which reset gives it"
+)
 
 
 class Agent:
@@ -21,8 +32,12 @@ class Agent:
 
     name = "agent"
 
-    def reset(self, seat: int, num_players: int, variant: str) -> None:
-        """Called before each hand (or game) with the agent's seat."""
+    def reset(self, seat: int, num_players: int, rules: Rules) -> None:
+        """Called before each hand (or game) with the agent's seat and the table's rules.
+
+        ``rules`` is the table's :class:`~canasta_env.rules.Rules`, house rules
+        included (the env's ``rules``). The heuristic bots also accept a preset name.
+        """
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         raise NotImplementedError
@@ -77,7 +92,7 @@ def play_hands(
         deal_seed = deck_seeds[k] if deck_seeds is not None else seed + k
         env.reset(seed=deal_seed)
         for seat, agent in enumerate(agents):
-            agent.reset(seat, num_players, variant)
+            agent.reset(seat, num_players, env.rules)
         rewards = [0.0] * num_players
         steps = 0
         for name in env.agent_iter():

@@ -1,11 +1,12 @@
 """The expert bot: the strategy a strong human plays, from public information only.
 
 :class:`ExpertAgent` ("expert") reads the observation with
-:func:`agents.heuristics.read_observation` and scores the legal ids of the mask with
-:data:`agents.heuristics.MOVES`. Its only memory between turns is which kinds were
-discarded onto the pot since its own last discard; everything else it
-recomputes from the observation, which holds every public fact (G-8): melds,
-red 3s, pot contents seen, cards known to be in each hand after a pot take.
+:func:`canasta_env.observation.decode_view` and scores the legal ids of the mask
+with :data:`agents.heuristics.MOVES`, under the rules of its table (``reset``).
+Its only memory between turns is which kinds were discarded onto the pot since
+its own last discard; everything else it recomputes from the observation, which
+holds every public fact (G-8): melds, red 3s, pot contents seen, cards known to
+be in each hand after a pot take.
 
 Strategy, in the order a turn is played:
 
@@ -72,18 +73,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import NOT_RESET, Agent
 from agents.heuristics import (
     KIND_RUN,
     MOVES,
     TAKE_PREFERENCE,
     Move,
-    TableView,
     biggest_meld_key,
-    guess_rules,
     hand_margin,
-    read_observation,
-    rules_of,
     split_legal,
     take_probability,
     unseen_counts,
@@ -104,10 +101,8 @@ from canasta_env.cards import (
     NUM_HAND_KINDS,
     TWO,
 )
-from canasta_env.rules import (
-    ACE,
-    Rules,
-)
+from canasta_env.observation import ObservationView, decode_view
+from canasta_env.rules import ACE, Rules, make_rules
 
 
 @dataclass(frozen=True)
@@ -167,8 +162,8 @@ class ExpertAgent(Agent):
     def seed(self, seed: int | None) -> None:
         self.seed_value = seed
 
-    def reset(self, seat: int, num_players: int, variant) -> None:
-        self.rules = rules_of(variant)
+    def reset(self, seat: int, num_players: int, rules: Rules | str) -> None:
+        self.rules = make_rules(rules)
         self.num_players = num_players
         self.params = self.given_params or default_params(num_players)
         self._forget()
@@ -181,8 +176,10 @@ class ExpertAgent(Agent):
 
     # ------------------------------------------------------------------ entry point
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        view = read_observation(observation)
-        rules = self._ensure_rules(view)
+        rules = self.rules
+        if rules is None:
+            raise RuntimeError(NOT_RESET.format(agent="ExpertAgent"))
+        view = decode_view(observation)
         if view.hand_number != self._hand_number:
             self._forget()
             self._hand_number = view.hand_number
@@ -201,12 +198,6 @@ class ExpertAgent(Agent):
         self._pot_size_after_discard = view.pot_size + 1
         return action
 
-    def _ensure_rules(self, view: TableView) -> Rules:
-        if self.rules is None:  # act() without reset(): recognise the preset from the table
-            self.rules = guess_rules(view)
-            self.params = self.given_params or default_params(view.num_players)
-        return self.rules
-
     def _racing(self, rules: Rules) -> bool:
         """Whether this hand is a race to go out: ``race`` is on and one canasta goes out.
 
@@ -219,7 +210,7 @@ class ExpertAgent(Agent):
             and not rules.go_out_needs_clean_and_dirty
         )
 
-    def _remember_recent(self, view: TableView) -> None:
+    def _remember_recent(self, view: ObservationView) -> None:
         """Kinds put on the pot since our last discard: the players after us let them go."""
         before = self._pot_after_discard
         if before is None:
@@ -230,7 +221,7 @@ class ExpertAgent(Agent):
             self._recent = {k for k in range(NUM_HAND_KINDS) if view.pot_known[k] > 0}
 
     # ------------------------------------------------------------------ draw phase
-    def _draw_phase(self, view: TableView, draw_ids: list[int], rules: Rules) -> int:
+    def _draw_phase(self, view: ObservationView, draw_ids: list[int], rules: Rules) -> int:
         takes = [a for a in TAKE_PREFERENCE if a in draw_ids]
         if (
             PASS in draw_ids
@@ -258,7 +249,7 @@ class ExpertAgent(Agent):
 
     # ------------------------------------------------------------------ melding
     def _choose_meld(
-        self, view: TableView, meld_ids: list[int], discard_ids: list[int], rules: Rules
+        self, view: ObservationView, meld_ids: list[int], discard_ids: list[int], rules: Rules
     ) -> int | None:
         """The meld move to play now, or None to discard."""
         if not meld_ids:
@@ -284,7 +275,7 @@ class ExpertAgent(Agent):
         return None
 
     @staticmethod
-    def _opening_key(view: TableView, move: Move, rules: Rules, action: int) -> tuple:
+    def _opening_key(view: ObservationView, move: Move, rules: Rules, action: int) -> tuple:
         """S-10: a hidden canasta first; then the fewest wild cards, then the biggest melds.
 
         Natural melds are laid first; a wild card goes into the opening only when
@@ -294,7 +285,7 @@ class ExpertAgent(Agent):
         hidden = move.new and move.cards == rules.canasta_size and rules.hidden_canasta_bonus > 0
         return (hidden, -move.wilds, *biggest_meld_key(view, action))
 
-    def _meld_score(self, view: TableView, move: Move, rules: Rules) -> float:
+    def _meld_score(self, view: ObservationView, move: Move, rules: Rules) -> float:
         """How much a meld move is worth now (positive: play it)."""
         if move.kind == KIND_RUN:
             return 1000.0  # S-19: a run's bonus, once the team has a canasta
@@ -314,14 +305,14 @@ class ExpertAgent(Agent):
         if move.wilds == 0:
             if not move.new:
                 return 100.0  # grow a meld toward a canasta
-            if self.params.hold_triples_when_frozen and view.pot_frozen:
+            if self.params.hold_triples_when_frozen and view.pot_wild:
                 return -5.0  # C-10: keep them in hand to take the frozen pot
             return 80.0 + move.cards
         if move.new:
             return -10.0  # keep the pair (and the wild card) for a pot take
         return self._wild_on_meld_score(view, move, rules)
 
-    def _wild_on_meld_score(self, view: TableView, move: Move, rules: Rules) -> float:
+    def _wild_on_meld_score(self, view: ObservationView, move: Move, rules: Rules) -> float:
         me = view.me
         slot = move.slot
         current = me.meld_size(slot)
@@ -343,7 +334,7 @@ class ExpertAgent(Agent):
         return -20.0
 
     # ------------------------------------------------------------------ timing
-    def _want_go_out(self, view: TableView, rules: Rules) -> bool:
+    def _want_go_out(self, view: ObservationView, rules: Rules) -> bool:
         """Go out when racing, when we lead, when they could go out first (unless we are
         far behind), or when the stock runs out."""
         if self._racing(rules):
@@ -355,7 +346,7 @@ class ExpertAgent(Agent):
             return True
         return view.stock <= 2 * view.num_players * view.draw_count
 
-    def _opponent_can_go_out(self, view: TableView, rules: Rules) -> bool:
+    def _opponent_can_go_out(self, view: ObservationView, rules: Rules) -> bool:
         for team in view.teams[1:]:
             if rules.go_out_needs_clean_and_dirty:
                 if team.clean and team.dirty:
@@ -365,7 +356,7 @@ class ExpertAgent(Agent):
         return False
 
     # ------------------------------------------------------------------ discarding
-    def _choose_discard(self, view: TableView, discard_ids: list[int], rules: Rules) -> int:
+    def _choose_discard(self, view: ObservationView, discard_ids: list[int], rules: Rules) -> int:
         unseen, pool = self._unseen(view, rules)
         behind = hand_margin(view, rules, going_out=False) < 0
         pot_loss = self.params.pot_loss_base + self.params.pot_loss_per_card * (view.pot_size + 1)
@@ -380,7 +371,9 @@ class ExpertAgent(Agent):
 
         return min(discard_ids, key=cost)
 
-    def _keep_value(self, view: TableView, kind: int, rules: Rules, unseen: list[int]) -> float:
+    def _keep_value(
+        self, view: ObservationView, kind: int, rules: Rules, unseen: list[int]
+    ) -> float:
         """What keeping one card of ``kind`` is worth to us (pairs, wild cards, melds)."""
         params = self.params
         if kind == BLACK3:
@@ -409,12 +402,12 @@ class ExpertAgent(Agent):
         return keep
 
     @staticmethod
-    def _unseen(view: TableView, rules: Rules) -> tuple[list[int], int]:
+    def _unseen(view: ObservationView, rules: Rules) -> tuple[list[int], int]:
         """Copies of each holdable kind nobody has shown (and their total): card counting."""
         return unseen_counts(view, rules)
 
     def _take_probability(
-        self, view: TableView, kind: int, rules: Rules, unseen: list[int], pool: int
+        self, view: ObservationView, kind: int, rules: Rules, unseen: list[int], pool: int
     ) -> float:
         """Probability that the next player can take the pot if we discard ``kind``."""
         discount = 1.0

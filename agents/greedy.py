@@ -28,23 +28,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import NOT_RESET, Agent
 from agents.heuristics import (
     CANASTA_SIZE,
     KIND_RUN,
     MOVES,
-    TableView,
     choose_take_or_draw,
-    guess_rules,
-    read_observation,
-    rules_of,
     split_legal,
     take_probability,
     unseen_counts,
 )
 from canasta_env.actions import DISCARD
 from canasta_env.cards import BLACK3, CARD_VALUES, JOKER, TWO
-from canasta_env.rules import Rules
+from canasta_env.observation import ObservationView, decode_view
+from canasta_env.rules import Rules, make_rules
 
 #: What handing the pot to the next player costs, in keep-value points: a base
 #: plus this much per card in the pot (after our discard).
@@ -52,7 +49,7 @@ POT_LOSS_BASE = 50.0
 POT_LOSS_PER_CARD = 20.0
 
 
-def meld_all_key(view: TableView, action: int) -> tuple:
+def meld_all_key(view: ObservationView, action: int) -> tuple:
     """Order the meld moves of a bot that melds everything (highest first).
 
     Every legal meld is laid in the end; the order decides where the wild cards
@@ -90,22 +87,22 @@ class GreedyAgent(Agent):
     def seed(self, seed: int | None) -> None:
         self.seed_value = seed
 
-    def reset(self, seat: int, num_players: int, variant) -> None:
-        self.rules = rules_of(variant)
+    def reset(self, seat: int, num_players: int, rules: Rules | str) -> None:
+        self.rules = make_rules(rules)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        if self.rules is None:
+            raise RuntimeError(NOT_RESET.format(agent="GreedyAgent"))
         draw_ids, meld_ids, discard_ids = split_legal(action_mask)
         if draw_ids:
             return choose_take_or_draw(draw_ids)
-        view = read_observation(observation)
+        view = decode_view(observation)
         if meld_ids:
             return max(meld_ids, key=lambda a: meld_all_key(view, a))
-        if self.rules is None:  # act() without reset(): recognise the preset from the table
-            self.rules = guess_rules(view)
         return self.choose_discard(view, discard_ids, self.rules)
 
     @classmethod
-    def choose_discard(cls, view: TableView, discard_ids: list[int], rules: Rules) -> int:
+    def choose_discard(cls, view: ObservationView, discard_ids: list[int], rules: Rules) -> int:
         """The legal discard with the lowest keep value plus risk of giving the pot away."""
         unseen, pool = unseen_counts(view, rules)
         pot_loss = POT_LOSS_BASE + POT_LOSS_PER_CARD * (view.pot_size + 1)
@@ -118,7 +115,7 @@ class GreedyAgent(Agent):
         return min(discard_ids, key=cost)
 
     @staticmethod
-    def keep_value(view: TableView, kind: int, unseen: list[int]) -> float:
+    def keep_value(view: ObservationView, kind: int, unseen: list[int]) -> float:
         """How much the bot wants to keep one card of ``kind`` (``unseen``: copies not seen)."""
         if kind == BLACK3:
             return -100.0  # C-12: blocks the next player; worth nothing in hand

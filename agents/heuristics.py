@@ -1,12 +1,13 @@
-"""What the heuristic bots share: reading observations and action ids, public estimates.
+"""What the heuristic bots share: reading action ids, public estimates.
 
-A heuristic bot sees only what a player sees: the observation vector and the
-action mask. :func:`read_observation` reads the vector (through
-:func:`canasta_env.observation.decode`) into a :class:`TableView` with named
-fields; :data:`MOVES` says what each action id does (which cards it lays, onto
-which meld slot), so a bot can score the legal ids of a mask without asking the
-engine. :func:`team_score_estimate` and :func:`hand_margin` estimate hand scores
-from public information only (G-8); :func:`unseen_counts` and
+A heuristic bot sees only what a player sees: the observation vector, read
+back by :func:`canasta_env.observation.decode_view` into an
+:class:`~canasta_env.observation.ObservationView`, and the action mask;
+:data:`MOVES` says what each action id does (which cards it lays, onto which
+meld slot), so a bot can score the legal ids of a mask without asking the
+engine. The rules come from the table (the agent's ``reset``).
+:func:`team_score_estimate` and :func:`hand_margin` estimate hand scores from
+public information only (G-8); :func:`unseen_counts` and
 :func:`take_probability` count cards from public history to estimate how likely
 the next player can take the pot after a discard.
 """
@@ -25,11 +26,13 @@ from canasta_env.actions import (
     COMPOSITIONS,
     DISCARD,
     DRAW,
+    MAX_NEW_MELD,
     NEW_BLACK3,
     NEW_MELD,
     NEW_WILD,
     NUM_ACTIONS,
     NUM_COMPOSITIONS,
+    NUM_SLOTS,
     PASS,
     RUNS,
     SLOT_BLACK3,
@@ -50,30 +53,27 @@ from canasta_env.cards import (
     TWO,
     deck_counts,
 )
+from canasta_env.engine.game import team_of_seat
 from canasta_env.engine.scoring import canasta_bonus
-from canasta_env.observation import (
-    MAX_PLAYERS,
-    MAX_TEAMS,
-    NUM_SLOTS,
-    PLAYER_SIZE,
-    TEAM_SIZE,
-    decode,
-)
+from canasta_env.observation import ObservationView, TeamView
 from canasta_env.rules import (
-    PRESETS,
     TEAM_CLEAN_AND_DIRTY,
     TEAM_CLEAN_ONLY,
     TEAM_DIRTY_ONLY,
     TEAM_NO_CANASTA,
     TEAM_NO_MELD,
     Rules,
-    make_rules,
 )
 
 # ---------------------------------------------------------------------- actions
 
 #: Kinds of action ids.
 KIND_DRAW, KIND_TAKE, KIND_PASS, KIND_DISCARD, KIND_MELD, KIND_RUN = range(6)
+
+
+def natural_kind(slot: int) -> int:
+    """The kind of the natural cards of a meld slot (the black-3 slot holds black 3s)."""
+    return BLACK3 if slot == SLOT_BLACK3 else slot
 
 
 @dataclass(frozen=True)
@@ -104,8 +104,7 @@ class Move:
     @property
     def points(self) -> int:
         """Card values laid (G-2): what a meld move adds toward an opening."""
-        natural_kind = BLACK3 if self.slot == SLOT_BLACK3 else self.slot
-        value = CARD_VALUES[natural_kind] * self.naturals if self.naturals else 0
+        value = CARD_VALUES[natural_kind(self.slot)] * self.naturals if self.naturals else 0
         return value + CARD_VALUES[TWO] * self.twos + CARD_VALUES[JOKER] * self.jokers
 
 
@@ -114,13 +113,13 @@ def _build_moves() -> tuple[Move, ...]:
     moves += [Move(KIND_TAKE) for _ in range(TAKE, PASS)]
     moves.append(Move(KIND_PASS))
     moves += [Move(KIND_DISCARD, slot=kind) for kind in range(NUM_HAND_KINDS)]
-    moves += [Move(KIND_MELD, slot=s, naturals=1) for s in range(12)]
+    moves += [Move(KIND_MELD, slot=s, naturals=1) for s in range(SLOT_BLACK3 + 1)]
     wild_target = list(range(NUM_NATURALS)) + [SLOT_WILD]
     moves += [Move(KIND_MELD, slot=s, twos=1) for s in wild_target]
     moves += [Move(KIND_MELD, slot=s, jokers=1) for s in wild_target]
     for rank in range(NUM_NATURALS):
         moves += [Move(KIND_MELD, rank, n, t, j, True) for n, t, j in COMPOSITIONS]
-    moves += [Move(KIND_MELD, SLOT_BLACK3, n, 0, 0, True) for n in range(3, 8)]
+    moves += [Move(KIND_MELD, SLOT_BLACK3, n, 0, 0, True) for n in range(3, MAX_NEW_MELD + 1)]
     moves += [Move(KIND_MELD, SLOT_WILD, 0, t, j, True) for t, j in WILD_COMPOSITIONS]
     moves += [Move(KIND_RUN, naturals=length, new=True) for _ in SUITS for _, length in RUNS]
     assert len(moves) == NUM_ACTIONS
@@ -139,208 +138,38 @@ CANASTA_SIZE = 7
 #: Take actions from the cheapest (no card from the hand) to the dearest (a joker).
 TAKE_PREFERENCE = (TAKE_ONTO_MELD, TAKE, TAKE_WITH_TWO, TAKE_WITH_JOKER)
 
-# ---------------------------------------------------------------------- observation
-
-
-@dataclass
-class TeamView:
-    """One team's public table, from the observation (counts unscaled)."""
-
-    naturals: list[int]  # per slot, unfinished melds
-    twos: list[int]
-    jokers: list[int]
-    closed_clean: list[int]  # finished canastas per slot (melds that close at 7, S-7)
-    closed_dirty: list[int]
-    red3: int
-    opened: bool
-    opening_minimum: int
-    score: int
-    canastas: int
-    clean: int
-    dirty: int
-
-    def meld_size(self, slot: int) -> int:
-        return self.naturals[slot] + self.twos[slot] + self.jokers[slot]
-
-    def has_meld(self, slot: int) -> bool:
-        return self.meld_size(slot) > 0
-
-
-@dataclass
-class PlayerView:
-    """One seat from the viewer's side: ``offset`` 0 is the viewer, 1 plays next."""
-
-    teammate: bool
-    hand_size: int
-    known: list[int]  # cards known to be in the hand (pot takes, G-8), per holdable kind
-
-
-@dataclass
-class TableView:
-    """The observation of the player to act, read into named fields."""
-
-    hand: list[int]
-    held: list[int]
-    pot_top: int  # kind, or -1 for an empty pot
-    pot_size: int
-    pot_face_down: int
-    pot_frozen: bool  # a wild card in it (C-9, I-8) or crossed (S-6)
-    pot_blocked: bool
-    pot_frozen_for_me: bool  # C-9: frozen against an unopened team
-    pot_known: list[int]
-    teams: list[TeamView]  # own team first, then in turn order
-    players: list[PlayerView]  # own seat first, then in turn order
-    draw_phase: bool
-    staged: int
-    still_needed: int
-    took_pot: bool
-    clean_only: bool
-    may_go_out: bool
-    stock: int
-    num_players: int
-    draw_count: int
-    melds_close_at_7: bool
-    wild_melds: bool
-    black3_melds: bool
-    needs_clean_and_dirty: bool
-    three_to_take_frozen: bool
-    wild_crosses_pot: bool
-    hand_number: int
-    target: int
-
-    @property
-    def me(self) -> TeamView:
-        return self.teams[0]
-
-    @property
-    def hand_size(self) -> int:
-        return sum(self.hand)
-
-
-def _ints(values: np.ndarray) -> list[int]:
-    return np.rint(values).astype(np.int64).tolist()
-
-
-def read_observation(observation: np.ndarray) -> TableView:
-    """Read an observation vector (see :mod:`canasta_env.observation`) into a TableView."""
-    blocks = decode(observation)
-    table = _ints(blocks["table"])
-    one_hot = table[:4]
-    num_players = (2, 3, 4, 6)[one_hot.index(1)] if 1 in one_hot else 4
-    num_teams = 2 if num_players in (4, 6) else num_players
-    teams_raw = _ints(blocks["teams"])
-    teams = []
-    for t in range(min(num_teams, MAX_TEAMS)):
-        raw = teams_raw[t * TEAM_SIZE : (t + 1) * TEAM_SIZE]
-        s = NUM_SLOTS
-        summary = raw[6 * s :]  # present, red 3s, opened, minimum, score, canastas ...
-        teams.append(
-            TeamView(
-                naturals=raw[0:s],
-                twos=raw[s : 2 * s],
-                jokers=raw[2 * s : 3 * s],
-                closed_clean=raw[4 * s : 5 * s],
-                closed_dirty=raw[5 * s : 6 * s],
-                red3=summary[1],
-                opened=bool(summary[2]),
-                opening_minimum=summary[3],
-                score=summary[4],
-                canastas=summary[5],
-                clean=summary[6],
-                dirty=summary[7],
-            )
-        )
-    players_raw = _ints(blocks["players"])
-    players = []
-    for p in range(min(num_players, MAX_PLAYERS)):
-        raw = players_raw[p * PLAYER_SIZE : (p + 1) * PLAYER_SIZE]
-        players.append(PlayerView(teammate=bool(raw[1]), hand_size=raw[2], known=raw[3:]))
-    pot_top_raw = blocks["pot_top"]
-    top = int(np.argmax(pot_top_raw))
-    pot_state = _ints(blocks["pot_state"])
-    turn = _ints(blocks["turn"])
-    return TableView(
-        hand=_ints(blocks["hand"]),
-        held=_ints(blocks["held"]),
-        pot_top=-1 if top == len(pot_top_raw) - 1 else top,
-        pot_size=pot_state[0],
-        pot_face_down=pot_state[1],
-        pot_frozen=bool(pot_state[2] or pot_state[3]),
-        pot_blocked=bool(pot_state[4]),
-        pot_frozen_for_me=bool(pot_state[5]),
-        pot_known=_ints(blocks["pot_known"]),
-        teams=teams,
-        players=players,
-        draw_phase=bool(turn[0]),
-        staged=turn[2],
-        still_needed=turn[3],
-        took_pot=bool(turn[4]),
-        clean_only=bool(turn[5]),
-        may_go_out=bool(turn[6]),
-        stock=turn[8],
-        num_players=num_players,
-        hand_number=table[4],
-        draw_count=table[5],
-        melds_close_at_7=bool(table[6]),
-        wild_melds=bool(table[7]),
-        black3_melds=bool(table[8]),
-        needs_clean_and_dirty=bool(table[9]),
-        three_to_take_frozen=bool(table[10]),
-        wild_crosses_pot=bool(table[11]),
-        target=table[12],
-    )
-
-
-# ---------------------------------------------------------------------- rules and scores
-
-
-def rules_of(variant) -> Rules | None:
-    """The rules of a preset name or a Rules object (None for anything else)."""
-    if isinstance(variant, Rules):
-        return variant
-    if isinstance(variant, str) and variant in PRESETS:
-        return make_rules(variant)
-    return None
-
-
-def guess_rules(view: TableView) -> Rules:
-    """The preset whose table flags the observation shows (for agents never reset)."""
-    if view.melds_close_at_7:
-        return make_rules("spanish")
-    if view.wild_melds:
-        return make_rules("italian")
-    return make_rules("canastone" if view.target >= 10000 else "classic")
-
-
 #: Average value of an unknown card in another player's hand, for score estimates.
 UNKNOWN_CARD_VALUE = 9.0
+
+#: S-7: the observation counts closed canastas only as clean or dirty per slot; a
+#: dirty one is taken to hold this many 2s (the rest naturals, or 2s on the wild slot).
+CLOSED_DIRTY_TWOS = 2
 
 
 def team_score_estimate(team: TeamView, rules: Rules) -> float:
     """A team's hand score if the hand ended now, without the hand penalty."""
     melded = 0.0
     bonus = 0.0
-    for slot in range(13):
+    for slot in range(NUM_SLOTS):
         n, t, j = team.naturals[slot], team.twos[slot], team.jokers[slot]
         if n + t + j == 0:
             continue
-        value = 0 if slot == SLOT_WILD else CARD_VALUES[BLACK3 if slot == SLOT_BLACK3 else slot]
+        value = 0 if slot == SLOT_WILD else CARD_VALUES[natural_kind(slot)]
         melded += n * value + t * CARD_VALUES[TWO] + j * CARD_VALUES[JOKER]
         if n + t + j >= rules.canasta_size:
             bonus += canasta_bonus(rules, slot, n, t, j, False)
-    for slot in range(13):
-        if slot == SLOT_WILD:
-            value = CARD_VALUES[TWO]
-        else:
-            value = CARD_VALUES[BLACK3 if slot == SLOT_BLACK3 else slot]
+    for slot in range(NUM_SLOTS):
+        value = CARD_VALUES[TWO] if slot == SLOT_WILD else CARD_VALUES[natural_kind(slot)]
         clean, dirty = team.closed_clean[slot], team.closed_dirty[slot]
         if clean:
-            melded += clean * 7 * value
-            shape = (0, 7, 0) if slot == SLOT_WILD else (7, 0, 0)
+            melded += clean * CANASTA_SIZE * value
+            shape = (0, CANASTA_SIZE, 0) if slot == SLOT_WILD else (CANASTA_SIZE, 0, 0)
             bonus += clean * canasta_bonus(rules, slot, *shape, False)
         if dirty:
-            melded += dirty * (5 * value + 2 * CARD_VALUES[TWO])
-            shape = (0, 4, 3) if slot == SLOT_WILD else (5, 2, 0)
+            others = CANASTA_SIZE - CLOSED_DIRTY_TWOS
+            melded += dirty * (others * value + CLOSED_DIRTY_TWOS * CARD_VALUES[TWO])
+            # the bonus of a dirty wild canasta: four 2s and three jokers (S-9)
+            shape = (0, 4, 3) if slot == SLOT_WILD else (others, CLOSED_DIRTY_TWOS, 0)
             bonus += dirty * canasta_bonus(rules, slot, *shape, False)
     if not team.opened:
         condition = TEAM_NO_MELD
@@ -358,7 +187,7 @@ def team_score_estimate(team: TeamView, rules: Rules) -> float:
     return melded + bonus + red3
 
 
-def hand_margin(view: TableView, rules: Rules, going_out: bool) -> float:
+def hand_margin(view: ObservationView, rules: Rules, going_out: bool) -> float:
     """Our estimated hand score minus the best opponent's (going out now or not)."""
     own_hand = sum(
         view.hand[k] * (rules.black3_in_hand_penalty if k == BLACK3 else CARD_VALUES[k])
@@ -380,12 +209,10 @@ def hand_margin(view: TableView, rules: Rules, going_out: bool) -> float:
     return ours - best
 
 
-def seats_of_team(view: TableView, team_offset: int) -> list[int]:
+def seats_of_team(view: ObservationView, team_offset: int) -> list[int]:
     """Player offsets (from the viewer) of the team ``team_offset`` teams after ours."""
-    n = view.num_players
-    if n in (4, 6):
-        return [p for p in range(n) if p % 2 == team_offset % 2] if team_offset else []
-    return [team_offset]
+    # seats and teams are both ordered from the viewer, so offsets follow the seat rule (G-3)
+    return [p for p in range(view.num_players) if team_of_seat(view.num_players, p) == team_offset]
 
 
 def split_legal(action_mask: np.ndarray) -> tuple[list[int], list[int], list[int]]:
@@ -407,7 +234,7 @@ def choose_take_or_draw(draw_ids: list[int]) -> int:
     return draw_ids[0]
 
 
-def biggest_meld_key(view: TableView, action: int) -> tuple:
+def biggest_meld_key(view: ObservationView, action: int) -> tuple:
     """Order meld moves: a move that completes a canasta first, then the most cards
     laid, then onto the biggest meld, then the most points.
 
@@ -441,7 +268,7 @@ def hypergeom_at_least(successes: int, population: int, draws: int, at_least: in
     return max(0.0, 1.0 - below / total)
 
 
-def unseen_counts(view: TableView, rules: Rules) -> tuple[list[int], int]:
+def unseen_counts(view: ObservationView, rules: Rules) -> tuple[list[int], int]:
     """Copies of each holdable kind nobody has shown (and their total): card counting.
 
     The deck minus the own hand and held cards, the visible pot, every meld on
@@ -453,14 +280,15 @@ def unseen_counts(view: TableView, rules: Rules) -> tuple[list[int], int]:
         for kind in range(NUM_HAND_KINDS):
             seen[kind] += player.known[kind]
     for team in view.teams:
-        for slot in range(13):
-            natural_kind = BLACK3 if slot == SLOT_BLACK3 else slot
+        for slot in range(NUM_SLOTS):
+            clean, dirty = team.closed_clean[slot], team.closed_dirty[slot]
             if slot != SLOT_WILD:
-                seen[natural_kind] += team.naturals[slot]
-                seen[natural_kind] += 7 * team.closed_clean[slot] + 5 * team.closed_dirty[slot]
-                seen[TWO] += 2 * team.closed_dirty[slot]
+                kind = natural_kind(slot)
+                seen[kind] += team.naturals[slot]
+                seen[kind] += CANASTA_SIZE * clean + (CANASTA_SIZE - CLOSED_DIRTY_TWOS) * dirty
+                seen[TWO] += CLOSED_DIRTY_TWOS * dirty
             else:
-                seen[TWO] += 7 * (team.closed_clean[slot] + team.closed_dirty[slot])
+                seen[TWO] += CANASTA_SIZE * (clean + dirty)
             seen[TWO] += team.twos[slot]
             seen[JOKER] += team.jokers[slot]
     unseen = [max(0, deck[k] - seen[k]) for k in range(NUM_HAND_KINDS)]
@@ -468,7 +296,7 @@ def unseen_counts(view: TableView, rules: Rules) -> tuple[list[int], int]:
 
 
 def take_probability(
-    view: TableView,
+    view: ObservationView,
     kind: int,
     rules: Rules,
     unseen: list[int],
@@ -493,7 +321,7 @@ def take_probability(
     if nxt.teammate:
         return 0.0
     their_team = view.teams[1]
-    frozen = view.pot_frozen or (rules.frozen_for_unopened and not their_team.opened)
+    frozen = view.pot_wild or (rules.frozen_for_unopened and not their_team.opened)
     if rules.take_onto_meld and not frozen and their_team.opened and their_team.has_meld(kind):
         return 1.0
     needed = rules.take_naturals_frozen if frozen else rules.take_naturals

@@ -27,7 +27,7 @@ from typing import TextIO
 import canasta_env
 from agents.registry import available_agents, make_agent
 from canasta_env.actions import action_to_str, str_to_action
-from canasta_env.engine.game import IllegalActionError
+from canasta_env.engine.game import IllegalActionError, team_of_seat, teams_of
 from canasta_env.render import render_table
 from canasta_env.rules import PRESETS, add_rule_option, make_rules, parse_rule_overrides
 
@@ -84,13 +84,8 @@ def score_sheet(hand_scores: list[dict], team_names: list[str]) -> str:
 
 
 def team_labels(num_players: int, human: int) -> list[str]:
-    num_teams = 2 if num_players in (4, 6) else num_players
-    labels = []
-    for team in range(num_teams):
-        seats = [s for s in range(num_players) if (s % 2 if num_players in (4, 6) else s) == team]
-        mine = " (you)" if human in seats else ""
-        labels.append(f"team {team}{mine}")
-    return labels
+    mine = team_of_seat(num_players, human)
+    return [f"team {t}{' (you)' if t == mine else ''}" for t in range(teams_of(num_players))]
 
 
 def play_hand(
@@ -120,7 +115,7 @@ def play_hand(
         teammate = game.team_of[seat] == game.team_of[human]
         name = partners if teammate else opponents
         bot = make_agent(name, seed=None if seed is None else seed * 31 + seat)
-        bot.reset(seat, num_players, variant)
+        bot.reset(seat, num_players, env.rules)
         bots[seat] = (name, bot)
     say(f"you are player {human}; {HELP}")
     hand_scores = None

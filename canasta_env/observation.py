@@ -56,6 +56,13 @@ history (6 x 28 + 14)    182   1/4    public history of the current hand, per se
 
 Total: 14 + 14 + 16 + 6 + 15 + 258 + 102 + 11 + 13 + 55 + 182 = 686 (``OBS_SIZE``).
 
+The layout is declared once, as :data:`LAYOUT`: blocks of named fields with
+their sizes and scales. The builder takes its sizes, scales and the positions of
+its big fields from it; :func:`decode_view` reads an observation back by it into
+an :class:`ObservationView` with the same names (``view.pot_top``,
+``view.teams[1].canastas``, ``view.history[0].discarded``), and :func:`decode`
+splits it into its blocks.
+
 The layout only grows at its end. The first 449 entries are the layout of
 version 0.1 (before S-19 runs), so a policy trained on it reads
 ``observation[:449]``; the first 504 are the layout before the history block
@@ -64,95 +71,313 @@ version 0.1 (before S-19 runs), so a policy trained on it reads
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from operator import itemgetter
 
 import numpy as np
 
+from canasta_env.actions import NUM_SLOTS
 from canasta_env.cards import NUM_HAND_KINDS, NUM_KINDS, NUM_NATURALS
-from canasta_env.engine.game import PHASE_DRAW, PHASE_MELD, Game
+from canasta_env.engine.game import PHASE_DRAW, PHASE_MELD, Game, teams_of
+from canasta_env.engine.melds import canasta_kind
 from canasta_env.engine.sequences import NUM_SUITS, SUITED_SIZE
 
 MAX_TEAMS = 3
 MAX_PLAYERS = 6
-NUM_SLOTS = 13
-TEAM_SIZE = NUM_SLOTS * 4 + NUM_SLOTS * 2 + 8  # 86
-PLAYER_SIZE = 3 + NUM_HAND_KINDS  # 17
-SEQUENCE_SIZE = SUITED_SIZE + NUM_SUITS + MAX_TEAMS * 2 + 1  # 55
-HISTORY_SEAT_SIZE = NUM_HAND_KINDS * 2  # discarded, declined: 28
-HISTORY_SIZE = MAX_PLAYERS * HISTORY_SEAT_SIZE + NUM_HAND_KINDS  # 182
-#: Size of the layout before the S-19 block (what version 0.1 policies read).
-OBS_SIZE_V0 = 449
-#: Size of the layout before the history block (S-19 runs included).
-OBS_SIZE_V1 = 504
 
-BLOCKS = (
-    ("hand", NUM_HAND_KINDS),
-    ("held", NUM_HAND_KINDS),
-    ("pot_top", NUM_KINDS + 1),
-    ("pot_state", 6),
-    ("pot_known", NUM_KINDS),
-    ("teams", MAX_TEAMS * TEAM_SIZE),
-    ("players", MAX_PLAYERS * PLAYER_SIZE),
-    ("turn", 11),
-    ("table", 13),
-    ("sequences", SEQUENCE_SIZE),
-    ("history", HISTORY_SIZE),
-)
-OBS_SIZE = sum(size for _, size in BLOCKS)
-assert OBS_SIZE == 686
-assert OBS_SIZE - HISTORY_SIZE == OBS_SIZE_V1
+# ---------------------------------------------------------------------- the layout
 
+#: How a field reads back (:func:`decode_view`): a list of counts, one number, one
+#: flag, a list of flags, or the value of the one entry set (-1 when none is).
+COUNTS, NUMBER, FLAG, FLAGS, ONE_HOT = "counts", "number", "flag", "flags", "one_hot"
+#: How many copies of a group a table fills: one per team, or one per seat.
+PER_TEAM, PER_SEAT = "team", "seat"
+#: The scale of a count of cards of one kind: four of a kind read 1.
+QUARTER = 0.25
+#: ``pot_top``'s value for an empty pot.
+NO_CARD = -1
+
+
+@dataclass(frozen=True)
+class Field:
+    """``size`` entries of the vector, each a value times ``scale``.
+
+    ``big`` marks a field that may pass a byte or be negative (the builder writes
+    it as a number); ``values`` are the values of a one-hot field's entries.
+    """
+
+    name: str
+    size: int = 1
+    scale: float = 1.0
+    kind: str = NUMBER
+    values: tuple[int, ...] = ()
+    big: bool = False
+
+
+@dataclass(frozen=True)
+class Group:
+    """``repeat`` copies of ``fields``, one per team or seat from the viewer (``per``),
+    the copies past the table's teams or seats zero."""
+
+    name: str
+    fields: tuple[Field, ...]
+    repeat: int
+    per: str
+
+    @property
+    def stride(self) -> int:
+        return sum(f.size for f in self.fields)
+
+    @property
+    def size(self) -> int:
+        return self.repeat * self.stride
+
+
+@dataclass(frozen=True)
+class Block:
+    """A named run of fields and groups (the rows of the module table)."""
+
+    name: str
+    items: tuple[Field | Group, ...]
+
+    @property
+    def size(self) -> int:
+        return sum(item.size for item in self.items)
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where one field (of one group copy) lies: entries ``start`` to ``stop``."""
+
+    field: Field
+    start: int
+    block: str
+    group: str | None = None
+    copy: int | None = None
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.field.size
+
+    @property
+    def name(self) -> str:
+        """``pot_size``, or ``teams[1].score`` inside a group."""
+        if self.group is None:
+            return self.field.name
+        return f"{self.group}[{self.copy}].{self.field.name}"
+
+
+class Layout:
+    """The blocks of the observation in vector order, and where each field lies.
+
+    The builder (:class:`ObservationBuilder`) takes its sizes, scales and the
+    positions of its big fields from here; :func:`decode_view` reads every field
+    back by these positions.
+    """
+
+    def __init__(self, blocks: tuple[Block, ...]):
+        self.blocks = blocks
+        self.spans: list[Span] = []
+        self.offsets: dict[str, int] = {}
+        self.groups: dict[str, Group] = {}
+        start = 0
+        for block in blocks:
+            self.offsets[block.name] = start
+            for item in block.items:
+                if isinstance(item, Field):
+                    self.spans.append(Span(item, start, block.name))
+                    start += item.size
+                    continue
+                self.groups[item.name] = item
+                for copy in range(item.repeat):
+                    for field in item.fields:
+                        self.spans.append(Span(field, start, block.name, item.name, copy))
+                        start += field.size
+        self.size = start
+        self._spans = {span.name: span for span in self.spans}
+        assert len(self._spans) == len(self.spans), "field names repeat"
+
+    def span(self, name: str, copy: int = 0) -> Span:
+        """The span of field ``name``: ``"pot_size"``, or ``"teams.score"`` of team ``copy``."""
+        group, _, field = name.rpartition(".")
+        return self._spans[f"{group}[{copy}].{field}" if group else name]
+
+    def scales(self) -> np.ndarray:
+        """Each entry's scale (float32), in vector order."""
+        scale = [span.field.scale for span in self.spans for _ in range(span.field.size)]
+        return np.asarray(scale, dtype=np.float32)
+
+
+def _counts(name: str, size: int = NUM_HAND_KINDS, scale: float = QUARTER) -> Field:
+    return Field(name, size, scale, COUNTS)
+
+
+def _flag(name: str) -> Field:
+    return Field(name, kind=FLAG)
+
+
+def _declare_layout() -> Layout:
+    """The observation, block by block (the module table)."""
+    # one team's public table; a per-slot list runs over the 13 meld slots (ranks
+    # 4..A, black 3s, wild cards)
+    team = (
+        _counts("naturals", NUM_SLOTS),  # the open meld of each slot
+        _counts("twos", NUM_SLOTS),
+        _counts("jokers", NUM_SLOTS),
+        Field("is_canasta", NUM_SLOTS, kind=FLAGS),  # the open meld is a canasta
+        _counts("closed_clean", NUM_SLOTS),  # S-7: canastas closed at 7, per slot
+        _counts("closed_dirty", NUM_SLOTS),
+        _flag("present"),
+        Field("red3", scale=QUARTER),
+        _flag("opened"),
+        Field("opening_minimum", scale=1 / 100),  # the engine's ``need``
+        Field("score", scale=1 / 5000, big=True),
+        Field("canastas", scale=QUARTER),
+        Field("clean", scale=QUARTER),
+        Field("dirty", scale=QUARTER),
+    )
+    # one seat: its hand size and the cards known to be in its hand (G-8)
+    player = (
+        _flag("present"),
+        _flag("teammate"),
+        Field("hand_size", scale=1 / 15, big=True),
+        _counts("known"),
+    )
+    pot_top = Field("pot_top", NUM_KINDS + 1, kind=ONE_HOT, values=(*range(NUM_KINDS), NO_CARD))
+    return Layout(
+        (
+            Block("hand", (_counts("hand"),)),
+            Block("held", (_counts("held"),)),  # pot cards set aside until the opening is met
+            Block("pot_top", (pot_top,)),
+            Block(
+                "pot_state",
+                (
+                    Field("pot_size", scale=1 / 20, big=True),
+                    Field("pot_face_down", scale=1 / 10),
+                    _flag("pot_frozen"),  # C-9, I-8: a wild card froze it
+                    _flag("pot_crossed"),  # S-6: a wild card crossed it
+                    _flag("pot_blocked"),  # C-12: the top is a black 3 or a wild card
+                    _flag("pot_frozen_for_me"),  # C-9: frozen against the viewer's unopened team
+                ),
+            ),
+            Block("pot_known", (_counts("pot_known", NUM_KINDS),)),  # public pot cards
+            Block("teams", (Group("teams", team, MAX_TEAMS, PER_TEAM),)),
+            Block("players", (Group("players", player, MAX_PLAYERS, PER_SEAT),)),
+            Block(
+                "turn",
+                (
+                    _flag("draw_phase"),
+                    _flag("meld_phase"),
+                    Field("staged", scale=1 / 100, big=True),  # opening points laid this turn
+                    Field("still_needed", scale=1 / 100),  # opening points still needed
+                    _flag("took_pot"),
+                    _flag("clean_only"),  # a clean opening is required
+                    _flag("may_go_out"),
+                    _flag("hidden_open"),  # S-8: opened this turn with a hidden canasta
+                    Field("stock", scale=1 / 100, big=True),
+                    _flag("stock_short"),  # too few cards to draw
+                    Field("steps", scale=1 / 500, big=True),
+                ),
+            ),
+            Block(
+                "table",
+                (
+                    Field("num_players", 4, kind=ONE_HOT, values=(2, 3, 4, 6)),
+                    Field("hand_number", scale=1 / 10),
+                    Field("draw_count", scale=1 / 2),
+                    _flag("melds_close_at_7"),
+                    _flag("wild_melds"),
+                    _flag("black3_melds"),
+                    _flag("needs_clean_and_dirty"),
+                    _flag("three_to_take_frozen"),
+                    _flag("wild_crosses_pot"),
+                    Field("target", scale=1 / 10000, big=True),
+                ),
+            ),
+            Block(
+                "sequences",  # S-19 runs: all 0 unless ``sequences`` is on
+                (
+                    _counts("suited_hand", SUITED_SIZE),  # naturals per rank * 4 + suit (S H D C)
+                    Field("pot_suit", NUM_SUITS, kind=ONE_HOT, values=tuple(range(NUM_SUITS))),
+                    Group(
+                        "runs",
+                        (Field("escalas", scale=QUARTER), Field("escalas_reales", scale=QUARTER)),
+                        MAX_TEAMS,
+                        PER_TEAM,
+                    ),
+                    _flag("sequences_on"),
+                ),
+            ),
+            Block(
+                "history",
+                (
+                    Group(
+                        "history",
+                        (_counts("discarded"), _counts("declined")),  # declined: pot tops let go
+                        MAX_PLAYERS,
+                        PER_SEAT,
+                    ),
+                    _counts("since_my_discard"),  # the others' discards since the viewer's last
+                ),
+            ),
+        )
+    )
+
+
+#: The observation's layout: the one declaration the builder and the reader follow.
+LAYOUT = _declare_layout()
+BLOCKS = tuple((block.name, block.size) for block in LAYOUT.blocks)
+OBS_SIZE = LAYOUT.size
 #: Offset of each block in the vector.
-OFFSETS: dict[str, int] = {}
-_offset = 0
-for _name, _size in BLOCKS:
-    OFFSETS[_name] = _offset
-    _offset += _size
+OFFSETS: dict[str, int] = LAYOUT.offsets
+TEAM_SIZE = LAYOUT.groups["teams"].stride  # 86
+PLAYER_SIZE = LAYOUT.groups["players"].stride  # 17
+SEQUENCE_SIZE = dict(BLOCKS)["sequences"]  # 55
+HISTORY_SEAT_SIZE = LAYOUT.groups["history"].stride  # discarded, declined: 28
+HISTORY_SIZE = dict(BLOCKS)["history"]  # 182
+#: Size of the layout before the S-19 block (what version 0.1 policies read).
+OBS_SIZE_V0 = OFFSETS["sequences"]
+#: Size of the layout before the history block (S-19 runs included).
+OBS_SIZE_V1 = OFFSETS["history"]
+assert OBS_SIZE == 686 and OBS_SIZE_V0 == 449 and OBS_SIZE_V1 == 504
+assert (TEAM_SIZE, PLAYER_SIZE, SEQUENCE_SIZE, HISTORY_SIZE) == (86, 17, 55, 182)
+
+SCALES = LAYOUT.scales()
+_BIG_SPANS = [span for span in LAYOUT.spans if span.field.big]
+# The builder writes the big fields in this order (see ``big`` in ObservationBuilder.build).
+assert [span.field.name for span in _BIG_SPANS] == (
+    ["pot_size"] + ["score"] * MAX_TEAMS + ["hand_size"] * MAX_PLAYERS
+) + ["staged", "stock", "steps", "target"]
+#: Indices written from a separate list (scores can be negative; stock, steps, sizes large).
+BIG_INDICES = np.asarray([span.start for span in _BIG_SPANS], dtype=np.intp)
+#: Team scores by team offset, and the target score.
+SCORE_INDICES = np.asarray(
+    [LAYOUT.span("teams.score", team).start for team in range(MAX_TEAMS)], dtype=np.intp
+)
+TARGET_INDEX = LAYOUT.span("target").start
+#: Positions of the big fields inside the head bytes, a player block and the turn block.
+_POT_SIZE_AT = LAYOUT.span("pot_size").start  # the head starts the vector
+_SIZE_AT = LAYOUT.span("players.hand_size").start - OFFSETS["players"]
+_TURN_BIG_AT = tuple(
+    LAYOUT.span(name).start - OFFSETS["turn"] for name in ("staged", "stock", "steps")
+)
 
 
-def _scales() -> np.ndarray:
-    q = 0.25
-    scale: list[float] = [q] * NUM_HAND_KINDS * 2 + [1.0] * (NUM_KINDS + 1)
-    scale += [1 / 20, 1 / 10, 1, 1, 1, 1] + [q] * NUM_KINDS
-    team = [q] * (NUM_SLOTS * 3) + [1.0] * NUM_SLOTS + [q] * (NUM_SLOTS * 2)
-    team += [1, q, 1, 1 / 100, 1 / 5000, q, q, q]
-    scale += team * MAX_TEAMS
-    scale += ([1, 1, 1 / 15] + [q] * NUM_HAND_KINDS) * MAX_PLAYERS
-    scale += [1, 1, 1 / 100, 1 / 100, 1, 1, 1, 1, 1 / 100, 1, 1 / 500]
-    scale += [1, 1, 1, 1, 1 / 10, 1 / 2, 1, 1, 1, 1, 1, 1, 1 / 10000]
-    scale += [q] * SUITED_SIZE + [1] * NUM_SUITS + [q] * (MAX_TEAMS * 2) + [1]
-    scale += [q] * HISTORY_SIZE
-    assert len(scale) == OBS_SIZE
-    return np.asarray(scale, dtype=np.float32)
+def _one_hot_rows(field: Field) -> list[list[int]]:
+    """The entries of a one-hot field for each of its values, in ``values`` order."""
+    return [[1 if i == j else 0 for i in range(field.size)] for j in range(field.size)]
 
 
-SCALES = _scales()
-_PLAYER_ONE_HOT = {2: [1, 0, 0, 0], 3: [0, 1, 0, 0], 4: [0, 0, 1, 0], 6: [0, 0, 0, 1]}
+#: One-hot pot top by kind; index NUM_KINDS is the empty pot.
+_ONE_HOT = _one_hot_rows(LAYOUT.span("pot_top").field)
+_PLAYERS_FIELD = LAYOUT.span("num_players").field
+_PLAYER_ONE_HOT = dict(zip(_PLAYERS_FIELD.values, _one_hot_rows(_PLAYERS_FIELD)))
+_SUIT_ONE_HOT = _one_hot_rows(LAYOUT.span("pot_suit").field)
 _EMPTY_TEAM = bytes(TEAM_SIZE)
 _EMPTY_PLAYER = [0] * PLAYER_SIZE
-#: One-hot pot top by kind; index NUM_KINDS is the empty pot.
-_ONE_HOT = [[1 if i == k else 0 for i in range(NUM_KINDS + 1)] for k in range(NUM_KINDS + 1)]
-
-
-def _big_indices() -> np.ndarray:
-    """Fields that may exceed a byte or be negative, in index order."""
-    indices = [OFFSETS["pot_state"]]
-    indices += [OFFSETS["teams"] + t * TEAM_SIZE + NUM_SLOTS * 6 + 4 for t in range(MAX_TEAMS)]
-    indices += [OFFSETS["players"] + p * PLAYER_SIZE + 2 for p in range(MAX_PLAYERS)]
-    indices += [OFFSETS["turn"] + 2, OFFSETS["turn"] + 8, OFFSETS["turn"] + 10]
-    indices += [OFFSETS["table"] + 12]
-    return np.asarray(indices, dtype=np.intp)
-
-
-#: Indices written from a separate list (scores can be negative; stock, steps, sizes large).
-BIG_INDICES = _big_indices()
-#: Team scores by team offset, and the target score.
-SCORE_INDICES = BIG_INDICES[1 : 1 + MAX_TEAMS]
-TARGET_INDEX = int(BIG_INDICES[-1])
-#: Positions of the big fields inside the head bytes, a player block and the turn block.
-_POT_SIZE_AT = OFFSETS["pot_state"]
-_SIZE_AT = 2
-_TURN_BIG_AT = (2, 8, 10)
+#: Length of an escala real: every rank of one suit.
+_ESCALA_REAL = NUM_NATURALS
 
 
 class ObservationBuilder:
@@ -252,17 +477,16 @@ class ObservationBuilder:
             for slot in range(NUM_SLOTS):
                 if flags[slot]:
                     count += 1
-                    t, j = two[slot], jok[slot]
-                    if (t == 0 or j == 0) if slot == 12 else t + j == 0:
+                    if canasta_kind(slot, nat[slot], two[slot], jok[slot])[0]:
                         clean += 1
                     else:
                         dirty += 1
         if closed:
             closed_clean = [0] * NUM_SLOTS
             closed_dirty = [0] * NUM_SLOTS
-            for slot, _n, t, j, _hidden in closed:
+            for slot, n, t, j, _hidden in closed:
                 count += 1
-                if (t == 0 or j == 0) if slot == 12 else t + j == 0:
+                if canasta_kind(slot, n, t, j)[0]:
                     closed_clean[slot] += 1
                     clean += 1
                 else:
@@ -270,7 +494,7 @@ class ObservationBuilder:
                     dirty += 1
             block = nat + two + jok + flags + closed_clean + closed_dirty
         else:
-            block = nat + two + jok + flags + _ZEROS_26
+            block = nat + two + jok + flags + _NO_CLOSED_CANASTAS
         block += (1, game.red3[team], 1 if game.opened[team] else 0, game.need[team], 0)
         block += (count, clean, dirty)
         return block
@@ -342,7 +566,7 @@ class ObservationBuilder:
         for offset in range(MAX_TEAMS):
             if offset < game.num_teams:
                 runs = game.escalas[(my_team + offset) % game.num_teams]
-                royal = sum(1 for run in runs if run[2] == NUM_NATURALS)
+                royal = sum(1 for run in runs if run[2] == _ESCALA_REAL)
                 block += (len(runs) - royal, royal)
             else:
                 block += (0, 0)
@@ -359,7 +583,7 @@ class ObservationBuilder:
         opened = game.opened[my_team]
         head = [
             *game.hands[viewer][:NUM_HAND_KINDS],
-            *(game.held[:NUM_HAND_KINDS] if acting else _ZEROS_14),
+            *(game.held[:NUM_HAND_KINDS] if acting else _NOTHING_HELD),
             *_ONE_HOT[top],
             len(pot),  # a big field: a byte, else written below
             game.pot_hidden,
@@ -475,13 +699,224 @@ def _count_bytes(counts: list[int]) -> bytes:
         return bytes([min(count, 255) for count in counts])
 
 
-_ZEROS_14 = [0] * NUM_HAND_KINDS
+_NOTHING_HELD = [0] * NUM_HAND_KINDS
 _EMPTY_SEQUENCES = bytes(SEQUENCE_SIZE)
-_SUIT_ONE_HOT = [[1 if i == suit else 0 for i in range(NUM_SUITS)] for suit in range(NUM_SUITS)]
-_ZEROS_26 = [0] * (NUM_SLOTS * 2)
+_NO_CLOSED_CANASTAS = [0] * (NUM_SLOTS * 2)  # closed_clean, closed_dirty
 
 
 def decode(observation: np.ndarray) -> dict[str, np.ndarray]:
-    """Split an observation vector into its named blocks, unscaled (for bots and tests)."""
+    """Split an observation vector into its named blocks, unscaled (arrays, for tests)."""
     raw = np.asarray(observation, dtype=np.float64) / SCALES
     return {name: raw[OFFSETS[name] : OFFSETS[name] + size] for name, size in BLOCKS}
+
+
+# ---------------------------------------------------------------------- reading it back
+
+
+@dataclass
+class TeamView:
+    """One team's public table (a ``teams`` copy of :data:`LAYOUT`), unscaled."""
+
+    naturals: list[int]
+    twos: list[int]
+    jokers: list[int]
+    is_canasta: list[bool]
+    closed_clean: list[int]
+    closed_dirty: list[int]
+    present: bool
+    red3: int
+    opened: bool
+    opening_minimum: int
+    score: int
+    canastas: int
+    clean: int
+    dirty: int
+
+    def meld_size(self, slot: int) -> int:
+        """Cards in the open meld of ``slot``."""
+        return self.naturals[slot] + self.twos[slot] + self.jokers[slot]
+
+    def has_meld(self, slot: int) -> bool:
+        return self.meld_size(slot) > 0
+
+
+@dataclass
+class PlayerView:
+    """One seat from the viewer's side (a ``players`` copy of :data:`LAYOUT`)."""
+
+    present: bool
+    teammate: bool
+    hand_size: int
+    known: list[int]  # cards known to be in the hand (pot takes, G-8), per holdable kind
+
+
+@dataclass
+class RunsView:
+    """S-19: the runs one team laid."""
+
+    escalas: int
+    escalas_reales: int
+
+
+@dataclass
+class SeatHistoryView:
+    """The public history of one seat in the current hand, per holdable kind."""
+
+    discarded: list[int]
+    declined: list[int]  # plain draws made while the pot's top card was of that kind
+
+
+@dataclass
+class ObservationView:
+    """An observation read back into named fields (:func:`decode_view`), unscaled.
+
+    Teams and seats are ordered from the viewer (own team and seat first, then in
+    turn order) and cut to the table's teams and seats. The fields are those of
+    :data:`LAYOUT`, in its order.
+    """
+
+    hand: list[int]  # count per holdable kind
+    held: list[int]
+    pot_top: int  # kind, or NO_CARD for an empty pot
+    pot_size: int
+    pot_face_down: int
+    pot_frozen: bool
+    pot_crossed: bool
+    pot_blocked: bool
+    pot_frozen_for_me: bool
+    pot_known: list[int]
+    teams: list[TeamView]
+    players: list[PlayerView]
+    draw_phase: bool
+    meld_phase: bool
+    staged: int
+    still_needed: int
+    took_pot: bool
+    clean_only: bool
+    may_go_out: bool
+    hidden_open: bool
+    stock: int
+    stock_short: bool
+    steps: int
+    num_players: int
+    hand_number: int
+    draw_count: int
+    melds_close_at_7: bool
+    wild_melds: bool
+    black3_melds: bool
+    needs_clean_and_dirty: bool
+    three_to_take_frozen: bool
+    wild_crosses_pot: bool
+    target: int
+    suited_hand: list[int]
+    pot_suit: int  # suit of a natural pot top (S-19 on), else -1
+    runs: list[RunsView]
+    sequences_on: bool
+    history: list[SeatHistoryView]
+    since_my_discard: list[int]
+
+    @property
+    def me(self) -> TeamView:
+        """The viewer's team."""
+        return self.teams[0]
+
+    @property
+    def hand_size(self) -> int:
+        return sum(self.hand)
+
+    @property
+    def pot_wild(self) -> bool:
+        """A wild card lies in the pot: it is frozen (C-9, I-8) or crossed (S-6)."""
+        return self.pot_frozen or self.pot_crossed
+
+
+#: The view of each group's copies.
+_GROUP_VIEWS = {
+    "teams": TeamView,
+    "players": PlayerView,
+    "runs": RunsView,
+    "history": SeatHistoryView,
+}
+
+
+def _view_names(items) -> list[str]:
+    return [item.name for item in items]
+
+
+assert _view_names(fields(ObservationView)) == _view_names(
+    item for block in LAYOUT.blocks for item in block.items
+)
+assert all(
+    _view_names(fields(view)) == _view_names(LAYOUT.groups[name].fields)
+    for name, view in _GROUP_VIEWS.items()
+)
+
+
+def _flags(entries: list[int]) -> list[bool]:
+    return [bool(entry) for entry in entries]
+
+
+def _one_hot(values: tuple[int, ...]) -> Callable[[list[int]], int]:
+    def read(entries: list[int]) -> int:
+        return values[entries.index(1)] if 1 in entries else -1
+
+    return read
+
+
+class _Reader:
+    """Reads the fields of one view (the top level, or one copy of a group) out of the
+    unscaled entries: one ``itemgetter`` call, then the flags and one-hot fields
+    converted in place."""
+
+    def __init__(self, items: list, start: int):
+        picks: list[int | slice] = []
+        self.converters: list[tuple[int, Callable]] = []
+        self.groups: list[tuple[int, str, list[_Reader], type]] = []
+        for position, item in enumerate(items):
+            if isinstance(item, Group):
+                readers = [
+                    _Reader(list(item.fields), start + copy * item.stride)
+                    for copy in range(item.repeat)
+                ]
+                self.groups.append((position, item.per, readers, _GROUP_VIEWS[item.name]))
+                picks.append(start)  # a placeholder: the group's list replaces it
+            elif item.kind in (NUMBER, FLAG):
+                picks.append(start)
+            else:
+                picks.append(slice(start, start + item.size))
+            if isinstance(item, Field) and item.kind in (FLAG, FLAGS, ONE_HOT):
+                convert = {FLAG: bool, FLAGS: _flags}.get(item.kind) or _one_hot(item.values)
+                self.converters.append((position, convert))
+            start += item.size
+        assert len(picks) > 1  # an itemgetter of one item returns no tuple
+        self.getter = itemgetter(*picks)
+
+    def read(self, entries: list[int], copies: dict[str, int]) -> list:
+        """The view's arguments in field order; groups keep ``copies[per]`` copies."""
+        values = list(self.getter(entries))
+        for position, convert in self.converters:
+            values[position] = convert(values[position])
+        for position, per, readers, view in self.groups:
+            values[position] = [
+                view(*reader.read(entries, copies)) for reader in readers[: copies[per]]
+            ]
+        return values
+
+
+_READER = _Reader([item for block in LAYOUT.blocks for item in block.items], 0)
+_NUM_PLAYERS = LAYOUT.span("num_players")
+_READ_NUM_PLAYERS = _one_hot(_PLAYERS_FIELD.values)
+
+
+def decode_view(observation: np.ndarray, num_players: int | None = None) -> ObservationView:
+    """Read an observation vector back into an :class:`ObservationView`.
+
+    ``num_players`` defaults to the player count the observation shows.
+    """
+    entries = np.rint(np.asarray(observation, dtype=np.float64) / SCALES).astype(np.int64).tolist()
+    if num_players is None:
+        num_players = _READ_NUM_PLAYERS(entries[_NUM_PLAYERS.start : _NUM_PLAYERS.stop])
+        if num_players not in _PLAYER_ONE_HOT:
+            raise ValueError("not an observation: it shows no player count")
+    copies = {PER_TEAM: teams_of(num_players), PER_SEAT: num_players}
+    return ObservationView(*_READER.read(entries, copies))

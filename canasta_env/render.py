@@ -9,8 +9,11 @@ each team's runs are listed.
 
 from __future__ import annotations
 
-from canasta_env.actions import SLOT_BLACK3, SLOT_WILD
-from canasta_env.cards import KIND_NAMES, NUM_HAND_KINDS, NUM_NATURALS
+from canasta_env.actions import NUM_SLOTS, SLOT_BLACK3, SLOT_WILD
+from canasta_env.cards import KIND_NAMES, NUM_HAND_KINDS, NUM_NATURALS, RED3, RED_SUITS, SUITS
+from canasta_env.engine.game import PHASE_HAND_OVER
+from canasta_env.engine.melds import canasta_kind
+from canasta_env.engine.sequences import NUM_SUITS
 
 _SYMBOL = {"2": "2", "JK": "🃏", "B3": "3♠", "R3": "3♥"}
 _RED = "\033[31m"
@@ -42,6 +45,7 @@ def hand_text(counts, color: bool = False) -> str:
 
 
 _SUIT_SYMBOLS = "♠♥♦♣"  # S H D C
+assert len(_SUIT_SYMBOLS) == len(SUITS)
 
 
 def suited_hand_text(counts, suited, color: bool = False) -> str:
@@ -50,9 +54,10 @@ def suited_hand_text(counts, suited, color: bool = False) -> str:
     for kind in range(NUM_NATURALS):
         rank = card_text(kind)
         for suit, symbol in enumerate(_SUIT_SYMBOLS):
-            for _ in range(suited[kind * 4 + suit]):
+            for _ in range(suited[kind * NUM_SUITS + suit]):
                 text = rank + symbol
-                parts.append(_RED + text + _RESET if color and suit in (1, 2) else text)
+                red = color and SUITS[suit] in RED_SUITS
+                parts.append(_RED + text + _RESET if red else text)
     others = [0] * NUM_NATURALS + list(counts[NUM_NATURALS:NUM_HAND_KINDS])
     rest = hand_text(others, color)
     return " ".join(parts + ([rest] if rest != "-" else [])) or "-"
@@ -76,27 +81,19 @@ def _slot_label(slot: int) -> str:
     return "10" if KIND_NAMES[slot] == "T" else KIND_NAMES[slot]
 
 
-def _is_clean(slot: int, twos: int, jokers: int) -> bool:
-    return twos + jokers == 0 or (slot == SLOT_WILD and (twos == 0 or jokers == 0))
-
-
 def melds_text(game, team: int) -> str:
     nat, two, jok, closed = game.team_melds(team)
     parts = []
-    for slot in range(13):
+    for slot in range(NUM_SLOTS):
         n, t, j = nat[slot], two[slot], jok[slot]
         if n + t + j:
             tag = ""
             if n + t + j >= game.rules.canasta_size:
-                tag = (
-                    "[clean canasta]"
-                    if t + j == 0 or (slot == SLOT_WILD and (t == 0 or j == 0))
-                    else "[canasta]"
-                )
+                tag = "[clean canasta]" if canasta_kind(slot, n, t, j)[0] else "[canasta]"
             wilds = (f" +{t}x2" if t else "") + (f" +{j}xJK" if j else "")
             parts.append(f"{_slot_label(slot)}:{n}{wilds}{tag}")
     for slot, n, t, j, hidden in closed:
-        kind = "clean" if (t + j == 0 or (slot == SLOT_WILD and (t == 0 or j == 0))) else "dirty"
+        kind = "clean" if canasta_kind(slot, n, t, j)[0] else "dirty"
         parts.append(
             f"{_slot_label(slot)}:{n + t + j}[{'hidden ' if hidden else ''}{kind} canasta]"
         )
@@ -119,7 +116,7 @@ def render_table(game, viewer: int | None = None, color: bool = False) -> str:
     state = []
     if game.pot_wild:
         state.append("crossed" if game.rules.wild_crosses_pot else "frozen")
-    if pot and pot[-1] >= NUM_NATURALS and pot[-1] != 14:
+    if pot and pot[-1] >= NUM_NATURALS and pot[-1] != RED3:
         state.append("blocked")
     top = card_text(pot[-1], color) if pot else "empty"
     lines.append(f"pot: {top} ({len(pot)} cards{', ' + ', '.join(state) if state else ''})")
@@ -133,7 +130,7 @@ def render_table(game, viewer: int | None = None, color: bool = False) -> str:
             + (f"  runs: {runs}" if runs else "")
         )
     for seat in range(game.num_players):
-        marker = "->" if seat == game.current and game.phase != 2 else "  "
+        marker = "->" if seat == game.current and game.phase != PHASE_HAND_OVER else "  "
         if (viewer is None or viewer == seat) and game.hand_suits is not None:
             cards = suited_hand_text(game.hands[seat], game.hand_suits[seat], color)
         elif viewer is None or viewer == seat:
@@ -141,7 +138,7 @@ def render_table(game, viewer: int | None = None, color: bool = False) -> str:
         else:
             cards = f"{game.hand_totals[seat]} cards"
         lines.append(f"{marker} player {seat}: {cards}")
-    if game.phase == 2:
+    if game.phase == PHASE_HAND_OVER:
         lines.append(f"hand over ({game.end_reason})")
         lines.append(score_sheet(game))
     return "\n".join(lines)

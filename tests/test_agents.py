@@ -20,14 +20,19 @@ from agents.heuristics import (
     MOVES,
     biggest_meld_key,
     hand_margin,
-    read_observation,
     unseen_counts,
 )
 from agents.registry import available_agents, make_agent, register_agent, reseed
-from canasta_env.actions import DISCARD, NUM_ACTIONS, action_to_str
-from canasta_env.cards import BLACK3, KIND_NAMES, NUM_NATURALS, TWO
-from canasta_env.engine.melds import canasta_summary
-from canasta_env.observation import ObservationBuilder
+from canasta_env.actions import (
+    DISCARD,
+    NUM_ACTIONS,
+    NUM_SLOTS,
+    SLOT_BLACK3,
+    SLOT_WILD,
+    action_to_str,
+)
+from canasta_env.cards import BLACK3, KIND_NAMES, NUM_HAND_KINDS, NUM_NATURALS, TWO
+from canasta_env.observation import ObservationBuilder, decode_view
 from canasta_env.rules import PRESETS, make_rules
 from tests.scenario import cards, legal_strings, new_game, play
 
@@ -61,7 +66,7 @@ def test_bots_choose_legal_actions_on_random_states(variant, num_players):
     bots = {name: [make_agent(name, seed=s) for s in range(num_players)] for name in BOTS}
     for name in BOTS:
         for seat, bot in enumerate(bots[name]):
-            bot.reset(seat, num_players, variant)
+            bot.reset(seat, num_players, make_rules(variant))
     checked = 0
 
     def check(env, seat, observation):
@@ -86,7 +91,7 @@ def test_bots_play_whole_hands_legally(bot, variant, num_players):
     """raw_env raises on an illegal action: a full hand of one bot kind ends normally."""
     agents = [make_agent(bot, seed=seat) for seat in range(num_players)]
     for seat, agent in enumerate(agents):
-        agent.reset(seat, num_players, variant)
+        agent.reset(seat, num_players, make_rules(variant))
     env = _play(variant, num_players, seed=5, chooser=lambda seat, o, m: agents[seat].act(o, m))
     assert env.game.hand_over
 
@@ -102,41 +107,10 @@ def test_moves_table_matches_action_texts():
             assert len(cards) - move.wilds == move.naturals
         elif move.kind == KIND_MELD:
             target = words[-1]
-            slot = {"wild": 12, "B3": 11}.get(target)
+            slot = {"wild": SLOT_WILD, "B3": SLOT_BLACK3}.get(target)
             assert move.slot == (KIND_NAMES.index(target) if slot is None else slot)
             assert move.cards == 1
     assert len(MOVES) == NUM_ACTIONS
-
-
-@pytest.mark.parametrize("variant,num_players", [("classic", 4), ("spanish", 3), ("italian", 2)])
-def test_read_observation_matches_the_game(variant, num_players):
-    """The TableView read from the vector equals the public state of the engine."""
-    greedy = GreedyAgent()
-
-    def check(env, seat, observation):
-        game = env.game
-        view = read_observation(observation["observation"])
-        team = game.team_of[seat]
-        assert view.num_players == num_players
-        assert view.hand == game.hands[seat][:14]
-        assert view.pot_size == len(game.pot)
-        assert view.pot_top == (game.pot[-1] if game.pot else -1)
-        assert view.stock == len(game.stock)
-        assert view.draw_phase == (game.phase == 0)
-        for offset, team_view in enumerate(view.teams):
-            t = (team + offset) % game.num_teams
-            assert team_view.naturals == game.nat[t] and team_view.twos == game.two[t]
-            assert team_view.jokers == game.jok[t] and team_view.red3 == game.red3[t]
-            assert team_view.opened == game.opened[t] and team_view.score == game.scores[t]
-            summary = canasta_summary(game.rules, *game.team_melds(t))
-            assert (team_view.canastas, team_view.clean, team_view.dirty) == summary
-        for offset, player in enumerate(view.players):
-            other = (seat + offset) % num_players
-            assert player.hand_size == game.hand_totals[other]
-            assert player.known == game.known[other][:14]
-            assert player.teammate == (game.team_of[other] == team)
-
-    _play(variant, num_players, 2, lambda s, o, m: greedy.act(o, m), check=check)
 
 
 @pytest.mark.parametrize("variant,num_players", [("classic", 4), ("italian", 2)])
@@ -144,6 +118,7 @@ def test_greedy_takes_whenever_it_can_and_melds_everything(variant, num_players)
     """At random states: a legal take is always taken; a legal meld is always laid."""
     rng = random.Random(3)
     greedy = GreedyAgent()
+    greedy.reset(0, num_players, make_rules(variant))
     seen = {"take": 0, "meld": 0}
 
     def check(env, seat, observation):
@@ -177,7 +152,7 @@ def _meld_phase_state(variant="classic", num_players=4, seed=3):
 
 def _with_hand(view, counts):
     """The view with the hand replaced by ``counts`` ({kind: n})."""
-    hand = [0] * 14
+    hand = [0] * NUM_HAND_KINDS
     for kind, n in counts.items():
         hand[kind] = n
     return dataclasses.replace(view, hand=hand)
@@ -194,7 +169,7 @@ def _move_id(**fields):
 def test_greedy_discards_black_three_first():
     """C-12: a black 3 blocks the next player: it goes before any natural, even a safe one."""
     env, observation = _meld_phase_state()
-    view = read_observation(observation["observation"])
+    view = decode_view(observation["observation"])
     view = _with_hand(view, {BLACK3: 1, 0: 1, 10: 2})
     discards = [DISCARD + k for k in (0, 10, BLACK3)]
     assert GreedyAgent.choose_discard(view, discards, make_rules("classic")) == DISCARD + BLACK3
@@ -206,7 +181,7 @@ def test_greedy_does_not_give_the_pot_to_a_known_pair():
     On keep value alone the 4 (5 points) goes before the ace (20 points).
     """
     env, observation = _meld_phase_state()
-    view = read_observation(observation["observation"])
+    view = decode_view(observation["observation"])
     view = _with_hand(view, {0: 1, 10: 1})
     view.teams[1].opened = True
     view.players[1].known[0] = 2
@@ -225,8 +200,8 @@ def test_greedy_meld_order_concentrates_wild_cards():
     canasta needed to go out, C-14) before it makes a pair into a new meld, and onto
     a finished canasta only last."""
     env, observation = _meld_phase_state()
-    view = read_observation(observation["observation"])
-    for slot in range(13):
+    view = decode_view(observation["observation"])
+    for slot in range(NUM_SLOTS):
         view.me.naturals[slot] = view.me.twos[slot] = view.me.jokers[slot] = 0
     view.me.naturals[5] = 4  # a meld of four 9s
     view.me.naturals[2] = 3  # a meld of three 6s
@@ -251,8 +226,8 @@ def test_expert_never_feeds_an_opponent_meld_when_a_safe_card_exists():
     """C-11: a card matching the next team's meld lets them take the pot: avoid it."""
     env, observation = _meld_phase_state()
     expert = ExpertAgent()
-    expert.reset(env.game.current, 4, "classic")
-    view = read_observation(observation["observation"])
+    expert.reset(env.game.current, 4, make_rules("classic"))
+    view = decode_view(observation["observation"])
     naturals = [k for k in range(NUM_NATURALS) if view.hand[k]]
     assert len(naturals) >= 2
     gift = naturals[0]
@@ -260,10 +235,10 @@ def test_expert_never_feeds_an_opponent_meld_when_a_safe_card_exists():
     their.naturals[gift] = 3
     their.opened = True
     view = dataclasses.replace(view, pot_size=12, pot_frozen=False)
-    rules = expert._ensure_rules(view)
+    rules = expert.rules
     unseen, pool = expert._unseen(view, rules)
     assert expert._take_probability(view, gift, rules, unseen, pool) == 1.0
-    discards = [DISCARD + k for k in range(14) if view.hand[k]]
+    discards = [DISCARD + k for k in range(NUM_HAND_KINDS) if view.hand[k]]
     assert expert._choose_discard(view, discards, rules) != DISCARD + gift
 
 
@@ -271,12 +246,12 @@ def test_expert_known_cards_make_a_discard_dangerous():
     """G-8: two known cards of a kind in the next hand: the pot is theirs with that kind."""
     env, observation = _meld_phase_state()
     expert = ExpertAgent()
-    expert.reset(env.game.current, 4, "classic")
-    view = read_observation(observation["observation"])
+    expert.reset(env.game.current, 4, make_rules("classic"))
+    view = decode_view(observation["observation"])
     kind = next(k for k in range(NUM_NATURALS) if view.hand[k])
     view.teams[1].opened = True
     view.players[1].known[kind] = 2
-    rules = expert._ensure_rules(view)
+    rules = expert.rules
     unseen, pool = expert._unseen(view, rules)
     assert expert._take_probability(view, kind, rules, unseen, pool) == 1.0
     assert expert._take_probability(view, BLACK3, rules, unseen, pool) == 0.0
@@ -286,11 +261,11 @@ def test_expert_opens_with_naturals_before_wild_cards():
     """G-5: three kings (30) and K K K 2 JK (100) can both start the opening: the expert
     lays the natural meld first and keeps its wild cards for canastas."""
     env, observation = _meld_phase_state()
-    view = read_observation(observation["observation"])
+    view = decode_view(observation["observation"])
     assert not view.me.opened
     expert = ExpertAgent()
-    expert.reset(env.game.current, 4, "classic")
-    rules = expert._ensure_rules(view)
+    expert.reset(env.game.current, 4, make_rules("classic"))
+    rules = expert.rules
     kings = _move_id(slot=9, naturals=3, twos=0, jokers=0, new=True)
     kings_and_wilds = _move_id(slot=9, naturals=3, twos=1, jokers=1, new=True)
     assert expert._opening_key(view, MOVES[kings], rules, kings) > expert._opening_key(
@@ -303,10 +278,10 @@ def test_expert_discards_a_two_to_freeze_the_pot():
     a 2 go before a safe natural singleton."""
     env, observation = _meld_phase_state()
     expert = ExpertAgent()
-    expert.reset(env.game.current, 4, "classic")
-    view = read_observation(observation["observation"])
+    expert.reset(env.game.current, 4, make_rules("classic"))
+    view = decode_view(observation["observation"])
     view = _with_hand(view, {TWO: 1, 0: 1, 10: 1})
-    rules = expert._ensure_rules(view)
+    rules = expert.rules
     discards = [DISCARD + k for k in (0, 10, TWO)]
     assert expert._choose_discard(view, discards, rules) == DISCARD + TWO
 
@@ -315,7 +290,7 @@ def test_expert_far_behind_does_not_go_out_because_they_could():
     """C-14: the next team has a canasta and could go out; trailing by far more than
     ``far_behind``, going out would seal the loss: the expert keeps building."""
     env, observation = _meld_phase_state()
-    view = read_observation(observation["observation"])
+    view = decode_view(observation["observation"])
     their = view.teams[1]
     their.naturals[10] = 8  # a clean canasta of aces: 160 + 500
     their.canastas, their.clean, their.opened = 1, 1, True
@@ -325,20 +300,20 @@ def test_expert_far_behind_does_not_go_out_because_they_could():
     assert hand_margin(view, rules, going_out=True) < -ExpertParams().far_behind
     assert view.stock > 2 * view.num_players * view.draw_count
     expert = ExpertAgent()
-    expert.reset(env.game.current, 4, "classic")
+    expert.reset(env.game.current, 4, make_rules("classic"))
     assert not expert._want_go_out(view, rules)
     reckless = ExpertAgent(params=ExpertParams(far_behind=1e9))
-    reckless.reset(env.game.current, 4, "classic")
+    reckless.reset(env.game.current, 4, make_rules("classic"))
     assert reckless._want_go_out(view, rules)
 
 
 def test_expert_lays_a_hidden_canasta_in_spanish():
     """S-10: seven cards laid at once score 1000; the expert plays that move first."""
     env, observation = _meld_phase_state("spanish", 2)
-    view = read_observation(observation["observation"])
+    view = decode_view(observation["observation"])
     expert = ExpertAgent()
-    expert.reset(env.game.current, 2, "spanish")
-    rules = expert._ensure_rules(view)
+    expert.reset(env.game.current, 2, make_rules("spanish"))
+    rules = expert.rules
     hidden = next(a for a, m in enumerate(MOVES) if m.new and m.cards == 7 and m.slot == 0)
     small = next(a for a, m in enumerate(MOVES) if m.new and m.cards == 3 and m.slot == 0)
     assert expert._meld_score(view, MOVES[hidden], rules) > expert._meld_score(
@@ -350,11 +325,11 @@ def test_expert_lays_a_hidden_canasta_in_spanish():
 
 
 def _expert_move(game, params=None) -> str:
-    """The expert's move for the player to act in ``game`` (2 players, classic)."""
+    """The expert's move for the player to act in ``game``, under the game's rules."""
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     mask[game.legal_actions()] = 1
     expert = ExpertAgent(params=params)
-    expert.reset(game.current, 2, "classic")
+    expert.reset(game.current, game.num_players, game.rules)
     return action_to_str(expert.act(ObservationBuilder(game).build(game.current), mask))
 
 
@@ -362,37 +337,59 @@ def test_expert_plays_the_race_with_two_players_only_where_one_canasta_goes_out(
     """Racing needs ``race`` (the 2-player default) and a preset where one canasta
     goes out (C-14); spanish and italian need a clean and a dirty canasta."""
     expert = ExpertAgent()
-    expert.reset(0, 2, "classic")
+    expert.reset(0, 2, make_rules("classic"))
     assert expert.params == TWO_PLAYER_PARAMS and expert._racing(expert.rules)
-    expert.reset(0, 4, "classic")
+    expert.reset(0, 4, make_rules("classic"))
     assert expert.params == ExpertParams() and not expert._racing(expert.rules)
     for variant in ("spanish", "italian"):
-        expert.reset(0, 2, variant)
+        expert.reset(0, 2, make_rules(variant))
         assert expert.params.race and not expert._racing(expert.rules)
     given = ExpertAgent(params=ExpertParams(far_behind=0.0))
-    given.reset(0, 2, "classic")
+    given.reset(0, 2, make_rules("classic"))
     assert given.params == ExpertParams(far_behind=0.0)
 
 
-def test_expert_racing_draws_instead_of_taking_a_pot_once_it_has_a_canasta():
-    """C-11, C-14: player 0 has a canasta of kings and player 1 discards a king onto a
-    3-card pot. Taking it onto the canasta puts the 9 and the J into a hand of 8 single
-    cards; racing, the expert draws to go out sooner. Without racing it takes, and
-    racing it takes a pot of ``race_take_pot`` cards or more."""
+def _race_position(**house_rules):
+    """Classic, 2 players: player 0 has a canasta of kings and player 1 discards a king
+    onto a 3-card pot."""
     game = new_game(
         [
             "KS KH KD KC KS KH KD 4S 5S 6S 7S 8S 9S TS JS",
             "KC QS QH JH TH 9D 8D 7D 6D 5D 4D AC AD 7C 8C",
         ],
         "9H 4H 5H",  # the pot's first card, then the two draws
+        **house_rules,
     )
     play(game, "draw", "meld K K K K K K K", "discard J", "draw", "discard K")
     assert game.pot == cards("9 J K") and "take onto meld" in legal_strings(game)
+    return game
+
+
+def test_expert_racing_draws_instead_of_taking_a_pot_once_it_has_a_canasta():
+    """C-11, C-14: taking the pot onto the canasta of kings puts the 9 and the J into a
+    hand of 8 single cards; racing, the expert draws to go out sooner. Without racing
+    it takes, and racing it takes a pot of ``race_take_pot`` cards or more."""
+    game = _race_position()
     assert _expert_move(game) == "draw"
     assert _expert_move(game, ExpertParams()) == "take onto meld"
     assert TWO_PLAYER_PARAMS.race_take_pot > 3
     big_enough = dataclasses.replace(TWO_PLAYER_PARAMS, race_take_pot=3)
     assert _expert_move(game, big_enough) == "take onto meld"
+
+
+def test_the_bots_play_by_the_house_rules_of_their_table():
+    """The rules come from ``reset``, house rules included: with two canastas needed to
+    go out (a house rule on classic) one canasta is no race, so the expert takes the pot
+    it would decline under the preset's rules."""
+    game = _race_position(go_out_min_canastas=2)
+    assert _expert_move(game) == "take onto meld"
+
+
+@pytest.mark.parametrize("bot", [GreedyAgent, ExpertAgent])
+def test_the_bots_need_the_rules_of_their_table_before_they_act(bot):
+    env, observation = _meld_phase_state()
+    with pytest.raises(RuntimeError, match="reset"):
+        bot().act(observation["observation"], observation["action_mask"])
 
 
 def test_expert_racing_puts_a_wild_card_toward_its_first_canasta():
@@ -414,7 +411,7 @@ def test_expert_racing_puts_a_wild_card_toward_its_first_canasta():
 
 def test_biggest_meld_key_completes_a_canasta_first():
     env, observation = _meld_phase_state()
-    view = read_observation(observation["observation"])
+    view = decode_view(observation["observation"])
     view.me.naturals[5] = 6
     add_two = next(a for a, m in enumerate(MOVES) if m.twos == 1 and m.slot == 5 and not m.new)
     big = next(a for a, m in enumerate(MOVES) if m.new and m.cards == 5 and m.slot == 0)

@@ -34,7 +34,7 @@ def test_S19_bots_lay_a_legal_run(name):
     mask = np.zeros(500, dtype=np.int8)
     mask[legal] = 1
     agent = make_agent(name)
-    agent.reset(0, 2, "spanish")
+    agent.reset(0, 2, game.rules)
     obs = ObservationBuilder(game).build(0)
     assert agent.act(obs, mask) == run
     mask[run] = 0  # without the run, a meld or discard of the same hand is chosen

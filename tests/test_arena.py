@@ -16,34 +16,36 @@ import pytest
 import agents.arena as arena
 from agents.base import Agent, HandRecord
 from agents.registry import register_agent
-from canasta_env.observation import OFFSETS, SEQUENCE_SIZE
+from agents.stats import Z_95, mean_interval, t_quantile_95, wilson_interval
+from canasta_env.observation import decode_view
+from canasta_env.rules import make_rules
 
 
 def test_wilson_interval_matches_hand_computation():
     # 8 of 10, z = 1.959964: centre (0.8 + z^2/20) / (1 + z^2/10) = 0.716738,
     # half-width z sqrt(0.016 + z^2/400) / (1 + z^2/10) = 0.226577
-    low, high = arena.wilson_interval(8, 10)
+    low, high = wilson_interval(8, 10)
     assert low == pytest.approx(0.490162, abs=1e-6)
     assert high == pytest.approx(0.943318, abs=1e-6)
     # 0 of 5: the upper bound is z^2 / (n + z^2)
-    assert arena.wilson_interval(0, 5) == pytest.approx((0.0, 3.841459 / 8.841459), abs=1e-6)
-    assert arena.wilson_interval(0, 0) == (0.0, 1.0)
+    assert wilson_interval(0, 5) == pytest.approx((0.0, 3.841459 / 8.841459), abs=1e-6)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
 
 
 def test_mean_interval_matches_hand_computation():
     # 1..5: mean 3, sd sqrt(2.5), se sqrt(0.5), t(4) = 2.776445 -> half-width 1.963243
-    mean, low, high = arena.mean_interval([1, 2, 3, 4, 5])
+    mean, low, high = mean_interval([1, 2, 3, 4, 5])
     assert mean == 3
     assert (low, high) == pytest.approx((1.036757, 4.963243), abs=1e-6)
-    assert arena.mean_interval([7.0]) == (7.0, None, None)
+    assert mean_interval([7.0]) == (7.0, None, None)
 
 
 def test_t_quantiles():
-    assert arena.t_quantile_95(1) == pytest.approx(12.706205)
-    assert arena.t_quantile_95(30) == pytest.approx(2.042272)
-    assert arena.t_quantile_95(31) == pytest.approx(2.039513, abs=1e-5)
-    assert arena.t_quantile_95(100) == pytest.approx(1.983972, abs=1e-5)
-    assert arena.t_quantile_95(10**6) == pytest.approx(arena.Z_95, abs=1e-4)
+    assert t_quantile_95(1) == pytest.approx(12.706205)
+    assert t_quantile_95(30) == pytest.approx(2.042272)
+    assert t_quantile_95(31) == pytest.approx(2.039513, abs=1e-5)
+    assert t_quantile_95(100) == pytest.approx(1.983972, abs=1e-5)
+    assert t_quantile_95(10**6) == pytest.approx(Z_95, abs=1e-4)
 
 
 def test_bradley_terry_elo():
@@ -105,7 +107,7 @@ def test_scripted_tournament_statistics(monkeypatch, tmp_path):
     rows = {row["agent"]: row for row in result.summary["ranking"]}
     alpha, beta = rows["alpha"], rows["beta"]
     assert alpha["rank"] == 1 and alpha["wins"] == 6 and alpha["hands"] == 8
-    low, high = arena.wilson_interval(6, 8)
+    low, high = wilson_interval(6, 8)
     pair_line = f"alpha vs beta: 75.00% of 8 hands, 95% CI [{100 * low:.2f}, {100 * high:.2f}]"
     assert pair_line in result.report
     assert alpha["win_ci"] == pytest.approx((0.409275, 0.928521), abs=1e-6)
@@ -247,31 +249,42 @@ def test_speed_option_reports_decisions_per_second(capsys):
 
 
 class _RuleWatcher(Agent):
-    """Plays the first legal action and notes the S-19 flag of every observation."""
+    """Plays the first legal action; notes the rules ``reset`` gives it and the S-19
+    flag of every observation."""
 
-    seen: list[float] = []
+    seen: list[bool] = []
+    given: list = []
 
     def __init__(self, name):
         self.name = name
 
+    def reset(self, seat, num_players, rules):
+        _RuleWatcher.given.append(rules)
+
     def act(self, observation, action_mask):
-        rule_on = OFFSETS["sequences"] + SEQUENCE_SIZE - 1  # the S-19 block's last entry
-        _RuleWatcher.seen.append(float(observation[rule_on]))
+        _RuleWatcher.seen.append(decode_view(observation).sequences_on)
         return int(np.flatnonzero(action_mask)[0])
 
 
-def test_house_rules_reach_every_hand_and_the_config(tmp_path, capsys):
-    """``rules`` / ``--rule``: the S-19 runs option is played and recorded; a bad one is named."""
+def test_house_rules_reach_every_hand_the_agents_and_the_config(tmp_path, capsys):
+    """``rules`` / ``--rule``: the S-19 runs option is played, given to the agents with the
+    table's rules, and recorded; a bad one is named."""
     register_agent("watcher", lambda seed=None: _RuleWatcher("watcher"))
     _RuleWatcher.seen.clear()
+    _RuleWatcher.given.clear()
     result = arena.run_arena(
         ["watcher", "greedy"], variant="spanish", num_players=2, hands=2, rules={"sequences": True}
     )
     assert result.config["rules"] == {"sequences": True}
-    assert _RuleWatcher.seen and set(_RuleWatcher.seen) == {1.0}
+    assert _RuleWatcher.seen and set(_RuleWatcher.seen) == {True}
+    assert _RuleWatcher.given and all(
+        rules == make_rules("spanish", sequences=True) for rules in _RuleWatcher.given
+    )
     _RuleWatcher.seen.clear()
+    _RuleWatcher.given.clear()
     plain = arena.run_arena(["watcher", "greedy"], variant="spanish", num_players=2, hands=2)
-    assert plain.config["rules"] == {} and set(_RuleWatcher.seen) == {0.0}
+    assert plain.config["rules"] == {} and set(_RuleWatcher.seen) == {False}
+    assert all(rules == make_rules("spanish") for rules in _RuleWatcher.given)
     argv = ["--variant", "spanish", "--players", "2", "--agents", "random", "greedy"]
     argv += ["--hands", "1", "--out", str(tmp_path), "--no-plot", "--no-progress"]
     assert arena.main(argv + ["--rule", "sequences=true"]) == 0

@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.arena import wilson_interval
+from agents.stats import wilson_interval
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.engine.game import teams_of
 from canasta_env.rules import make_rules

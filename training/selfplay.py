@@ -36,6 +36,7 @@ from gymnasium import spaces
 
 import canasta_env
 from agents.base import Agent, RandomAgent, play_hands
+from agents.stats import wilson_interval
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.engine import IllegalActionError
 from canasta_env.engine.game import team_of_seat
@@ -259,7 +260,7 @@ class SelfPlayEnv(gym.Env):
             for s in range(num_players):
                 if s not in self.learner_seats:
                     agent = self.pool.make(entry, int(rng.integers(2**31 - 1)))
-                    agent.reset(s, num_players, self.table[0])
+                    agent.reset(s, num_players, env.rules)
                     self.opponents[s] = agent
             self.decisions = 0
             self._advance()
@@ -314,19 +315,6 @@ class SelfPlayEnv(gym.Env):
 
 
 # ---------------------------------------------------------------------- evaluation
-def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a proportion (95% for z = 1.96)."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    low = 0.0 if successes <= 0 else max(0.0, centre - half)
-    high = 1.0 if successes >= n else min(1.0, centre + half)
-    return low, high
-
-
 def evaluate(
     agent: Agent | Callable[[], Agent],
     opponent: Agent | Callable[[], Agent] | None = None,
