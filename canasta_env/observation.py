@@ -384,9 +384,9 @@ class ObservationBuilder:
     """Builds observations for one game; caches what never changes in a game.
 
     Counts are packed as bytes and scaled in one numpy operation. The team
-    blocks are cached until the engine bumps a ``table_version``, the player
+    blocks are cached until the team's table changes (see ``_table_key``), the player
     blocks until a player's known cards change, the history block per viewer
-    until the engine bumps its ``history_version``, the table block per hand. The
+    for the step, the table block per hand. The
     fields in ``BIG_INDICES`` go in as bytes when they fit; otherwise (and for
     non-zero scores) they are written as numbers before scaling. The constant
     target is folded into the builder's scales.
@@ -454,10 +454,25 @@ class ObservationBuilder:
         self._history_hand = None
         self._history_rows: list = []
 
-    def _cached_team_block(self, team: int) -> bytes:
-        """The team block as bytes, rebuilt only when the engine says the team's table changed."""
+    def _table_key(self, team: int) -> tuple:
+        """What tells a team's table apart from its earlier states, read from the state.
+
+        Within a hand a table only grows: cards join its melds, a meld that closes (S-7)
+        leaves the open melds for ``closed``, red 3s are laid out, the team opens. So the
+        number of open-meld cards and closed canastas, the red 3s and the opened flag
+        change whenever the table does (and the hand index across hands).
+        """
         game = self.game
-        key = (game.hand_index, game.table_version[team])
+        return (
+            game.hand_index,
+            len(game.closed[team]),
+            sum(game.nat[team]) + sum(game.two[team]) + sum(game.jok[team]),
+            game.red3[team],
+            game.opened[team],
+        )
+
+    def _cached_team_block(self, team: int, key: tuple) -> bytes:
+        """The team block as bytes, rebuilt only when the team's table changed."""
         cached = self._team_cache.get(team)
         if cached is not None and cached[0] == key:
             return cached[1]
@@ -501,13 +516,14 @@ class ObservationBuilder:
 
     def _teams_bytes(self, my_team: int) -> bytes:
         """The three team blocks from ``my_team`` on, rebuilt when a team's table changed."""
-        game = self.game
+        order = self.team_order[my_team]
+        keys = [self._table_key(team) for team in order]
         cached = self._teams_cache[my_team]
-        if cached is not None and cached[1] == game.table_version and cached[0] == game.hand_index:
-            return cached[2]
-        block = b"".join([self._cached_team_block(team) for team in self.team_order[my_team]])
+        if cached is not None and cached[0] == keys:
+            return cached[1]
+        block = b"".join([self._cached_team_block(team, key) for team, key in zip(order, keys)])
         block += self.padding_teams
-        self._teams_cache[my_team] = (game.hand_index, game.table_version[:], block)
+        self._teams_cache[my_team] = (keys, block)
         return block
 
     def _players_bytes(self, viewer: int) -> bytearray:
@@ -528,29 +544,31 @@ class ObservationBuilder:
         return block
 
     def _history_bytes(self, viewer: int) -> bytes:
-        """The history block of ``viewer``, cached until the engine bumps a ``history_version``;
-        each seat's (discarded, declined) bytes are cached until that seat's version moves."""
+        """The history block of ``viewer``, cached for the step (the history changes only
+        by actions); each seat's (discarded, declined) bytes are cached until the seat
+        discards or declines again: both lists only grow within a hand, so their sums tell."""
         game = self.game
-        versions = game.history_version
         hand = game.hand_index
+        step = (hand, game.num_steps)
         cached = self._history_cache[viewer]
-        if cached is not None and cached[1] == versions and cached[0] == hand:
-            return cached[2]
+        if cached is not None and cached[0] == step:
+            return cached[1]
         rows = self._history_rows
         if self._history_hand != hand:
             self._history_hand = hand
             rows = self._history_rows = [None] * game.num_players
         parts = []
+        discarded, declined = game.discarded, game.declined
         for seat in self.history_order[viewer]:
             row = rows[seat]
-            if row is None or row[0] != versions[seat]:
-                counts = _count_bytes(game.discarded[seat] + game.declined[seat])
-                row = rows[seat] = (versions[seat], counts)
+            key = (sum(discarded[seat]), sum(declined[seat]))
+            if row is None or row[0] != key:
+                row = rows[seat] = (key, _count_bytes(discarded[seat] + declined[seat]))
             parts.append(row[1])
         parts.append(self.padding_history)
         parts.append(_count_bytes(game.since_discard[viewer]))
         block = b"".join(parts)
-        self._history_cache[viewer] = (hand, versions[:], block)
+        self._history_cache[viewer] = (step, block)
         return block
 
     def _sequence_block(self, viewer: int) -> bytes:

@@ -275,6 +275,5 @@ def test_counts_past_a_byte_are_clamped():
     state ever held one, the byte packing clamps it instead of failing."""
     game = two_player_position()
     game.discarded[1][0] = 300
-    game.history_version[1] += 1
     seats, _ = history(game, 0)
     assert seats[1][0][0] == 255

@@ -37,8 +37,6 @@ def engine_view(game: Game) -> dict:
             "rng",
             "_legal",
             "_legal_moves",
-            "table_version",
-            "history_version",
         )
     }
     view["rng"] = game.rng.getstate()

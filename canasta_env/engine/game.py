@@ -203,9 +203,6 @@ class Game(GameState):
         teams = self.num_teams
         self.escalas: list[list[tuple[int, int, int]]] = [[] for _ in range(teams)]
         self.red3 = [0] * teams
-        # counts the changes of each team's table: by _lay_red3, _after_meld (melds and
-        # pot takes), _lay_escala and _go_out, the only places that change a table
-        self.table_version = [0] * teams
         self.opened = [False] * teams
         self.need = [rules.opening_minimum(score) for score in self.scores]
         self.nat = [[0] * NUM_SLOTS for _ in range(teams)]
@@ -241,15 +238,11 @@ class Game(GameState):
         Per seat and holdable kind: ``discarded``, cards it discarded onto the pot;
         ``declined``, plain draws it made while the pot's top card was of that kind;
         ``since_discard``, cards the other seats discarded since its own last discard.
-        ``history_version[seat]`` counts the changes to the seat's ``discarded`` and
-        ``declined`` (a discard also changes the others' ``since_discard``), as
-        ``table_version`` counts those of a team's table: public data of the state.
         """
         n = self.num_players
         self.discarded = [[0] * NUM_HAND_KINDS for _ in range(n)]
         self.declined = [[0] * NUM_HAND_KINDS for _ in range(n)]
         self.since_discard = [[0] * NUM_HAND_KINDS for _ in range(n)]
-        self.history_version = [0] * n
 
     def _start_pot(self) -> None:
         """C-3, S-3, I-3: the pot at the start of the hand."""
@@ -511,7 +504,6 @@ class Game(GameState):
     def _lay_red3(self, team: int) -> None:
         """G-6: a red 3 is laid out on the team's table as soon as a player gets it."""
         self.red3[team] += 1
-        self.table_version[team] += 1
 
     def _add_suited(self, seat: int, card: int, suit: int, count_kind: bool = True) -> None:
         """S-19: a card joins a hand, with its suit (``count_kind``: also its kind count)."""
@@ -524,7 +516,6 @@ class Game(GameState):
         pot = self.pot
         if pot and pot[-1] < NUM_HAND_KINDS:  # a red 3 on top is not a card one declines
             self.declined[self.current][pot[-1]] += 1
-            self.history_version[self.current] += 1
         if self._draw_cards(self.rules.draw_count):
             self.phase = PHASE_MELD
 
@@ -641,7 +632,6 @@ class Game(GameState):
     def _after_meld(self, player: int, team: int, slot: int, points: int, hidden: bool) -> None:
         """Count the opening, and detect a win or going out, after a meld or a pot take."""
         rules = self.rules
-        self.table_version[team] += 1  # covers the take or meld that led here
         self.melded_this_turn = True
         if not self.opened[team]:
             self.staged += points
@@ -673,7 +663,6 @@ class Game(GameState):
             self._forget_known(player, rank, 1)
         self.hand_totals[player] -= length
         self.escalas[team].append((suit, start, length))
-        self.table_version[team] += 1
         self.melded_this_turn = True
         if self.hand_totals[player] == 0 and not any(self.held):
             self._go_out(player)
@@ -695,7 +684,6 @@ class Game(GameState):
                 self.since_discard[seat] = [0] * NUM_HAND_KINDS
             else:
                 since[kind] += 1
-        self.history_version[player] += 1
         if kind == TWO or kind == JOKER:
             self.pot_wild = True  # C-9, S-6, I-8
         if self.hand_totals[player] == 0:
@@ -708,7 +696,6 @@ class Game(GameState):
         self.went_out = player
         self.concealed = not self.opened_at_turn_start  # C-15, ambiguity 4
         self.opened[team] = True
-        self.table_version[team] += 1
         self._end_hand(END_WENT_OUT)
 
     def _begin_turn(self, player: int) -> None:

@@ -985,11 +985,9 @@ def state_from_dict(data: Any, *, require_playable: bool = False) -> Game:
     game.had_clean_at_turn_start = had_clean
     game._legal = None
     game._legal_moves = {}
-    game.table_version = [0] * game.num_teams
     game.discarded = public_history["discarded"]
     game.declined = public_history["declined"]
     game.since_discard = public_history["since_discard"]
-    game.history_version = [0] * n
     if require_playable and not hand_over and not game.legal_actions():
         _fail(
             "phase",

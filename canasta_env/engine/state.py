@@ -115,11 +115,6 @@ class GameState:
     discarded: list[list[int]]  #: [seat][kind] cards it discarded this hand
     declined: list[list[int]]  #: [seat][kind] pot tops it drew instead of taking
     since_discard: list[list[int]]  #: [seat][kind] others' discards since its last one
-    #: [team] a count of changes to the team's table (melds, canastas, red 3s, opening)
-    #: and [seat] to the seat's discards and declines: public data, so that readers of
-    #: the state (the observation) can tell what changed since they last looked.
-    table_version: list[int]
-    history_version: list[int]
 
     @property
     def pot_hidden_cards(self) -> list[int]:
