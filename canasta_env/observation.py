@@ -384,9 +384,9 @@ class ObservationBuilder:
     """Builds observations for one game; caches what never changes in a game.
 
     Counts are packed as bytes and scaled in one numpy operation. The team
-    blocks are cached until the team's table changes (see ``_table_key``), the player
-    blocks until a player's known cards change, the history block per viewer
-    for the step, the table block per hand. The
+    blocks are cached until the team's table changes and the history blocks until a
+    seat discards or declines (see ``_catch_up``), the player blocks until a player's
+    known cards change, the table block per hand. The
     fields in ``BIG_INDICES`` go in as bytes when they fit; otherwise (and for
     non-zero scores) they are written as numbers before scaling. The constant
     target is folded into the builder's scales.
@@ -451,35 +451,67 @@ class ObservationBuilder:
         self.history_order = [[seat for seat, _ in order] for order in self.seat_order]
         self.padding_history = bytes(HISTORY_SEAT_SIZE * (MAX_PLAYERS - players))
         self._history_cache: list = [None] * players
-        self._history_hand = None
-        self._history_rows: list = []
+        self._history_rows: list = [None] * players
+        self._seen: tuple = (None, -2, None)  # (hand index, steps, player to act) last seen
 
-    def _table_key(self, team: int) -> tuple:
-        """What tells a team's table apart from its earlier states, read from the state.
+    def _catch_up(self) -> None:
+        """Drop the cached blocks that the actions since the last look have changed.
 
-        Within a hand a table only grows: cards join its melds, a meld that closes (S-7)
-        leaves the open melds for ``closed``, red 3s are laid out, the team opens. So the
-        number of open-meld cards and closed canastas, the red 3s and the opened flag
-        change whenever the table does (and the hand index across hands).
+        Only actions change a hand's state, and only the player to act acts. After one
+        step, only that player's team table and history row can differ, and whether they
+        do shows in the state, compared with what the cached block was built from
+        (:meth:`_table_key`; a seat's discarded and declined counts). After more steps
+        or in a new hand, everything is rebuilt. The engine keeps nothing for the
+        observer's sake.
         """
         game = self.game
+        seen = self._seen
+        steps = game.num_steps
+        if seen[1] == steps and seen[0] == game.hand_index:
+            return
+        if seen[1] + 1 == steps and seen[0] == game.hand_index:
+            actor = seen[2]
+            team = self.team_of[actor]
+            cached = self._team_cache.get(team)
+            if cached is not None and cached[2] != self._table_key(team):
+                del self._team_cache[team]
+                self._teams_cache = [None] * game.num_teams
+            row = self._history_rows[actor]
+            if row is not None and (
+                row[1] != game.discarded[actor] or row[2] != game.declined[actor]
+            ):
+                self._history_rows[actor] = None
+                self._history_cache = [None] * game.num_players
+        else:
+            self._team_cache.clear()
+            self._teams_cache = [None] * game.num_teams
+            self._history_rows = [None] * game.num_players
+            self._history_cache = [None] * game.num_players
+        self._seen = (game.hand_index, steps, game.current)
+
+    def _table_key(self, team: int) -> tuple:
+        """What a team's table holds, in a form cheap to compare: its open melds, the
+        number of closed canastas and of runs (both lists only grow), red 3s, opened."""
+        game = self.game
         return (
-            game.hand_index,
+            game.nat[team][:],
+            game.two[team][:],
+            game.jok[team][:],
             len(game.closed[team]),
-            sum(game.nat[team]) + sum(game.two[team]) + sum(game.jok[team]),
+            len(game.escalas[team]),
             game.red3[team],
             game.opened[team],
         )
 
-    def _cached_team_block(self, team: int, key: tuple) -> bytes:
+    def _cached_team_block(self, team: int) -> bytes:
         """The team block as bytes, rebuilt only when the team's table changed."""
         cached = self._team_cache.get(team)
-        if cached is not None and cached[0] == key:
-            return cached[1]
+        if cached is not None:
+            return cached[0]
         values = self._team_block(team)
         block = bytes(values)
         # the block ends with the team's (canastas, clean, dirty) counts
-        self._team_cache[team] = (key, block, values[-3:])
+        self._team_cache[team] = (block, values[-3:], self._table_key(team))
         return block
 
     def _team_block(self, team: int) -> list[int]:
@@ -516,14 +548,10 @@ class ObservationBuilder:
 
     def _teams_bytes(self, my_team: int) -> bytes:
         """The three team blocks from ``my_team`` on, rebuilt when a team's table changed."""
-        order = self.team_order[my_team]
-        keys = [self._table_key(team) for team in order]
-        cached = self._teams_cache[my_team]
-        if cached is not None and cached[0] == keys:
-            return cached[1]
-        block = b"".join([self._cached_team_block(team, key) for team, key in zip(order, keys)])
-        block += self.padding_teams
-        self._teams_cache[my_team] = (keys, block)
+        block = self._teams_cache[my_team]
+        if block is None:
+            block = b"".join([self._cached_team_block(team) for team in self.team_order[my_team]])
+            block = self._teams_cache[my_team] = block + self.padding_teams
         return block
 
     def _players_bytes(self, viewer: int) -> bytearray:
@@ -544,31 +572,23 @@ class ObservationBuilder:
         return block
 
     def _history_bytes(self, viewer: int) -> bytes:
-        """The history block of ``viewer``, cached for the step (the history changes only
-        by actions); each seat's (discarded, declined) bytes are cached until the seat
-        discards or declines again: both lists only grow within a hand, so their sums tell."""
+        """The history block of ``viewer``; each seat's (discarded, declined) bytes are
+        cached until the seat discards or declines (see :meth:`_catch_up`)."""
+        block = self._history_cache[viewer]
+        if block is not None:
+            return block
         game = self.game
-        hand = game.hand_index
-        step = (hand, game.num_steps)
-        cached = self._history_cache[viewer]
-        if cached is not None and cached[0] == step:
-            return cached[1]
         rows = self._history_rows
-        if self._history_hand != hand:
-            self._history_hand = hand
-            rows = self._history_rows = [None] * game.num_players
         parts = []
-        discarded, declined = game.discarded, game.declined
         for seat in self.history_order[viewer]:
             row = rows[seat]
-            key = (sum(discarded[seat]), sum(declined[seat]))
-            if row is None or row[0] != key:
-                row = rows[seat] = (key, _count_bytes(discarded[seat] + declined[seat]))
-            parts.append(row[1])
+            if row is None:
+                discarded, declined = game.discarded[seat][:], game.declined[seat][:]
+                row = rows[seat] = (_count_bytes(discarded + declined), discarded, declined)
+            parts.append(row[0])
         parts.append(self.padding_history)
         parts.append(_count_bytes(game.since_discard[viewer]))
-        block = b"".join(parts)
-        self._history_cache[viewer] = (step, block)
+        block = self._history_cache[viewer] = b"".join(parts)
         return block
 
     def _sequence_block(self, viewer: int) -> bytes:
@@ -593,6 +613,7 @@ class ObservationBuilder:
 
     def build(self, viewer: int, viewer_to_act: bool = True) -> np.ndarray:
         """The observation vector of seat ``viewer``."""
+        self._catch_up()
         game = self.game
         my_team = self.team_of[viewer]
         acting = viewer_to_act and game.current == viewer
@@ -620,7 +641,7 @@ class ObservationBuilder:
             staged = game.staged
             if phase == PHASE_MELD:
                 # the canasta counts come from the team cache that _teams_bytes refreshed
-                counts = self._team_cache[my_team][2]
+                counts = self._team_cache[my_team][1]
                 may_go_out = (
                     counts[0] >= self.min_canastas
                     and game.opening_done(my_team)
