@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import typing
 from dataclasses import dataclass, field
 
@@ -38,162 +39,19 @@ PLAYER_COUNTS = (2, 3, 4, 6)
 OBSERVATION_BYTE_MAX = 255
 #: The most cards of one kind a single deck holds (four of a rank, four 2s).
 MOST_OF_ONE_KIND_PER_DECK = max(deck_counts(1, 0))
-#: The engine's meld tables are sized for at most this many decks
-#: (``engine/melds.py`` ``natural_ok``: 32 naturals of a rank); Spanish with 6 plays 8.
+#: The engine's meld tables are sized for at most this many decks (``engine/melds.py``
+#: ``natural_ok``: 32 naturals of a rank); Spanish with 6 players plays 8.
 ENGINE_MAX_DECKS = 8
 #: Decks in play: what the engine's tables hold, and what the observation can count.
 MAX_DECKS = min(ENGINE_MAX_DECKS, OBSERVATION_BYTE_MAX // MOST_OF_ONE_KIND_PER_DECK)
 #: Cards an ace puts face down under it when it starts the pot (``pot_start_count_under_natural``).
 MOST_COUNTED_UNDER_NATURAL = ACE + 4
 #: The largest number of points one rules entry (a bonus, a penalty, a red 3 score, the
-#: target) may be worth: 60 times the largest preset value, and small enough that every
-#: score stays an exact integer in the rewards and the observation.
+#: target) may be worth: over 60 times the largest preset value, and far below where a
+#: game's scores would overflow the rewards' floats or the observation's numbers.
 MAX_POINTS = 1_000_000
 #: The largest factor on points (red 3 signs, the unopened hand penalty); presets use 2.
 MAX_FACTOR = 10
-
-
-@dataclass(frozen=True)
-class Rules:
-    """All numbers and switches of one Canasta variant (see RULES.md)."""
-
-    name: str
-    # --- players, deck, deal -------------------------------------------------
-    player_counts: tuple[int, ...] = (2, 3, 4, 6)  # G-3
-    num_decks: int = 2  # C-1
-    jokers_per_deck: int = 2
-    #: Deck count by player count where it differs from ``num_decks`` (S-1).
-    num_decks_by_players: tuple[tuple[int, int], ...] = ()
-    #: Cards dealt to each player, by player count (C-2).
-    hand_size: tuple[tuple[int, int], ...] = ((2, 15), (3, 13), (4, 11), (6, 11))
-    # --- the pot at the start of the hand --------------------------------------
-    #: Cards put face down as the pot before one is turned up (S-3).
-    pot_face_down: int = 0
-    #: Kinds that, turned up, are covered by another turned card (C-3, I-3).
-    pot_start_cover_kinds: tuple[str, ...] = ("2", "JK", "R3")
-    #: Kinds that, turned up at the start, freeze (or cross) the pot (C-3, I-3, S-3).
-    pot_start_freeze_kinds: tuple[str, ...] = ("2", "JK", "R3")
-    #: Put as many cards face down under the first natural as its number says (I-3).
-    pot_start_count_under_natural: bool = False
-    # --- the turn --------------------------------------------------------------
-    draw_count: int = 1  # C-4, S-4, I-4
-    #: Cards drawn from the stock after taking the pot (I-4).
-    draw_after_pot_take: int = 0
-    # --- melds -----------------------------------------------------------------
-    min_meld_size: int = 3  # C-5
-    min_naturals: int = 2  # C-5
-    max_wilds_per_meld: int = 3  # C-5
-    #: A meld keeps naturals - wilds >= this (C-5: 0, I-5: 1).
-    min_natural_excess: int = 0
-    #: Size at which a meld is a finished canasta that takes no more cards (S-7); 0 = grows.
-    meld_closes_at: int = 0
-    canasta_size: int = 7  # G-4
-    #: Melds of wild cards only (S-9, I-6) and the cards they must start with.
-    wild_melds: bool = False
-    wild_meld_min_start: int = 3
-    wild_meld_max_size: int = 7
-    #: Black-3 melds (C-7, S-11, I-5), their sizes, and their special powers.
-    black3_melds: bool = True
-    black3_meld_only_going_out: bool = True
-    black3_meld_max_size: int = 4
-    black3_canasta_wins_game: bool = False
-    # --- opening ---------------------------------------------------------------
-    #: (lowest team score, minimum) brackets, ascending (C-8, S-8, I-9).
-    opening_table: tuple[tuple[int, int], ...] = ((-(10**9), 15), (0, 50), (1500, 90), (3000, 120))
-    #: A hidden canasta laid while opening opens whatever the count (S-8).
-    hidden_canasta_opens: bool = False
-    #: Openings whose minimum is at most this must be clean (I-10); 0 = none.
-    clean_opening_max_minimum: int = 0
-    #: Wild-only melds (twos, jokers) that count as clean in a clean opening (I-10).
-    clean_opening_wild_melds: tuple[tuple[int, int], ...] = ()
-    #: A concealed going out needs no opening minimum (C-15).
-    concealed_go_out_ignores_minimum: bool = True
-    #: An unopened team that takes the pot must open cleanly in that turn (I-7, I-10).
-    unopened_take_needs_clean_opening: bool = False
-    # --- taking the pot ----------------------------------------------------------
-    take_naturals: int = 2  # C-10, S-5, I-7
-    #: Naturals needed while the pot is frozen (classic, I-8) or crossed (S-6).
-    take_naturals_frozen: int = 2
-    #: Unfrozen pot: one natural and one wild may take it (C-11).
-    take_with_wild: bool = True
-    #: Unfrozen pot: the top card alone may join a team meld (C-11).
-    take_onto_meld: bool = True
-    #: The pot is frozen against a team that has not opened (C-9).
-    frozen_for_unopened: bool = True
-    #: A discarded wild card "crosses" the pot rather than freezing it (S-6); same effect.
-    wild_crosses_pot: bool = False
-    #: With the stock exhausted the player must take a pot that joins a team meld (C-16).
-    must_take_matching_pot: bool = True
-    # --- going out ---------------------------------------------------------------
-    go_out_min_canastas: int = 1  # C-14
-    go_out_needs_clean_and_dirty: bool = False  # S-15, I-11
-    go_out_needs_discard: bool = False  # C-15 vs S-15, I-11
-    #: No going out in the turn the team completed its first clean canasta (S-15).
-    no_go_out_on_first_clean_turn: bool = False
-    go_out_bonus: int = 100  # C-15
-    concealed_go_out_bonus: int = 200  # C-15; 0 = no concealed bonus
-    # --- scoring -----------------------------------------------------------------
-    clean_canasta_bonus: int = 500  # C-17
-    dirty_canasta_bonus: int = 300
-    hidden_canasta_bonus: int = 0  # S-10
-    #: Canastas of one natural rank with their own (clean, dirty) bonus (I-12 aces).
-    rank_canasta_bonus: tuple[tuple[int, int, int], ...] = ()
-    wild_canasta_clean_bonus: int = 0  # S-10, I-12
-    wild_canasta_dirty_bonus: int = 0
-    #: (jokers, twos, bonus) of a special wild canasta (I-12 "toro seduto").
-    special_wild_canasta: tuple[int, int, int] = (0, 0, 0)
-    #: Red 3 totals by count; beyond the table each one adds ``red3_extra_each``.
-    red3_scores: tuple[int, ...] = (0, 100, 200, 300, 800)  # C-17
-    red3_extra_each: int = 200
-    #: Sign of the red 3 total by team condition (TEAM_* constants above).
-    red3_sign: tuple[int, int, int, int, int] = (-1, 1, 1, 1, 1)  # C-17
-    #: A team that has no canasta counts its melded cards minus (S-14).
-    melds_minus_without_canasta: bool = False
-    black3_in_hand_penalty: int = 5
-    #: Factor on the hand penalty of a team that has not opened (I-14).
-    unopened_hand_penalty_factor: int = 1
-    #: (canastas, bonus) pairs: the highest reached applies (S-12).
-    canasta_count_bonus: tuple[tuple[int, int], ...] = ()
-    #: (clean canastas, bonus) pairs (I-13).
-    clean_canasta_count_bonus: tuple[tuple[int, int], ...] = ()
-    #: Optional Spanish runs (S-19): 7 naturals of one suit in a row (escala), or
-    #: 4 to A of one suit (escala real), laid whole by an opened team.
-    sequences: bool = False
-    sequence_bonus: int = 1500  # S-19 escala
-    royal_sequence_bonus: int = 4000  # S-19 escala real
-    target_score: int = 5000  # C-18
-
-    def __post_init__(self) -> None:
-        # lists (from JSON, or typed by hand) become tuples, so a rules value is hashable
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if isinstance(value, list):
-                object.__setattr__(self, f.name, _as_tuple(value))
-        check_rules(self)
-
-    # ---------------------------------------------------------------- helpers
-    def decks_for(self, num_players: int) -> int:
-        return dict(self.num_decks_by_players).get(num_players, self.num_decks)
-
-    def hand_size_for(self, num_players: int) -> int:
-        return dict(self.hand_size)[num_players]
-
-    def opening_minimum(self, team_score: int) -> int:
-        """C-8, S-8, I-9: the opening minimum for a team total at the start of a hand."""
-        minimum = self.opening_table[0][1]
-        for lowest, value in self.opening_table:
-            if team_score >= lowest:
-                minimum = value
-        return minimum
-
-    def red3_total(self, count: int) -> int:
-        table = self.red3_scores
-        if count < len(table):
-            return table[count]
-        return table[-1] + (count - len(table) + 1) * self.red3_extra_each
-
-    def describe(self) -> dict:
-        return dataclasses.asdict(self)
 
 
 # ------------------------------------------------------------------- checks
@@ -342,7 +200,9 @@ def check_rules(rules: Rules) -> None:
         check(rules)
 
 
+@functools.cache
 def _field_types() -> dict[str, typing.Any]:
+    """Field name -> type, from the annotations of :class:`Rules` (read on first use)."""
     return typing.get_type_hints(Rules)
 
 
@@ -378,7 +238,7 @@ def _type_text(name: str, hint) -> str:
 
 
 def _check_types(rules: Rules) -> None:
-    for name, hint in _FIELD_TYPES.items():
+    for name, hint in _field_types().items():
         value = getattr(rules, name)
         if not _fits_type(value, hint):
             raise ValueError(
@@ -397,7 +257,7 @@ def _check_bounds(rules: Rules) -> None:
             where = ""
         else:
             index = COLUMNS[bound.field].index(bound.column)
-            is_table = typing.get_args(_FIELD_TYPES[bound.field])[-1] is Ellipsis
+            is_table = typing.get_args(_field_types()[bound.field])[-1] is Ellipsis
             entries = [(row[index], f" in {row!r}") for row in (value if is_table else (value,))]
             where = f": {bound.column}"
         for item, context in entries:
@@ -553,8 +413,147 @@ def _as_tuple(value):
     return value
 
 
-_FIELD_TYPES = _field_types()
-_FIELD_NAMES = set(_FIELD_TYPES)
+@dataclass(frozen=True)
+class Rules:
+    """All numbers and switches of one Canasta variant (see RULES.md)."""
+
+    name: str
+    # --- players, deck, deal -------------------------------------------------
+    player_counts: tuple[int, ...] = (2, 3, 4, 6)  # G-3
+    num_decks: int = 2  # C-1
+    jokers_per_deck: int = 2
+    #: Deck count by player count where it differs from ``num_decks`` (S-1).
+    num_decks_by_players: tuple[tuple[int, int], ...] = ()
+    #: Cards dealt to each player, by player count (C-2).
+    hand_size: tuple[tuple[int, int], ...] = ((2, 15), (3, 13), (4, 11), (6, 11))
+    # --- the pot at the start of the hand --------------------------------------
+    #: Cards put face down as the pot before one is turned up (S-3).
+    pot_face_down: int = 0
+    #: Kinds that, turned up, are covered by another turned card (C-3, I-3).
+    pot_start_cover_kinds: tuple[str, ...] = ("2", "JK", "R3")
+    #: Kinds that, turned up at the start, freeze (or cross) the pot (C-3, I-3, S-3).
+    pot_start_freeze_kinds: tuple[str, ...] = ("2", "JK", "R3")
+    #: Put as many cards face down under the first natural as its number says (I-3).
+    pot_start_count_under_natural: bool = False
+    # --- the turn --------------------------------------------------------------
+    draw_count: int = 1  # C-4, S-4, I-4
+    #: Cards drawn from the stock after taking the pot (I-4).
+    draw_after_pot_take: int = 0
+    # --- melds -----------------------------------------------------------------
+    min_meld_size: int = 3  # C-5
+    min_naturals: int = 2  # C-5
+    max_wilds_per_meld: int = 3  # C-5
+    #: A meld keeps naturals - wilds >= this (C-5: 0, I-5: 1).
+    min_natural_excess: int = 0
+    #: Size at which a meld is a finished canasta that takes no more cards (S-7); 0 = grows.
+    meld_closes_at: int = 0
+    canasta_size: int = 7  # G-4
+    #: Melds of wild cards only (S-9, I-6) and the cards they must start with.
+    wild_melds: bool = False
+    wild_meld_min_start: int = 3
+    wild_meld_max_size: int = 7
+    #: Black-3 melds (C-7, S-11, I-5), their sizes, and their special powers.
+    black3_melds: bool = True
+    black3_meld_only_going_out: bool = True
+    black3_meld_max_size: int = 4
+    black3_canasta_wins_game: bool = False
+    # --- opening ---------------------------------------------------------------
+    #: (lowest team score, minimum) brackets, ascending (C-8, S-8, I-9).
+    opening_table: tuple[tuple[int, int], ...] = ((-(10**9), 15), (0, 50), (1500, 90), (3000, 120))
+    #: A hidden canasta laid while opening opens whatever the count (S-8).
+    hidden_canasta_opens: bool = False
+    #: Openings whose minimum is at most this must be clean (I-10); 0 = none.
+    clean_opening_max_minimum: int = 0
+    #: Wild-only melds (twos, jokers) that count as clean in a clean opening (I-10).
+    clean_opening_wild_melds: tuple[tuple[int, int], ...] = ()
+    #: A concealed going out needs no opening minimum (C-15).
+    concealed_go_out_ignores_minimum: bool = True
+    #: An unopened team that takes the pot must open cleanly in that turn (I-7, I-10).
+    unopened_take_needs_clean_opening: bool = False
+    # --- taking the pot ----------------------------------------------------------
+    take_naturals: int = 2  # C-10, S-5, I-7
+    #: Naturals needed while the pot is frozen (classic, I-8) or crossed (S-6).
+    take_naturals_frozen: int = 2
+    #: Unfrozen pot: one natural and one wild may take it (C-11).
+    take_with_wild: bool = True
+    #: Unfrozen pot: the top card alone may join a team meld (C-11).
+    take_onto_meld: bool = True
+    #: The pot is frozen against a team that has not opened (C-9).
+    frozen_for_unopened: bool = True
+    #: A discarded wild card "crosses" the pot rather than freezing it (S-6); same effect.
+    wild_crosses_pot: bool = False
+    #: With the stock exhausted the player must take a pot that joins a team meld (C-16).
+    must_take_matching_pot: bool = True
+    # --- going out ---------------------------------------------------------------
+    go_out_min_canastas: int = 1  # C-14
+    go_out_needs_clean_and_dirty: bool = False  # S-15, I-11
+    go_out_needs_discard: bool = False  # C-15 vs S-15, I-11
+    #: No going out in the turn the team completed its first clean canasta (S-15).
+    no_go_out_on_first_clean_turn: bool = False
+    go_out_bonus: int = 100  # C-15
+    concealed_go_out_bonus: int = 200  # C-15; 0 = no concealed bonus
+    # --- scoring -----------------------------------------------------------------
+    clean_canasta_bonus: int = 500  # C-17
+    dirty_canasta_bonus: int = 300
+    hidden_canasta_bonus: int = 0  # S-10
+    #: Canastas of one natural rank with their own (clean, dirty) bonus (I-12 aces).
+    rank_canasta_bonus: tuple[tuple[int, int, int], ...] = ()
+    wild_canasta_clean_bonus: int = 0  # S-10, I-12
+    wild_canasta_dirty_bonus: int = 0
+    #: (jokers, twos, bonus) of a special wild canasta (I-12 "toro seduto").
+    special_wild_canasta: tuple[int, int, int] = (0, 0, 0)
+    #: Red 3 totals by count; beyond the table each one adds ``red3_extra_each``.
+    red3_scores: tuple[int, ...] = (0, 100, 200, 300, 800)  # C-17
+    red3_extra_each: int = 200
+    #: Sign of the red 3 total by team condition (TEAM_* constants above).
+    red3_sign: tuple[int, int, int, int, int] = (-1, 1, 1, 1, 1)  # C-17
+    #: A team that has no canasta counts its melded cards minus (S-14).
+    melds_minus_without_canasta: bool = False
+    black3_in_hand_penalty: int = 5
+    #: Factor on the hand penalty of a team that has not opened (I-14).
+    unopened_hand_penalty_factor: int = 1
+    #: (canastas, bonus) pairs: the highest reached applies (S-12).
+    canasta_count_bonus: tuple[tuple[int, int], ...] = ()
+    #: (clean canastas, bonus) pairs (I-13).
+    clean_canasta_count_bonus: tuple[tuple[int, int], ...] = ()
+    #: Optional Spanish runs (S-19): 7 naturals of one suit in a row (escala), or
+    #: 4 to A of one suit (escala real), laid whole by an opened team.
+    sequences: bool = False
+    sequence_bonus: int = 1500  # S-19 escala
+    royal_sequence_bonus: int = 4000  # S-19 escala real
+    target_score: int = 5000  # C-18
+
+    def __post_init__(self) -> None:
+        # lists (from JSON, or typed by hand) become tuples, so a rules value is hashable
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, list):
+                object.__setattr__(self, f.name, _as_tuple(value))
+        check_rules(self)
+
+    # ---------------------------------------------------------------- helpers
+    def decks_for(self, num_players: int) -> int:
+        return dict(self.num_decks_by_players).get(num_players, self.num_decks)
+
+    def hand_size_for(self, num_players: int) -> int:
+        return dict(self.hand_size)[num_players]
+
+    def opening_minimum(self, team_score: int) -> int:
+        """C-8, S-8, I-9: the opening minimum for a team total at the start of a hand."""
+        minimum = self.opening_table[0][1]
+        for lowest, value in self.opening_table:
+            if team_score >= lowest:
+                minimum = value
+        return minimum
+
+    def red3_total(self, count: int) -> int:
+        table = self.red3_scores
+        if count < len(table):
+            return table[count]
+        return table[-1] + (count - len(table) + 1) * self.red3_extra_each
+
+    def describe(self) -> dict:
+        return dataclasses.asdict(self)
 
 
 CLASSIC = Rules(name="classic")
@@ -663,6 +662,8 @@ ITALIAN = Rules(
 )
 
 PRESETS: dict[str, Rules] = {r.name: r for r in (CLASSIC, CANASTONE, SPANISH, ITALIAN)}
+
+_FIELD_NAMES = set(_field_types())
 
 
 def unknown_fields_text(names, others: tuple[str, ...] = ()) -> str:
