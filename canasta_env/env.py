@@ -117,7 +117,7 @@ OPTIONS: dict[str, tuple[str, Callable[[object], bool]]] = {
         lambda value: value is None or _one_of(RENDER_MODES)(value),
     ),
     "reward": (f"one of {REWARD_MODES}", _one_of(REWARD_MODES)),
-    "reward_scale": ("a finite number > 0", lambda v: _is_finite_number(v) and v > 0),
+    "reward_scale": ("a finite number > 0", lambda value: _is_finite_number(value) and value > 0),
     "episode": (f"one of {EPISODE_MODES}", _one_of(EPISODE_MODES)),
     "max_cycles": (
         "a positive integer or None",
@@ -140,7 +140,7 @@ class raw_env(AECEnv):
     """Canasta as a PettingZoo AEC environment; illegal actions raise."""
 
     metadata = {
-        "render_modes": ["human", "ansi"],
+        "render_modes": list(RENDER_MODES),
         "name": "canasta_v0",
         "is_parallelizable": False,
         "render_fps": 1,
