@@ -37,10 +37,18 @@ Episode End
 Arguments
     ``variant`` ("classic", "canastone", "spanish", "italian" or a Rules object),
     ``num_players`` (2, 3, 4, 6; italian 2, 4), ``render_mode`` ("ansi", "human"),
-    ``reward``, ``reward_scale``, ``episode``, ``max_cycles``, and any rules field
-    as a keyword (house rules): ``env(variant="spanish", target_score=5000)``.
+    ``reward``, ``reward_scale`` (finite, > 0), ``episode``, ``max_cycles``,
+    ``illegal_reward`` (finite), and any rules field as a keyword (house rules):
+    ``env(variant="spanish", target_score=5000)``. Each rules field is checked
+    against its declared range (``canasta_env.rules.BOUNDS``); every bad argument
+    raises ``ValueError`` naming it and what it may be (table in :data:`OPTIONS`).
     ``reset(seed, options={"deck": "AS TH ..."})`` stacks the first cards of the
-    deck in draw order; ``options={"state": {...}}`` loads a saved state.
+    deck in draw order; ``options={"state": {...}}`` loads a saved state. ``seed``
+    is None, an integer or a string. ``step`` takes an int, a numpy integer or a
+    0-d integer array (what ``Discrete(500).contains`` takes; a 1-element array is
+    refused); anything else raises ``IllegalActionError`` (a ``ValueError``) and
+    changes nothing. ``observe`` of an unknown agent raises ``UnknownAgentError``
+    (a ``KeyError`` and a ``ValueError``) listing the agents.
 
 Version History
     v0: initial release. The observation grows only at its end, its prefix kept:
@@ -49,7 +57,12 @@ Version History
 
 from __future__ import annotations
 
+import dataclasses
+import math
+import numbers
+import operator
 import warnings
+from collections.abc import Callable, Mapping
 
 import numpy as np
 from gymnasium import spaces
@@ -59,18 +72,75 @@ from pettingzoo.utils.env_logger import EnvLogger
 from canasta_env.actions import NUM_ACTIONS, action_to_str
 from canasta_env.engine.game import PHASE_HAND_OVER, Game, IllegalActionError
 from canasta_env.observation import OBS_SIZE, ObservationBuilder
-from canasta_env.rules import Rules, check_player_count, make_rules
+from canasta_env.rules import Rules, check_player_count, make_rules, unknown_fields_text
 
 REWARD_MODES = ("score", "win")
 _INT8 = np.dtype(np.int8)
 EPISODE_MODES = ("hand", "game")
+RENDER_MODES = ("human", "ansi")
+ILLEGAL_ACTION_MODES = ("raise", "terminate")
+RESET_OPTIONS = ("deck", "state")
+#: What ``step`` takes from a live agent: exactly what ``Discrete(NUM_ACTIONS).contains`` takes.
+ACTION_TYPES = f"an int, a numpy integer or a 0-d integer array in 0..{NUM_ACTIONS - 1}"
+_RULES_FIELDS = frozenset(f.name for f in dataclasses.fields(Rules))
+
+
+class UnknownAgentError(KeyError, ValueError):
+    """An agent name the env does not have: a ``KeyError``, as the dictionary lookup it
+    replaces, and a ``ValueError``, as every other bad input."""
+
+    def __str__(self) -> str:  # KeyError would quote the whole message
+        return str(self.args[0])
+
+
+def _is_integer(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_finite_number(value) -> bool:
+    return (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, (bool, np.bool_))
+        and math.isfinite(value)
+    )
+
+
+def _one_of(choices: tuple) -> Callable[[object], bool]:
+    return lambda value: isinstance(value, str) and value in choices
+
+
+#: The env's own arguments (the rest are rules fields): what each may be, and its test.
+OPTIONS: dict[str, tuple[str, Callable[[object], bool]]] = {
+    "num_players": ("an integer", _is_integer),
+    "render_mode": (
+        f"one of {(None, *RENDER_MODES)}",
+        lambda value: value is None or _one_of(RENDER_MODES)(value),
+    ),
+    "reward": (f"one of {REWARD_MODES}", _one_of(REWARD_MODES)),
+    "reward_scale": ("a finite number > 0", lambda value: _is_finite_number(value) and value > 0),
+    "episode": (f"one of {EPISODE_MODES}", _one_of(EPISODE_MODES)),
+    "max_cycles": (
+        "a positive integer or None",
+        lambda value: value is None or (_is_integer(value) and value >= 1),
+    ),
+    "illegal_action": (f"one of {ILLEGAL_ACTION_MODES}", _one_of(ILLEGAL_ACTION_MODES)),
+    "illegal_reward": ("a finite number", _is_finite_number),
+}
+
+
+def check_options(values: dict) -> None:
+    """Raise ``ValueError`` naming the first env option (see :data:`OPTIONS`) that is bad."""
+    for name, (allowed, is_ok) in OPTIONS.items():
+        value = values[name]
+        if not is_ok(value):
+            raise ValueError(f"{name} must be {allowed}, got {value!r}")
 
 
 class raw_env(AECEnv):
     """Canasta as a PettingZoo AEC environment; illegal actions raise."""
 
     metadata = {
-        "render_modes": ["human", "ansi"],
+        "render_modes": list(RENDER_MODES),
         "name": "canasta_v0",
         "is_parallelizable": False,
         "render_fps": 1,
@@ -90,30 +160,33 @@ class raw_env(AECEnv):
         **rule_overrides,
     ):
         super().__init__()
+        check_options(
+            {
+                "num_players": num_players,
+                "render_mode": render_mode,
+                "reward": reward,
+                "reward_scale": reward_scale,
+                "episode": episode,
+                "max_cycles": max_cycles,
+                "illegal_action": illegal_action,
+                "illegal_reward": illegal_reward,
+            }
+        )
+        unknown = set(rule_overrides) - _RULES_FIELDS
+        if unknown:  # neither an option nor a rules field: suggest the nearest of both
+            raise ValueError(
+                f"unknown rules field(s) {unknown_fields_text(unknown, tuple(OPTIONS))}; "
+                f"the env's own options are variant, {', '.join(OPTIONS)}"
+            )
         self.rules = make_rules(variant, **rule_overrides)
-        if not isinstance(num_players, int) or isinstance(num_players, bool):
-            raise ValueError(f"num_players must be an integer, got {num_players!r}")
+        num_players = int(num_players)
         check_player_count(self.rules, num_players)
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
-        if episode not in EPISODE_MODES:
-            raise ValueError(f"episode must be one of {EPISODE_MODES}, got {episode!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
-        if illegal_action not in ("raise", "terminate"):
-            raise ValueError("illegal_action must be 'raise' or 'terminate'")
-        if max_cycles is not None and (
-            not isinstance(max_cycles, int) or isinstance(max_cycles, bool) or max_cycles < 1
-        ):
-            raise ValueError(f"max_cycles must be a positive integer, got {max_cycles!r}")
-        if not isinstance(reward_scale, (int, float)) or not reward_scale > 0:
-            raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
         self.num_players = num_players
         self.render_mode = render_mode
         self.reward_mode = reward
         self.reward_scale = float(reward_scale)
         self.episode_mode = episode
-        self.max_cycles = max_cycles
+        self.max_cycles = None if max_cycles is None else int(max_cycles)
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
@@ -132,18 +205,35 @@ class raw_env(AECEnv):
         self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
     def observation_space(self, agent):
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self.possible_agents[self._seat(agent)]]
 
     def action_space(self, agent):
-        return self.action_spaces[agent]
+        return self.action_spaces[self.possible_agents[self._seat(agent)]]
+
+    def _seat(self, agent) -> int:
+        try:
+            return self.agent_name_mapping[agent]
+        except (KeyError, TypeError):
+            raise UnknownAgentError(
+                f"unknown agent {agent!r}; the agents are {self.possible_agents}"
+            ) from None
 
     # ------------------------------------------------------------------ reset
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+    def reset(self, seed: int | str | None = None, options: dict | None = None) -> None:
+        if _is_integer(seed):
+            seed = int(seed)
+        elif seed is not None and not isinstance(seed, str):
+            raise ValueError(f"seed must be None, an integer or a string, got {seed!r}")
+        if options is not None and not isinstance(options, Mapping):
+            raise ValueError(
+                f"options must be a dict with the keys {RESET_OPTIONS} or None, got {options!r}"
+            )
         options = dict(options or {})
-        unknown = set(options) - {"deck", "state"}
+        unknown = set(options) - set(RESET_OPTIONS)
         if unknown:  # PettingZoo's api_test passes arbitrary options: warn, do not fail
             warnings.warn(
-                f"ignoring unknown reset option(s) {sorted(unknown)}; known: 'deck', 'state'",
+                f"ignoring unknown reset option(s) {sorted(map(str, unknown))}; "
+                f"known: {RESET_OPTIONS}",
                 stacklevel=2,
             )
         if "state" in options:
@@ -183,7 +273,7 @@ class raw_env(AECEnv):
         return np.frombuffer(flags, _INT8)
 
     def observe(self, agent):
-        seat = self.agent_name_mapping[agent]
+        seat = self._seat(agent)
         game = self.game
         if game is None:
             raise RuntimeError("reset() must be called before step() or observe()")
@@ -210,6 +300,8 @@ class raw_env(AECEnv):
     def step(self, action) -> None:
         if self.game is None:
             raise RuntimeError("reset() must be called before step() or observe()")
+        if not self.agents:
+            raise RuntimeError("the episode is over and every agent has left; call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -218,15 +310,7 @@ class raw_env(AECEnv):
         if type(action) is int and 0 <= action < NUM_ACTIONS:
             index = action  # the common case, checked without the general conversion
         else:
-            index = _action_index(action)
-        if index is None:  # outside the action space: an error, as AssertOutOfBoundsWrapper
-            if action is not None and not isinstance(action, bool) and hasattr(action, "__index__"):
-                raise IllegalActionError(
-                    f"action id {action.__index__()} is outside 0..{NUM_ACTIONS - 1}"
-                )
-            if action is None:
-                raise IllegalActionError("a live agent must act: got action None")
-            raise IllegalActionError(f"action must be an integer id, got {action!r}")
+            index = _action_index(action)  # raises on anything outside the action space
         if self.illegal_action == "raise":
             game.apply(index)  # an illegal action raises IllegalActionError; nothing changes
             legal = True
@@ -327,12 +411,28 @@ class raw_env(AECEnv):
         return action_to_str(action)
 
 
-def _action_index(action):
-    """The action as an int id in range, or None (floats, bools, strings, None, out of range)."""
-    if action is None or isinstance(action, bool) or not hasattr(action, "__index__"):
-        return None
-    index = action.__index__()
-    return index if 0 <= index < NUM_ACTIONS else None
+def _action_index(action) -> int:
+    """The id of an action from outside the fast path: an int, a numpy integer or a 0-d
+    integer array in range, as ``Discrete(NUM_ACTIONS).contains`` takes. Anything else
+    (None, bools, floats, strings, arrays of other shapes) raises ``IllegalActionError``
+    (a ``ValueError``) naming the action, as AssertOutOfBoundsWrapper would refuse it."""
+    if action is None:
+        raise IllegalActionError(f"a live agent must act: got action None; expected {ACTION_TYPES}")
+    shape = getattr(action, "shape", ())
+    index = None
+    if not isinstance(action, (bool, np.bool_)) and shape == ():
+        try:
+            index = operator.index(action)
+        except TypeError:
+            pass
+    if index is None:
+        detail = f" (an array of shape {shape}: one action is one id)" if shape else ""
+        raise IllegalActionError(
+            f"action must be an integer id, got {action!r}{detail}; expected {ACTION_TYPES}"
+        )
+    if not 0 <= index < NUM_ACTIONS:
+        raise IllegalActionError(f"action id {index} is outside 0..{NUM_ACTIONS - 1}")
+    return index
 
 
 class CanastaEnv(raw_env):

@@ -5,20 +5,412 @@ and never asks which variant it plays. A house rule is a field override::
 
     make_rules("spanish", target_score=5000)
 
+Every way of building a rules object (``Rules(...)``, ``dataclasses.replace``,
+:func:`make_rules`, :func:`rules_from_dict`) checks it: each field's type from its
+annotation, each integer against its declared range in :data:`BOUNDS`, and the
+fields against each other in :data:`CROSS_CHECKS`. A bad value raises
+``ValueError`` naming the field and what it may be.
+
 Rule ids in comments point at ``RULES.md``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import functools
+import typing
 from dataclasses import dataclass, field
 
-from canasta_env.cards import NATURAL_RANKS
+from canasta_env.actions import MAX_NEW_MELD
+from canasta_env.cards import KIND_NAMES, NATURAL_RANKS, NUM_NATURALS, deck_counts
 
 #: Conditions of a team at the end of a hand, used to index ``red3_sign``.
 TEAM_NO_MELD, TEAM_NO_CANASTA, TEAM_CLEAN_ONLY, TEAM_DIRTY_ONLY, TEAM_CLEAN_AND_DIRTY = range(5)
 
 ACE = NATURAL_RANKS.index("A")
+
+# ------------------------------------------------------------------- limits
+#: Table sizes the engine seats (teams of one, or two partnerships at 4 and 6).
+PLAYER_COUNTS = (2, 3, 4, 6)
+#: The observation packs small counts into one byte each (``observation.py``): the
+#: cards of one kind in a hand, a meld or the pot, a team's canastas, the opening
+#: minimum, the face-down pot and the draw count. No rules value may push one past this.
+OBSERVATION_BYTE_MAX = 255
+#: The most cards of one kind a single deck holds (four of a rank, four 2s).
+MOST_OF_ONE_KIND_PER_DECK = max(deck_counts(1, 0))
+#: The engine's meld tables are sized for at most this many decks (``engine/melds.py``
+#: ``natural_ok``: 32 naturals of a rank); Spanish with 6 players plays 8.
+ENGINE_MAX_DECKS = 8
+#: Decks in play: what the engine's tables hold, and what the observation can count.
+MAX_DECKS = min(ENGINE_MAX_DECKS, OBSERVATION_BYTE_MAX // MOST_OF_ONE_KIND_PER_DECK)
+#: Cards an ace puts face down under it when it starts the pot (``pot_start_count_under_natural``).
+MOST_COUNTED_UNDER_NATURAL = ACE + 4
+#: The largest number of points one rules entry (a bonus, a penalty, a red 3 score, the
+#: target) may be worth: over 60 times the largest preset value, and far below where a
+#: game's scores would overflow the rewards' floats or the observation's numbers.
+MAX_POINTS = 1_000_000
+#: The largest factor on points (red 3 signs, the unopened hand penalty); presets use 2.
+MAX_FACTOR = 10
+
+
+# ------------------------------------------------------------------- checks
+@dataclass(frozen=True)
+class Bound:
+    """The inclusive range (or the allowed values) of an integer rules field.
+
+    ``column`` names one column of a table field (a list of rows, or one fixed row
+    such as ``special_wild_canasta``); a list field's bound holds for each entry.
+    """
+
+    field: str
+    low: int | None
+    high: int | None
+    why: str
+    column: str | None = None
+    allowed: tuple[int, ...] | None = None
+
+    def text(self) -> str:
+        if self.allowed is not None:
+            return "one of " + ", ".join(str(v) for v in self.allowed)
+        if self.low is not None and self.high is not None:
+            return f"an integer >= {self.low} and <= {self.high}"
+        if self.low is not None:
+            return f"an integer >= {self.low}"
+        if self.high is not None:
+            return f"an integer <= {self.high}"
+        return "an integer"
+
+    def holds(self, value: int) -> bool:
+        if self.allowed is not None:
+            return value in self.allowed
+        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+
+
+#: The columns of each table field (and of the fixed rows), as the field comments name them.
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "hand_size": ("players", "cards"),
+    "num_decks_by_players": ("players", "decks"),
+    "opening_table": ("lowest team score", "minimum"),
+    "clean_opening_wild_melds": ("twos", "jokers"),
+    "rank_canasta_bonus": ("rank", "clean bonus", "dirty bonus"),
+    "special_wild_canasta": ("jokers", "twos", "bonus"),
+    "canasta_count_bonus": ("canastas", "bonus"),
+    "clean_canasta_count_bonus": ("clean canastas", "bonus"),
+}
+
+_SEATS = "a table of 2, 3, 4 or 6 players"
+_BYTE = f"the observation stores it in one byte: OBSERVATION_BYTE_MAX = {OBSERVATION_BYTE_MAX}"
+_LAID_WHOLE = f"a new meld is laid with at most {MAX_NEW_MELD} cards (the action layout)"
+_POINTS = f"points; 0 for none, at most MAX_POINTS = {MAX_POINTS}"
+
+
+def _points(name: str, column: str | None = None, low: int | None = 0) -> Bound:
+    why = _POINTS if low == 0 else f"points, at most MAX_POINTS = {MAX_POINTS} either way"
+    return Bound(name, low, MAX_POINTS, why, column=column)
+
+
+#: Every integer of the rules, with its range and the reason for it.
+BOUNDS: tuple[Bound, ...] = (
+    Bound("player_counts", None, None, _SEATS, allowed=PLAYER_COUNTS),
+    Bound("num_decks", 1, MAX_DECKS, f"52-card decks; MAX_DECKS = {MAX_DECKS}"),
+    Bound(
+        "jokers_per_deck",
+        0,
+        OBSERVATION_BYTE_MAX,
+        "the observation counts the jokers of the deck in one byte",
+    ),
+    Bound("num_decks_by_players", None, None, _SEATS, column="players", allowed=PLAYER_COUNTS),
+    Bound("num_decks_by_players", 1, MAX_DECKS, f"MAX_DECKS = {MAX_DECKS}", column="decks"),
+    Bound("hand_size", None, None, _SEATS, column="players", allowed=PLAYER_COUNTS),
+    Bound("hand_size", 1, None, "every player is dealt at least one card", column="cards"),
+    Bound("pot_face_down", 0, OBSERVATION_BYTE_MAX, _BYTE),
+    Bound("draw_count", 1, OBSERVATION_BYTE_MAX, _BYTE),
+    Bound("draw_after_pot_take", 0, OBSERVATION_BYTE_MAX, "at most as many as draw_count may be"),
+    Bound("min_meld_size", 2, MAX_NEW_MELD, _LAID_WHOLE),
+    Bound("min_naturals", 1, MAX_NEW_MELD, _LAID_WHOLE),
+    Bound("max_wilds_per_meld", 0, None, "a count of cards"),
+    Bound(
+        "min_natural_excess",
+        0,
+        None,
+        "naturals minus wilds; below 0 a meld would hold more wilds than naturals",
+    ),
+    Bound("meld_closes_at", 0, None, "a meld size; 0 for melds that keep growing"),
+    Bound("canasta_size", 3, None, "a canasta is a meld of at least 3 cards"),
+    Bound("wild_meld_min_start", 1, MAX_NEW_MELD, _LAID_WHOLE),
+    Bound("wild_meld_max_size", 1, None, "a meld size"),
+    Bound(
+        "black3_meld_max_size",
+        0,
+        MAX_NEW_MELD,
+        f"a black-3 meld is laid whole, and the action layout has black-3 melds of "
+        f"3 to {MAX_NEW_MELD} cards",
+    ),
+    Bound(
+        "opening_table",
+        None,
+        None,
+        "any score; the first row also covers lower ones",
+        column="lowest team score",
+    ),
+    Bound("opening_table", 0, OBSERVATION_BYTE_MAX, _BYTE, column="minimum"),
+    Bound("clean_opening_max_minimum", 0, None, "an opening minimum; 0 for none"),
+    Bound("clean_opening_wild_melds", 0, MAX_NEW_MELD, _LAID_WHOLE, column="twos"),
+    Bound("clean_opening_wild_melds", 0, MAX_NEW_MELD, _LAID_WHOLE, column="jokers"),
+    Bound("take_naturals", 1, None, "the pot is taken with naturals from the hand"),
+    Bound("take_naturals_frozen", 1, None, "the pot is taken with naturals from the hand"),
+    Bound("go_out_min_canastas", 0, None, "a count of canastas"),
+    _points("go_out_bonus"),
+    _points("concealed_go_out_bonus"),
+    _points("clean_canasta_bonus"),
+    _points("dirty_canasta_bonus"),
+    _points("hidden_canasta_bonus"),
+    Bound(
+        "rank_canasta_bonus", 0, NUM_NATURALS - 1, "a natural rank, 4 = 0 .. A = 10", column="rank"
+    ),
+    _points("rank_canasta_bonus", "clean bonus"),
+    _points("rank_canasta_bonus", "dirty bonus"),
+    _points("wild_canasta_clean_bonus"),
+    _points("wild_canasta_dirty_bonus"),
+    Bound("special_wild_canasta", 0, None, "a count of cards", column="jokers"),
+    Bound("special_wild_canasta", 0, None, "a count of cards", column="twos"),
+    _points("special_wild_canasta", "bonus"),
+    _points("red3_scores", low=-MAX_POINTS),
+    _points("red3_extra_each", low=-MAX_POINTS),
+    Bound("red3_sign", -MAX_FACTOR, MAX_FACTOR, f"a factor, MAX_FACTOR = {MAX_FACTOR}"),
+    _points("black3_in_hand_penalty"),
+    Bound("unopened_hand_penalty_factor", 0, MAX_FACTOR, f"a factor, MAX_FACTOR = {MAX_FACTOR}"),
+    Bound("canasta_count_bonus", 0, None, "a count of canastas", column="canastas"),
+    _points("canasta_count_bonus", "bonus"),
+    Bound("clean_canasta_count_bonus", 0, None, "a count of canastas", column="clean canastas"),
+    _points("clean_canasta_count_bonus", "bonus"),
+    _points("sequence_bonus"),
+    _points("royal_sequence_bonus"),
+    Bound("target_score", 1, MAX_POINTS, f"points, at most MAX_POINTS = {MAX_POINTS}"),
+)
+
+
+def check_rules(rules: Rules) -> None:
+    """Raise ``ValueError`` naming the first field that is of the wrong type, out of its
+    range, or at odds with another field; the checks run in this order."""
+    _check_types(rules)
+    _check_bounds(rules)
+    for check in CROSS_CHECKS:
+        check(rules)
+
+
+@functools.cache
+def _field_types() -> dict[str, typing.Any]:
+    """Field name -> type, from the annotations of :class:`Rules` (read on first use)."""
+    return typing.get_type_hints(Rules)
+
+
+def _fits_type(value, hint) -> bool:
+    args = typing.get_args(hint)
+    if not args:  # bool, int, str
+        if hint is int:
+            return isinstance(value, int) and not isinstance(value, bool)
+        return isinstance(value, hint)
+    if not isinstance(value, tuple):
+        return False
+    if args[-1] is Ellipsis:
+        return all(_fits_type(item, args[0]) for item in value)
+    return len(value) == len(args) and all(map(_fits_type, value, args))
+
+
+_SCALAR_TEXT = {int: "integers", str: "strings", bool: "booleans"}
+
+
+def _type_text(name: str, hint) -> str:
+    args = typing.get_args(hint)
+    if not args:
+        return hint.__name__
+    columns = COLUMNS.get(name)
+    if args[-1] is not Ellipsis:  # one fixed row
+        names = f" [{', '.join(columns)}]" if columns else ""
+        return f"a list of {len(args)} integers{names}"
+    row = typing.get_args(args[0])
+    if row:
+        names = ", ".join(columns) if columns else ", ".join(["integer"] * len(row))
+        return f"a list of [{names}] lists of {len(row)} integers"
+    return f"a list of {_SCALAR_TEXT[args[0]]}"
+
+
+def _check_types(rules: Rules) -> None:
+    for name, hint in _field_types().items():
+        value = getattr(rules, name)
+        if not _fits_type(value, hint):
+            raise ValueError(
+                f"rules field {name!r} expects {_type_text(name, hint)}, got {value!r}"
+            )
+
+
+def _check_bounds(rules: Rules) -> None:
+    for bound in BOUNDS:
+        value = getattr(rules, bound.field)
+        if bound.column is None:
+            if isinstance(value, tuple):  # a list field: the bound holds for each entry
+                entries = [(item, f" in {value!r}") for item in value]
+            else:
+                entries = [(value, "")]
+            where = ""
+        else:
+            index = COLUMNS[bound.field].index(bound.column)
+            is_table = typing.get_args(_field_types()[bound.field])[-1] is Ellipsis
+            entries = [(row[index], f" in {row!r}") for row in (value if is_table else (value,))]
+            where = f": {bound.column}"
+        for item, context in entries:
+            if not bound.holds(item):
+                raise ValueError(
+                    f"rules field {bound.field!r}{where} must be {bound.text()} "
+                    f"({bound.why}), got {item!r}{context}"
+                )
+
+
+# ------------------------------------------------------------ cross checks
+def _not_empty(rules: Rules) -> None:
+    for name in ("player_counts", "opening_table", "red3_scores"):
+        if not getattr(rules, name):
+            raise ValueError(f"rules field {name!r} must not be empty")
+
+
+def _one_row_per_player_count(rules: Rules) -> None:
+    for name in ("hand_size", "num_decks_by_players"):
+        players = [row[0] for row in getattr(rules, name)]
+        twice = sorted({n for n in players if players.count(n) > 1})
+        if twice:
+            raise ValueError(f"rules field {name!r} has more than one row for {twice} players")
+    missing = [n for n in rules.player_counts if n not in dict(rules.hand_size)]
+    if missing:
+        raise ValueError(f"rules field 'hand_size' has no hand size for {missing} players")
+
+
+def _opening_table_ascending(rules: Rules) -> None:
+    lows = [low for low, _ in rules.opening_table]
+    if lows != sorted(lows):
+        raise ValueError("rules field 'opening_table' must be in ascending order of scores")
+
+
+def _pot_start_kinds_known(rules: Rules) -> None:
+    for name in ("pot_start_cover_kinds", "pot_start_freeze_kinds"):
+        bad = [k for k in getattr(rules, name) if k not in KIND_NAMES]
+        if bad:
+            raise ValueError(
+                f"rules field {name!r} has unknown card kinds {bad}; "
+                f"kinds are {' '.join(KIND_NAMES)}"
+            )
+
+
+def _deal_reserve(rules: Rules, counts: list[int]) -> tuple[int, str]:
+    """The most cards a deal can take from the stock beside the hands, and the parts:
+    a replacement for every red 3, the face-down pot, every card that may cover the
+    turned one and the one that stops it, the cards counted under a natural, one draw."""
+    parts = {
+        "red 3 replacements": counts[KIND_NAMES.index("R3")],
+        "pot_face_down": rules.pot_face_down,
+        "cards that cover the turned card": sum(
+            counts[KIND_NAMES.index(kind)] for kind in set(rules.pot_start_cover_kinds)
+        ),
+        "turned card": 1,
+        "counted under a natural": (
+            MOST_COUNTED_UNDER_NATURAL if rules.pot_start_count_under_natural else 0
+        ),
+        "draw_count": rules.draw_count,
+    }
+    text = " + ".join(f"{count} {name}" for name, count in parts.items() if count)
+    return sum(parts.values()), text
+
+
+def _deal_fits_deck(rules: Rules) -> None:
+    """Even the worst deal leaves a draw in the stock: a deal that empties it would end
+    the hand before its first turn, and a game of such hands would never end."""
+    short = []  # (spare cards, players, text) of every player count whose deal does not fit
+    hand_sizes = []
+    for players, cards in rules.hand_size:
+        decks = rules.decks_for(players)
+        counts = deck_counts(decks, rules.jokers_per_deck)
+        deck = sum(counts)
+        reserve, parts = _deal_reserve(rules, counts)
+        spare = deck - players * cards - reserve
+        if spare < 0:
+            short.append((spare, players, cards, reserve, parts, deck, decks))
+            most = (deck - reserve) // players
+            if most >= 1:
+                hand_sizes.append(f"<= {most} for {players} players")
+    if not short:
+        return
+    worst = min(spare for spare, *_ in short)
+    fixes = [f"'hand_size' >= 1 and {' and '.join(hand_sizes)}"] if hand_sizes else []
+    if rules.draw_count + worst >= 1:
+        fixes.append(f"'draw_count' >= 1 and <= {rules.draw_count + worst}")
+    if rules.pot_face_down + worst >= 0:
+        fixes.append(f"'pot_face_down' >= 0 and <= {rules.pot_face_down + worst}")
+    _, players, cards, reserve, parts, deck, decks = short[0]
+    raise ValueError(
+        "rules fields 'hand_size', 'pot_face_down' and 'draw_count' do not fit the deck: "
+        f"the worst deal for {players} players takes {players} x {cards} cards + "
+        f"{reserve} ({parts}) = {players * cards + reserve}, and the deck has {deck} "
+        f"({decks} deck(s), {rules.jokers_per_deck} jokers each); with the other fields "
+        f"as they are it needs " + (" or ".join(fixes) or "more decks ('num_decks')")
+    )
+
+
+def _kinds_fit_observation(rules: Rules) -> None:
+    """The observation counts the cards of one kind in a byte; jokers are the one kind
+    whose count per deck is a field. (With MAX_DECKS decks a team's canastas fit too:
+    every canasta has at least 3 cards.)"""
+    for players in sorted({n for n, _ in rules.hand_size} | set(rules.player_counts)):
+        decks = rules.decks_for(players)
+        most = max(deck_counts(decks, rules.jokers_per_deck))
+        if most > OBSERVATION_BYTE_MAX:
+            raise ValueError(
+                f"rules field 'jokers_per_deck': {rules.jokers_per_deck} jokers in each of "
+                f"{decks} decks make {most} cards of one kind, more than the observation "
+                f"counts in a byte ({OBSERVATION_BYTE_MAX}); it must be >= 0 and "
+                f"<= {OBSERVATION_BYTE_MAX // decks} with {decks} decks ({players} players)"
+            )
+
+
+def _face_down_pot_fits_observation(rules: Rules) -> None:
+    counted = MOST_COUNTED_UNDER_NATURAL if rules.pot_start_count_under_natural else 0
+    most = OBSERVATION_BYTE_MAX - counted
+    if rules.pot_face_down > most:
+        raise ValueError(
+            f"rules field 'pot_face_down' must be >= 0 and <= {most} with "
+            f"pot_start_count_under_natural={rules.pot_start_count_under_natural} (up to "
+            f"{counted} more cards go face down; the observation counts them in a byte), "
+            f"got {rules.pot_face_down}"
+        )
+
+
+def _sequences_without_black3_going_out(rules: Rules) -> None:
+    if rules.sequences and rules.black3_meld_only_going_out:
+        # The turn search that guards C-7 ("black 3s only when going out") plans with
+        # card kinds; runs need suits, so the two rules are not offered together.
+        raise ValueError(
+            "rules field 'sequences' (S-19) cannot be combined with "
+            "'black3_meld_only_going_out' (C-7)"
+        )
+
+
+#: The checks between fields, after each field passed its type and range.
+CROSS_CHECKS = (
+    _not_empty,
+    _one_row_per_player_count,
+    _opening_table_ascending,
+    _pot_start_kinds_known,
+    _kinds_fit_observation,
+    _face_down_pot_fits_observation,
+    _deal_fits_deck,
+    _sequences_without_black3_going_out,
+)
+
+
+def _as_tuple(value):
+    if isinstance(value, (list, tuple)):
+        return tuple(_as_tuple(v) for v in value)
+    return value
 
 
 @dataclass(frozen=True)
@@ -130,6 +522,14 @@ class Rules:
     sequence_bonus: int = 1500  # S-19 escala
     royal_sequence_bonus: int = 4000  # S-19 escala real
     target_score: int = 5000  # C-18
+
+    def __post_init__(self) -> None:
+        # lists (from JSON, or typed by hand) become tuples, so a rules value is hashable
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, list):
+                object.__setattr__(self, f.name, _as_tuple(value))
+        check_rules(self)
 
     # ---------------------------------------------------------------- helpers
     def decks_for(self, num_players: int) -> int:
@@ -263,121 +663,39 @@ ITALIAN = Rules(
 
 PRESETS: dict[str, Rules] = {r.name: r for r in (CLASSIC, CANASTONE, SPANISH, ITALIAN)}
 
-_FIELD_NAMES = {f.name for f in dataclasses.fields(Rules)}
+_FIELD_NAMES = set(_field_types())
+
+
+def unknown_fields_text(names, others: tuple[str, ...] = ()) -> str:
+    """``['targetscore'] (did you mean 'target_score'?)``: unknown names with the nearest
+    rules fields (or ``others``, such as env options) as suggestions."""
+    unknown = sorted(str(name) for name in names)
+    candidates = sorted(_FIELD_NAMES | set(others))
+    near = [m for name in unknown for m in difflib.get_close_matches(name, candidates, n=1)]
+    hint = f" (did you mean {', '.join(repr(m) for m in near)}?)" if near else ""
+    return f"{unknown}{hint}"
 
 
 def make_rules(variant: str | Rules = "classic", **overrides) -> Rules:
     """Return a preset, with field overrides (house rules) applied.
 
-    Raises ``ValueError`` for an unknown variant or field, or a field of the wrong type.
+    Raises ``ValueError`` for an unknown variant or field, or a field value the
+    checks of :func:`check_rules` refuse (wrong type, out of range, inconsistent).
     """
     if isinstance(variant, Rules):
         base = variant
-    else:
-        if variant not in PRESETS:
-            raise ValueError(f"unknown variant {variant!r}; choose one of {sorted(PRESETS)}")
+    elif isinstance(variant, str) and variant in PRESETS:
         base = PRESETS[variant]
-    unknown = sorted(set(overrides) - _FIELD_NAMES)
-    if unknown:
-        raise ValueError(f"unknown rules field(s) {unknown} for variant {base.name!r}")
-    for name, value in overrides.items():
-        current = getattr(base, name)
-        if isinstance(current, bool) != isinstance(value, bool) or (
-            isinstance(current, (int, str)) and not isinstance(value, type(current))
-        ):
-            raise ValueError(
-                f"rules field {name!r} expects {type(current).__name__}, got {value!r}"
-            )
-        if isinstance(current, tuple):
-            if not isinstance(value, (list, tuple)):
-                raise ValueError(f"rules field {name!r} expects a list, got {value!r}")
-            overrides[name] = _as_tuple(value)
-    rules = dataclasses.replace(base, **overrides) if overrides else base
-    _check_supported(rules)
-    return rules
-
-
-_AT_LEAST = {
-    "num_decks": 1,
-    "jokers_per_deck": 0,
-    "pot_face_down": 0,
-    "draw_count": 1,
-    "draw_after_pot_take": 0,
-    "min_meld_size": 2,
-    "min_naturals": 1,
-    "max_wilds_per_meld": 0,
-    "min_natural_excess": 0,
-    "meld_closes_at": 0,
-    "canasta_size": 3,
-    "wild_meld_min_start": 1,
-    "wild_meld_max_size": 1,
-    "black3_meld_max_size": 0,
-    "take_naturals": 1,
-    "take_naturals_frozen": 1,
-    "go_out_min_canastas": 0,
-    "target_score": 1,
-    "unopened_hand_penalty_factor": 0,
-    "sequence_bonus": 0,
-    "royal_sequence_bonus": 0,
-}
-
-
-def _check_pairs(name: str, value, width: int = 2) -> None:
-    if not all(
-        isinstance(item, tuple) and len(item) == width and all(isinstance(x, int) for x in item)
-        for item in value
-    ):
-        raise ValueError(f"rules field {name!r} expects a list of {width}-integer lists")
-
-
-def _check_supported(rules: Rules) -> None:
-    """Reject values the engine cannot play, naming the field."""
-    for name, lowest in _AT_LEAST.items():
-        value = getattr(rules, name)
-        if not isinstance(value, int) or isinstance(value, bool) or value < lowest:
-            raise ValueError(f"rules field {name!r} must be an integer >= {lowest}, got {value!r}")
-    _check_pairs("hand_size", rules.hand_size)
-    _check_pairs("num_decks_by_players", rules.num_decks_by_players)
-    _check_pairs("opening_table", rules.opening_table)
-    _check_pairs("canasta_count_bonus", rules.canasta_count_bonus)
-    _check_pairs("clean_canasta_count_bonus", rules.clean_canasta_count_bonus)
-    _check_pairs("clean_opening_wild_melds", rules.clean_opening_wild_melds)
-    _check_pairs("rank_canasta_bonus", rules.rank_canasta_bonus, 3)
-    if not rules.opening_table:
-        raise ValueError("rules field 'opening_table' must not be empty")
-    lows = [low for low, _ in rules.opening_table]
-    if lows != sorted(lows):
-        raise ValueError("rules field 'opening_table' must be in ascending order of scores")
-    if not rules.player_counts or any(n not in (2, 3, 4, 6) for n in rules.player_counts):
-        raise ValueError("rules field 'player_counts' may hold only 2, 3, 4 and 6")
-    missing = [n for n in rules.player_counts if n not in dict(rules.hand_size)]
-    if missing:
-        raise ValueError(f"rules field 'hand_size' has no hand size for {missing} players")
-    if not rules.red3_scores or not all(isinstance(x, int) for x in rules.red3_scores):
-        raise ValueError("rules field 'red3_scores' must be a non-empty list of integers")
-    if len(rules.red3_sign) != 5:
-        raise ValueError("rules field 'red3_sign' must have 5 entries (see TEAM_* constants)")
-    if len(rules.special_wild_canasta) != 3:
-        raise ValueError("rules field 'special_wild_canasta' must be (jokers, twos, bonus)")
-    from canasta_env.cards import KIND_NAMES
-
-    for name in ("pot_start_cover_kinds", "pot_start_freeze_kinds"):
-        bad = [k for k in getattr(rules, name) if k not in KIND_NAMES]
-        if bad:
-            raise ValueError(f"rules field {name!r} has unknown card kinds {bad}")
-    if rules.sequences and rules.black3_meld_only_going_out:
-        # The turn search that guards C-7 ("black 3s only when going out") plans with
-        # card kinds; runs need suits, so the two rules are not offered together.
+    else:
         raise ValueError(
-            "rules field 'sequences' (S-19) cannot be combined with "
-            "'black3_meld_only_going_out' (C-7)"
+            f"unknown variant {variant!r}; choose one of {sorted(PRESETS)} or pass a Rules object"
         )
-
-
-def _as_tuple(value):
-    if isinstance(value, (list, tuple)):
-        return tuple(_as_tuple(v) for v in value)
-    return value
+    unknown = set(overrides) - _FIELD_NAMES
+    if unknown:
+        raise ValueError(
+            f"unknown rules field(s) {unknown_fields_text(unknown)} for variant {base.name!r}"
+        )
+    return dataclasses.replace(base, **overrides) if overrides else base
 
 
 def parse_rule_overrides(items: list[str] | None) -> dict:
@@ -422,17 +740,18 @@ def check_player_count(rules: Rules, num_players: int) -> None:
 
 
 def rules_from_dict(data: dict) -> Rules:
-    """Rebuild a rules object saved by :meth:`Rules.describe` (state and replay files)."""
-    if not isinstance(data, dict) or "name" not in data:
-        raise ValueError("rules must be a mapping with a 'name'")
-    unknown = sorted(set(data) - _FIELD_NAMES)
+    """Rebuild a rules object saved by :meth:`Rules.describe` (state and replay files).
+
+    Fields left out come from the preset named by ``name`` (``classic`` for another
+    name); the result is checked like any rules object.
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+        raise ValueError("rules must be a mapping with a string 'name'")
+    unknown = set(data) - _FIELD_NAMES
     if unknown:
-        raise ValueError(f"unknown rules field(s) {unknown}")
+        raise ValueError(f"unknown rules field(s) {unknown_fields_text(unknown)}")
     base = PRESETS.get(data["name"], CLASSIC)
-    values = {k: _as_tuple(v) for k, v in data.items()}
-    rules = dataclasses.replace(base, **values)
-    _check_supported(rules)
-    return rules
+    return dataclasses.replace(base, **data)
 
 
 __all__ = [
@@ -445,6 +764,10 @@ __all__ = [
     "make_rules",
     "check_player_count",
     "rules_from_dict",
+    "check_rules",
+    "BOUNDS",
+    "MAX_DECKS",
+    "OBSERVATION_BYTE_MAX",
     "parse_rule_overrides",
     "add_rule_option",
     "field",
