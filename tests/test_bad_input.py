@@ -10,7 +10,6 @@ action. The rules fields' own ranges are tested in ``test_rules_bounds.py``.
 
 from __future__ import annotations
 
-import copy
 import random
 import warnings
 
@@ -20,6 +19,7 @@ import pytest
 import canasta_env
 from canasta_env.actions import DRAW, NUM_ACTIONS
 from canasta_env.engine import IllegalActionError
+from canasta_env.engine.state import state_snapshot
 from canasta_env.env import UnknownAgentError, raw_env
 
 BAD_ACTIONS = [
@@ -67,14 +67,7 @@ def state(env) -> dict:
         "terminations": dict(raw.terminations),
         "truncations": dict(raw.truncations),
         "num_moves": raw.num_moves,
-        "game": copy.deepcopy(
-            {
-                k: v
-                for k, v in vars(game).items()
-                if k not in ("rng", "search", "tables", "rules", "_legal", "_legal_moves")
-            }
-        ),
-        "rng": game.rng.getstate(),
+        "game": state_snapshot(game),
     }
 
 
