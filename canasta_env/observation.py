@@ -34,7 +34,7 @@ turn                      11   mixed  phase draw, phase meld, staged points /100
                                       opened this turn (hidden canasta), stock
                                       /100, stock too small to draw, steps /500
 table                     13   mixed  players one-hot (2, 3, 4, 6), hand number
-                                      /10, draw count /2, melds close at 7, wild
+                                      /10 (at most 255), draw count /2, melds close at 7, wild
                                       melds, black-3 melds, going out needs clean
                                       and dirty, 3 naturals to take a frozen pot,
                                       wild crosses pot, target /10000
@@ -679,7 +679,9 @@ class ObservationBuilder:
             ]
         table = self._table_block
         if table[0] != game.hand_index:
-            block = bytes([*self.players_one_hot, game.hand_index, *self.table_tail])
+            # the hand number saturates at 255 (a game of that many hands still plays)
+            hand_number = min(game.hand_index, 255)
+            block = bytes([*self.players_one_hot, hand_number, *self.table_tail])
             table = self._table_block = (game.hand_index, block)
         scores = self.score_getters[my_team](game.scores)
         sequences = self._sequence_block(viewer) if self.sequences else _EMPTY_SEQUENCES

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from canasta_env.engine import Game
-from canasta_env.observation import ObservationBuilder
+from canasta_env.observation import ObservationBuilder, decode_view
 from canasta_env.rules import PRESETS, make_rules
 
 CASES = [(name, n) for name, rules in PRESETS.items() for n in rules.player_counts]
@@ -48,3 +48,12 @@ def test_a_change_outside_the_actions_needs_a_new_builder():
     game.red3[1] += 1
     assert not np.array_equal(ObservationBuilder(game).build(0), before)
     assert np.array_equal(builder.build(0), before)
+
+
+def test_a_game_of_more_than_255_hands_still_observes():
+    """The hand number is a byte of the table block; it saturates instead of failing."""
+    game = Game(make_rules("classic"), 2, seed=0)
+    game.hand_index = 300
+    vector = ObservationBuilder(game).build(0)
+    view = decode_view(vector, num_players=2)
+    assert view.hand_number == 255
