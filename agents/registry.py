@@ -1,26 +1,35 @@
 """Agents by name: ``make_agent("expert", seed=3)``, ``make_agent("ppo:models/run1.zip")``.
 
 Built-in names are ``random``, ``greedy`` and ``expert``. A name of the form
-``ppo:PATH`` is a trained agent: it is resolved lazily by importing
-``training.agent`` and calling its ``load_agent(PATH)``, so everything else works
-when the training extras are not installed. :func:`register_agent` adds a name
-for the running process (tests use it for scripted agents); a fresh process (the
+``PREFIX:PATH`` is a loaded agent: ``PREFIX`` names a loader that an installed
+package declares in the ``canasta_env.agents`` entry-point group (this project's
+``training`` declares ``ppo``: see ``pyproject.toml``), called with ``PATH``. The
+loader is imported only when such a name is asked for, so everything else works
+when the training extras are not installed, and the bots know nothing of training.
+:func:`register_agent` adds a name for the running process (tests use it for scripted agents); a fresh process (the
 arena's workers) knows only the built-in names until it is handed the parent's
 :func:`registered_factories`.
 """
 
 from __future__ import annotations
 
-import importlib
 import random
 from collections.abc import Callable, Iterable
+from importlib.metadata import entry_points
 
 from agents.base import Agent, RandomAgent
 from agents.expert import ExpertAgent
 from agents.greedy import GreedyAgent
 
-#: Prefixes of trained-agent names, resolved by ``training.agent.load_agent``.
-TRAINED_PREFIXES = ("ppo",)
+#: The entry-point group of agent loaders: ``PREFIX = "module:function"``, where
+#: ``function(path)`` returns an :class:`Agent`.
+LOADER_GROUP = "canasta_env.agents"
+
+
+def loader_prefixes() -> list[str]:
+    """The ``PREFIX`` of every agent loader that an installed package declares."""
+    return sorted({point.name for point in entry_points(group=LOADER_GROUP)})
+
 
 _FACTORIES: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
@@ -31,14 +40,14 @@ _BUILT_IN = dict(_FACTORIES)
 
 
 def available_agents() -> list[str]:
-    """Names :func:`make_agent` accepts (trained agents as ``ppo:PATH``)."""
-    return sorted(_FACTORIES) + [f"{prefix}:PATH" for prefix in TRAINED_PREFIXES]
+    """Names :func:`make_agent` accepts (loaded agents as ``PREFIX:PATH``)."""
+    return sorted(_FACTORIES) + [f"{prefix}:PATH" for prefix in loader_prefixes()]
 
 
 def register_agent(name: str, factory: Callable[..., Agent]) -> None:
     """Make ``name`` build ``factory(seed=...)`` in this process."""
     if ":" in name:
-        raise ValueError(f"agent names may not contain ':' (reserved for trained agents): {name!r}")
+        raise ValueError(f"agent names may not contain ':' (reserved for loaded agents): {name!r}")
     _FACTORIES[name] = factory
 
 
@@ -58,12 +67,13 @@ def make_agent(name: str, seed: int | None = None) -> Agent:
     """Build the agent called ``name``, seeded with ``seed``.
 
     Raises ``ValueError`` with the accepted names for an unknown name, and when a
-    trained agent is asked for but ``training.agent`` cannot be imported.
+    loaded agent's loader cannot be imported (its extras are not installed).
     """
     if name in _FACTORIES:
         agent = _FACTORIES[name](seed=seed)
-    elif ":" in name and name.split(":", 1)[0] in TRAINED_PREFIXES:
-        agent = _load_trained(name.split(":", 1)[1])
+    elif ":" in name and name.split(":", 1)[0] in loader_prefixes():
+        prefix, path = name.split(":", 1)
+        agent = _load(prefix, path)
         reseed(agent, seed)
     else:
         raise ValueError(f"unknown agent {name!r}; choose one of {', '.join(available_agents())}")
@@ -72,21 +82,20 @@ def make_agent(name: str, seed: int | None = None) -> Agent:
     return agent
 
 
-def _load_trained(path: str) -> Agent:
+def _load(prefix: str, path: str) -> Agent:
+    """Load ``path`` with the loader that the entry point ``prefix`` names."""
+    (point,) = [p for p in entry_points(group=LOADER_GROUP) if p.name == prefix][:1]
     try:
-        module = importlib.import_module("training.agent")
+        loader = point.load()
     except ImportError as error:
         raise ValueError(
-            f"cannot load trained agent {path!r}: training.agent is not available ({error}); "
-            "install the training extras (pip install -e '.[train]')"
+            f"cannot load agent {prefix}:{path}: its loader {point.value} is not available "
+            f"({error}); install the training extras (pip install -e '.[train]')"
         ) from error
-    loader = getattr(module, "load_agent", None)
-    if loader is None:
-        raise ValueError("training.agent has no load_agent(path) function")
     try:
         return loader(path)
     except OSError as error:  # a missing or unreadable model file
-        raise ValueError(f"cannot load trained agent {path!r}: {error}") from error
+        raise ValueError(f"cannot load agent {prefix}:{path}: {error}") from error
 
 
 def reseed(agent: Agent, seed: int | None) -> None:
