@@ -6,9 +6,9 @@ package declares in the ``canasta_env.agents`` entry-point group (this project's
 ``training`` declares ``ppo``: see ``pyproject.toml``), called with ``PATH``. The
 loader is imported only when such a name is asked for, so everything else works
 when the training extras are not installed, and the bots know nothing of training.
-:func:`register_agent` adds a name for the running process (tests use it for scripted agents); a fresh process (the
-arena's workers) knows only the built-in names until it is handed the parent's
-:func:`registered_factories`.
+:func:`register_agent` adds a name for the running process (tests use it for
+scripted agents); a fresh process (the arena's workers) knows only the built-in
+names until it is handed the parent's :func:`registered_factories`.
 """
 
 from __future__ import annotations
