@@ -45,15 +45,19 @@ from pathlib import Path
 import numpy as np
 
 from canasta_env.actions import ADD_NATURAL, TAKE, TAKE_ONTO_MELD, action_to_str
-from canasta_env.cards import KIND_NAMES, NATURAL_RANKS, NUM_HAND_KINDS, NUM_KINDS, SUITS
+from canasta_env.cards import KIND_NAMES, NATURAL_RANKS, SUITS
+from canasta_env.engine.sequences import NUM_SUITS
 from canasta_env.env import raw_env
 from canasta_env.observation import (
-    BLOCKS,
-    MAX_PLAYERS,
-    MAX_TEAMS,
+    FLAG,
+    FLAGS,
+    LAYOUT,
+    NO_CARD,
     NUM_SLOTS,
     OBS_SIZE,
+    ONE_HOT,
     SCALES,
+    Field,
 )
 from canasta_env.rules import PRESETS
 
@@ -172,117 +176,47 @@ def play(
 # ---------------------------------------------------------------------- observation names
 
 
+def _item_names(field: Field) -> list[str]:
+    """Names of the entries of a list field: by slot, by card kind, by suited natural or by
+    the values of a one-hot field."""
+    if field.kind == ONE_HOT:
+        names = {NO_CARD: "empty", **dict(enumerate(KIND_NAMES))}
+        if field.name == "pot_suit":
+            return list(SUITS)
+        if field.name == "num_players":
+            return [str(n) for n in field.values]
+        return [names[value] for value in field.values]
+    if field.size == NUM_SLOTS:
+        return [*NATURAL_RANKS, "B3", "wild"]
+    if field.size == NUM_SUITS * len(NATURAL_RANKS):
+        return [rank + suit for rank in NATURAL_RANKS for suit in SUITS]
+    return list(KIND_NAMES[: field.size])
+
+
 def _field_names() -> list[tuple[str, str, str, bool]]:
-    """(group, list, name, is_flag) of every observation entry, from the layout constants.
+    """(group, list, name, is_flag) of every observation entry, read from the layout that
+    the observation is built by (:data:`canasta_env.observation.LAYOUT`).
 
-    The one place that knows what the layout means (it mirrors the table of
-    :mod:`canasta_env.observation`); a named decoder there can replace it. ``list`` is
-    ``""`` for a field of its own, else the list of card counts (or flags) it is an item
-    of; the group's own cards are the list ``"cards"``.
+    ``group`` is a team or seat counted from the viewer (``team+1``) or the block;
+    ``list`` is ``""`` for a field of one entry, else the field whose item ``name`` is.
     """
-    hand_kinds = KIND_NAMES[:NUM_HAND_KINDS]
-    slots = [*NATURAL_RANKS, "B3", "wild"]
-    assert len(slots) == NUM_SLOTS
-
-    def items(group: str, of: str, names, flag: bool = False) -> list:
-        return [(group, of, name, flag) for name in names]
-
-    def fields(group: str, *named: tuple[str, bool]) -> list:
-        return [(group, "", name, flag) for name, flag in named]
-
-    blocks: dict[str, list] = {
-        "hand": items("hand", "cards", hand_kinds),
-        "held": items("held", "cards", hand_kinds),
-        "pot_top": fields("pot", *[(f"top={name}", True) for name in (*KIND_NAMES, "empty")]),
-        "pot_state": fields(
-            "pot",
-            ("size", False),
-            ("face_down", False),
-            ("frozen", True),
-            ("crossed", True),
-            ("blocked", True),
-            ("frozen_for_me", True),
-        ),
-        "pot_known": items("pot", "known", KIND_NAMES[:NUM_KINDS]),
-        "teams": [],
-        "players": [],
-        "turn": fields(
-            "turn",
-            ("phase_draw", True),
-            ("phase_meld", True),
-            ("staged_points", False),
-            ("points_needed", False),
-            ("took_pot", True),
-            ("clean_opening", True),
-            ("may_go_out", True),
-            ("opened_this_turn", True),
-            ("stock", False),
-            ("stock_too_small", True),
-            ("steps", False),
-        ),
-        "table": fields(
-            "table",
-            *[(f"players={n}", True) for n in (2, 3, 4, 6)],
-            ("hand_number", False),
-            ("draw_count", False),
-            ("melds_close_at_7", True),
-            ("wild_melds", True),
-            ("black3_melds", True),
-            ("go_out_clean_and_dirty", True),
-            ("three_naturals_frozen", True),
-            ("wild_crosses_pot", True),
-            ("target", False),
-        ),
-        "sequences": [
-            *items("hand", "suited", [rank + suit for rank in NATURAL_RANKS for suit in SUITS]),
-            *fields("pot", *[(f"top_suit={suit}", True) for suit in SUITS]),
-            *[
-                field
-                for team in range(MAX_TEAMS)
-                for field in fields(f"team+{team}", ("escalas", False), ("escalas_reales", False))
-            ],
-            *fields("table", ("sequences", True)),
-        ],
-        "history": [],
-    }
-    for team in range(MAX_TEAMS):
-        group = f"team+{team}"
-        blocks["teams"] += [
-            *items(group, "nat", slots),
-            *items(group, "two", slots),
-            *items(group, "jk", slots),
-            *items(group, "canasta", slots, flag=True),
-            *items(group, "closed_clean", slots),
-            *items(group, "closed_dirty", slots),
-            *fields(
-                group,
-                ("present", True),
-                ("red3", False),
-                ("opened", True),
-                ("opening_min", False),
-                ("score", False),
-                ("canastas", False),
-                ("clean", False),
-                ("dirty", False),
-            ),
-        ]
-    for seat in range(MAX_PLAYERS):
-        group = f"seat+{seat}"
-        blocks["players"] += fields(
-            group, ("present", True), ("teammate", True), ("hand_size", False)
-        )
-        blocks["players"] += items(group, "known", hand_kinds)
-        blocks["history"] += items(group, "discarded", hand_kinds)
-        blocks["history"] += items(group, "declined", hand_kinds)
-    blocks["history"] += items("history", "since_my_discard", hand_kinds)
     names = []
-    for block, size in BLOCKS:
-        assert len(blocks[block]) == size, f"observation block {block!r} has {size} entries"
-        names += blocks[block]
+    for span in LAYOUT.spans:
+        field = span.field
+        group = span.block if span.group is None else f"{GROUP_LABEL[span.group]}+{span.copy}"
+        if field.size == 1:
+            names.append((group, "", field.name, field.kind == FLAG))
+        elif field.kind == ONE_HOT:
+            names += [(group, "", f"{field.name}={item}", True) for item in _item_names(field)]
+        else:
+            flags = field.kind == FLAGS
+            names += [(group, field.name, item, flags) for item in _item_names(field)]
     assert len(names) == OBS_SIZE
     return names
 
 
+#: How a repeated group's copies are labelled (counted from the viewer).
+GROUP_LABEL = {"teams": "team", "players": "seat", "runs": "team", "history": "seat"}
 FIELD_NAMES = _field_names()
 
 
@@ -338,7 +272,7 @@ def _hand_end_lines(info: dict) -> list[str]:
 def _phase(groups: dict[str, str]) -> str:
     """The acting player's phase, as the observation's turn flags tell it."""
     flags = groups.get("turn", "").split()
-    return "draw" if "phase_draw" in flags else "meld" if "phase_meld" in flags else "?"
+    return "draw" if "draw_phase" in flags else "meld" if "meld_phase" in flags else "?"
 
 
 def playthrough_lines(

@@ -75,4 +75,6 @@ def take_top(rules: Rules, hand, nat, two, jok, closed: list, top: int, option) 
     two[top] += twos
     jok[top] += jokers
     points = meld_points(top, 1 + naturals, twos, jokers)
-    return close_if_full(rules, nat, two, jok, closed, top, False), points
+    if rules.meld_closes_at:
+        closed = close_if_full(rules, nat, two, jok, closed, top, False)
+    return closed, points
