@@ -237,7 +237,7 @@ class raw_env(AECEnv):
                 stacklevel=2,
             )
         if "state" in options:
-            from canasta_env.engine.serialize import state_from_dict, state_from_json
+            from canasta_env.state_io import state_from_dict, state_from_json
 
             state = options["state"]
             game = state_from_json(state) if isinstance(state, str) else state_from_dict(state)

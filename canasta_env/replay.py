@@ -15,7 +15,6 @@ generator, as in the game). The format is described in ``docs/state_format.md``:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,8 +23,14 @@ from typing import Any, NoReturn
 from canasta_env.actions import ACTION_TEXTS, NUM_ACTIONS, str_to_action
 from canasta_env.cards import NUM_KINDS, kind_code, parse_suited, suited_code
 from canasta_env.engine.game import Game, IllegalActionError
-from canasta_env.engine.serialize import parse_rules, pretty_json, rules_to_dict, state_to_dict
 from canasta_env.rules import Rules
+from canasta_env.state_io import (
+    parse_rules,
+    pretty_json,
+    read_json,
+    rules_to_dict,
+    state_to_dict,
+)
 
 REPLAY_FORMAT = "canasta-env/replay"
 REPLAY_VERSION = 1
@@ -217,18 +222,14 @@ class Replay:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Replay:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"invalid replay: not valid JSON ({error})") from None
-        return cls.from_dict(data)
+        return cls.from_dict(read_json(text, "replay"))
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(self.to_json() + "\n", encoding="utf-8")
 
     @classmethod
     def load(cls, path: str | Path) -> Replay:
-        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+        return cls.from_json(Path(path).read_bytes())
 
 
 def _new_game(rules: Rules, num_players: int, seed: int | str, deck: Any) -> Game:

@@ -18,7 +18,6 @@ import canasta_env
 from canasta_env.actions import DISCARD, DRAW
 from canasta_env.cards import KIND_NAMES, NUM_HAND_KINDS
 from canasta_env.engine.game import END_WENT_OUT, Game
-from canasta_env.engine.serialize import PUBLIC_HISTORY_FIELD, state_from_dict, state_to_dict
 from canasta_env.observation import (
     HISTORY_SEAT_SIZE,
     HISTORY_SIZE,
@@ -30,6 +29,7 @@ from canasta_env.observation import (
     decode,
 )
 from canasta_env.rules import make_rules
+from canasta_env.state_io import PUBLIC_HISTORY_FIELD, state_from_dict, state_to_dict
 from tests.scenario import new_game, play
 
 #: A hand that only draws and discards (no three of a kind).

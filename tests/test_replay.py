@@ -10,9 +10,9 @@ import pytest
 
 from canasta_env.actions import NUM_ACTIONS, str_to_action
 from canasta_env.engine.game import Game
-from canasta_env.engine.serialize import state_to_dict
 from canasta_env.replay import Replay, record, replay_game
 from canasta_env.rules import PRESETS, make_rules
+from canasta_env.state_io import state_to_dict
 
 CASES = [(name, n) for name, rules in PRESETS.items() for n in rules.player_counts]
 

@@ -1192,7 +1192,7 @@ def test_S19_state_json_keeps_runs_and_suits_and_rejects_bad_ones():
     it loads to the same game; a malformed run or a duplicated suited card is refused."""
     import json
 
-    from canasta_env.engine.serialize import state_from_json, state_to_dict, state_to_json
+    from canasta_env.state_io import state_from_json, state_to_dict, state_to_json
 
     game = runs_game(
         ["AS AH AD 5H 6H 7H 8H 9H TH JH 4C 4D 5C 6C 8C", FILLER_CODES],

@@ -11,7 +11,8 @@ import pytest
 from canasta_env.actions import TAKE
 from canasta_env.cards import cards_to_counts, deck_counts, kind_of_code, parse_cards
 from canasta_env.engine.game import Game, IllegalActionError
-from canasta_env.engine.serialize import (
+from canasta_env.rules import PRESETS, make_rules
+from canasta_env.state_io import (
     cards_text,
     load_state,
     save_state,
@@ -20,7 +21,6 @@ from canasta_env.engine.serialize import (
     state_to_dict,
     state_to_json,
 )
-from canasta_env.rules import PRESETS, make_rules
 
 CASES = [(name, n) for name, rules in PRESETS.items() for n in rules.player_counts]
 
