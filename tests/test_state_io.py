@@ -26,7 +26,7 @@ from canasta_env.state_io import (
     state_to_dict,
     state_to_json,
 )
-from canasta_env.state_io.checks import CHECKS
+from canasta_env.state_io.checks import CHECKS, GAME_CHECKS
 from canasta_env.state_io.encode import cards_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -309,6 +309,48 @@ def test_missing_keys_are_named():
 
 
 # ------------------------------------------------------------------ the end of a game
+def test_a_winner_must_agree_with_the_totals():
+    """Team 0 wins 5095 to 285; the file names team 1: it used to load and pay team 1."""
+    data = _winning(copy.deepcopy(WENT_OUT), [5095, 285])
+    assert state_from_dict(data).winner_team == 0
+    data["winner_team"] = 1
+    _raises(
+        data, r"^invalid state: field 'winner_team': must be 0 for the totals \[5095, 285\], got 1$"
+    )
+    data["winner_team"] = None
+    _raises(data, r"'winner_team': must be 0 for the totals \[5095, 285\], got None")
+
+
+def test_a_tie_at_the_top_has_no_winner():
+    final = [5100, 5100]
+    data = _winning(copy.deepcopy(STOCK_OUT), final)
+    assert state_from_dict(data).winner_team is None
+    data["winner_team"] = 0
+    _raises(
+        data,
+        r"'winner_team': must be null for the totals \[5100, 5100\] \(a tie at the top: no "
+        r"winner\), got 0",
+    )
+
+
+def test_no_hand_is_dealt_after_a_team_reached_the_target():
+    """History totals 5200 to 200, hand 2 in its draw phase: it used to load and play on."""
+    playing = _as_third_hand(_deal(), [[2400, 100], [2400, 100]])
+    assert state_from_dict(playing).legal_actions()
+    data = _as_third_hand(_deal(), [[2600, 100], [2600, 100]])
+    _raises(
+        data,
+        r"^invalid state: field 'hand_history': after hand 1 the totals were \[5200, 200\], "
+        r"reaching the target score 5000, which ends the game, but hand 2 was dealt$",
+    )
+
+
+def test_no_hand_is_dealt_after_a_black3_win():
+    data = _as_third_hand(_deal(), [[100, 100], [100, 100]])
+    data["hand_history"][0]["reason"] = "black-3 canasta"
+    _raises(data, r"'hand_history': hand 0 ended with a black-3 canasta, which ends the game")
+
+
 def test_game_over_must_agree_with_the_scores_and_target():
     reached = _winning(copy.deepcopy(WENT_OUT), [5095, 285])
     reached.update(game_over=False, winner_team=None)
@@ -331,6 +373,86 @@ def test_scores_are_always_the_sums_of_the_history():
     _raises(data, r"'scores': \[1000, 0\] are not the sums of hand_history \(\[0, 0\]\)")
 
 
+def test_a_stock_ending_leaves_too_few_cards_to_draw():
+    data = copy.deepcopy(STOCK_OUT)
+    hand = data["hands"][1].split()
+    data["stock"] = hand.pop()
+    data["hands"][1] = " ".join(hand)
+    data["known"][1] = ""
+    _raises(
+        data,
+        r"'end_reason': 'stock exhausted', but the stock holds 1 card\(s\) and a draw takes 1$",
+    )
+
+
+def test_a_black3_win_needs_the_rule_and_the_canasta():
+    data = copy.deepcopy(STOCK_OUT)
+    data["end_reason"] = data["hand_history"][-1]["reason"] = "black-3 canasta"
+    _raises(data, r"'end_reason': 'black-3 canasta', but in classic a black-3 canasta wins nothing")
+    data["rules"]["black3_canasta_wins_game"] = True
+    _raises(
+        data,
+        r"'end_reason': 'black-3 canasta', but team \d \(of seat \d, who moved last\) "
+        r"has no black-3 canasta",
+    )
+
+
+def test_score_sheets_are_those_of_the_table():
+    """A hand's scores are recomputed from the table, so a file cannot move points."""
+    data = copy.deepcopy(WENT_OUT)
+    for sheet in (data["hand_scores"][0], data["hand_history"][-1]["scores"]):
+        if isinstance(sheet, dict):
+            sheet["going_out"] += 100
+            sheet["total"] += 100
+        else:
+            sheet[0] += 100
+    data["scores"][0] += 100
+    _raises(
+        data,
+        r"'hand_scores\[0\].going_out': \d+ disagrees with the table and hands of "
+        r"team 0, which give \d+$",
+    )
+    data = copy.deepcopy(WENT_OUT)
+    data["hand_scores"][1]["tip"] = 5
+    _raises(data, r"'hand_scores\[1\]': unknown score sheet entry 'tip'")
+
+
+def test_the_player_who_went_out_moved_last():
+    data = copy.deepcopy(WENT_OUT)
+    seat = data["went_out"]
+    data["current"] = 1 - seat
+    _raises(data, rf"'went_out': seat {seat} went out, but seat {1 - seat} moved last$")
+
+
+def test_going_out_concealed_follows_the_turn_start():
+    """C-15: concealed exactly when the team had not opened at the start of the turn."""
+    data = copy.deepcopy(WENT_OUT)
+    data["concealed"] = not data["concealed"]
+    _raises(data, r"'concealed': must be (true|false): a player goes out concealed exactly when")
+
+
+def test_no_cards_are_held_once_the_hand_is_over():
+    data = copy.deepcopy(STOCK_OUT)
+    seat = data["current"]
+    hand = data["hands"][seat].split()
+    data["turn"]["held"] = hand.pop()
+    data["hands"][seat] = " ".join(hand)
+    data["known"][seat] = ""
+    _raises(data, r"'turn.held': held cards go back to the hand when the hand ends$")
+
+
+def test_opening_points_are_staged_only_in_the_opening_turn():
+    game = Game(CLASSIC, 2, seed=3)
+    rng = random.Random(3)
+    while not (game.phase == 1 and game.opened_at_turn_start):
+        if game.hand_over:
+            game = Game(CLASSIC, 2, seed=rng.randint(0, 10**6))
+        game.apply(rng.choice(game.legal_actions()))
+    data = state_to_dict(game)
+    data["turn"]["staged"] = 50
+    _raises(data, r"'turn.staged': team \d opened before this turn: nothing is staged")
+
+
 # ------------------------------------------------------------------ nothing changes
 def test_a_loaded_game_shares_nothing_with_its_input():
     data = _winning(copy.deepcopy(WENT_OUT), [5095, 285])
@@ -346,7 +468,7 @@ def test_a_loaded_game_shares_nothing_with_its_input():
 
 
 def test_every_check_has_a_name_listed_in_the_format_doc():
-    names = [name for name, _ in CHECKS]
+    names = [name for name, _ in CHECKS + GAME_CHECKS]
     assert len(set(names)) == len(names) and all(names)
     doc = " ".join((ROOT / "docs" / "state_format.md").read_text(encoding="utf-8").split())
     assert [name for name in names if name not in doc] == []

@@ -3,7 +3,8 @@
 :data:`CHECKS` runs on the values of :func:`~canasta_env.state_io.parse.parse_state`
 (each field already well formed on its own), in order: a state that fails one
 raises ``ValueError`` naming the field and what it should be, and no game is
-built.
+built. :data:`GAME_CHECKS` run on the game built from a state that passed them
+all, for the facts only the engine can compute (the score sheets).
 """
 
 from __future__ import annotations
@@ -25,10 +26,13 @@ from canasta_env.cards import (
     deck_counts,
     suited_code,
 )
-from canasta_env.engine.melds import MeldTables, canasta_summary, meld_tables
+from canasta_env.engine.game import Game
+from canasta_env.engine.melds import MeldTables, black3_canasta, canasta_summary, meld_tables
+from canasta_env.engine.scoring import score_team
 from canasta_env.engine.sequences import NUM_SUITS, SUITED_SIZE
 from canasta_env.engine.state import (
     END_BLACK3,
+    END_STOCK,
     END_WENT_OUT,
     PHASE_DRAW,
     PHASE_HAND_OVER,
@@ -39,7 +43,7 @@ from canasta_env.engine.state import (
 from canasta_env.rules import Rules
 from canasta_env.state_io.encode import cards_text
 from canasta_env.state_io.layout import PUBLIC_HISTORY_FIELD, SEQUENCE_FIELD, SLOT_NAMES
-from canasta_env.state_io.values import fail
+from canasta_env.state_io.values import fail, show
 
 State = dict[str, Any]
 
@@ -293,12 +297,49 @@ def check_went_out(state: State) -> None:
         fail("went_out", f"a player went out exactly when end_reason is {END_WENT_OUT!r}")
     if state["concealed"] and went_out is None:
         fail("concealed", "only a player who went out can go out concealed")
-    if went_out is not None:
-        hand = state["hands"][went_out]
-        if sum(hand):
-            fail("went_out", f"seat {went_out} went out but holds {cards_text(hand)}")
-        if not state["opened"][_team_of(state, went_out)]:
-            fail("went_out", f"seat {went_out} went out but the team has not opened")
+    if went_out is None:
+        return
+    if went_out != state["current"]:
+        fail("went_out", f"seat {went_out} went out, but seat {state['current']} moved last")
+    hand = state["hands"][went_out]
+    if sum(hand):
+        fail("went_out", f"seat {went_out} went out but holds {cards_text(hand)}")
+    if not state["opened"][_team_of(state, went_out)]:
+        fail("went_out", f"seat {went_out} went out but the team has not opened")
+    # C-15: concealed is going out in the turn the team opens
+    if state["concealed"] == state["opened_at_turn_start"]:
+        fail(
+            "concealed",
+            f"must be {str(not state['concealed']).lower()}: a player goes out concealed "
+            "exactly when the team had not opened at the start of the turn",
+        )
+
+
+def check_stock_exhausted(state: State) -> None:
+    """C-16, S-17, I-11: the stock ends a hand only once it cannot be drawn from."""
+    draw_count = state["rules"].draw_count
+    if state["end_reason"] == END_STOCK and len(state["stock"]) >= draw_count:
+        fail(
+            "end_reason",
+            f"{END_STOCK!r}, but the stock holds {len(state['stock'])} card(s) and a draw takes "
+            f"{draw_count}",
+        )
+
+
+def check_black3_win(state: State) -> None:
+    """S-11: a black-3 canasta of the team that moved last ends the game."""
+    if state["end_reason"] != END_BLACK3:
+        return
+    rules = state["rules"]
+    if not rules.black3_canasta_wins_game:
+        fail("end_reason", f"{END_BLACK3!r}, but in {rules.name} a black-3 canasta wins nothing")
+    team = _team_of(state, state["current"])
+    if not black3_canasta(rules, _columns(state, team)[0], state["closed"][team]):
+        fail(
+            "end_reason",
+            f"{END_BLACK3!r}, but team {team} (of seat {state['current']}, who moved last) has "
+            "no black-3 canasta",
+        )
 
 
 def check_history_length(state: State) -> None:
@@ -316,6 +357,26 @@ def check_scores(state: State) -> None:
     totals = _totals(state["hand_history"], _teams(state))
     if totals != state["scores"]:
         fail("scores", f"{state['scores']} are not the sums of hand_history ({totals})")
+
+
+def check_no_hand_after_game_end(state: State) -> None:
+    """G-7, S-11: no hand is dealt once a hand has ended the game."""
+    teams, target = _teams(state), state["rules"].target_score
+    dealt = state["hand_index"]
+    for i, entry in enumerate(_finished_hands(state)):
+        if entry["reason"] == END_BLACK3:
+            fail(
+                "hand_history",
+                f"hand {i} ended with a black-3 canasta, which ends the game, but hand {dealt} "
+                "was dealt",
+            )
+        totals = _totals(state["hand_history"][: i + 1], teams)
+        if max(totals) >= target:
+            fail(
+                "hand_history",
+                f"after hand {i} the totals were {totals}, reaching the target score {target}, "
+                f"which ends the game, but hand {dealt} was dealt",
+            )
 
 
 def check_last_hand(state: State) -> None:
@@ -341,8 +402,26 @@ def check_game_over(state: State) -> None:
 
 
 def check_winner(state: State) -> None:
-    if state["winner_team"] is not None and not state["game_over"]:
-        fail("winner_team", "a winner is named but the game is not over")
+    """G-7, S-11: the winner of a black-3 canasta, else the one team with the highest
+    total, else (a tie at the top) none."""
+    winner = state["winner_team"]
+    if not state["game_over"]:
+        if winner is not None:
+            fail("winner_team", "a winner is named but the game is not over")
+        return
+    scores = state["scores"]
+    if state["end_reason"] == END_BLACK3:
+        expected = _team_of(state, state["current"])
+        why = "the team that laid the black-3 canasta"
+    else:
+        leaders = [team for team, score in enumerate(scores) if score == max(scores)]
+        expected = leaders[0] if len(leaders) == 1 else None
+        why = f"the totals {scores}" + (
+            " (a tie at the top: no winner)" if expected is None else ""
+        )
+    if winner != expected:
+        shown = "null" if expected is None else expected
+        fail("winner_team", f"must be {shown} for {why}, got {winner}")
 
 
 def check_need(state: State) -> None:
@@ -382,15 +461,22 @@ def check_fresh_turn(state: State) -> None:
 
 
 def check_held(state: State) -> None:
+    if any(state["held"]) and _hand_over(state):
+        fail("turn.held", "held cards go back to the hand when the hand ends")
     opened = state["opened"][_team_of(state, state["current"])]
     if any(state["held"]) and not (state["took_pot"] and not opened):
         fail("turn.held", "cards are held back only after an unopened team took the pot")
 
 
 def check_opening_turn(state: State) -> None:
+    """G-5: opening points are staged only in the turn a team opens."""
     team = _team_of(state, state["current"])
     if state["opened_at_turn_start"] and not state["opened"][team]:
         fail("turn.opened_at_turn_start", f"team {team} has not opened")
+    if state["opened_at_turn_start"]:
+        for name in ("staged", "hidden_open"):
+            if state[name]:
+                fail(f"turn.{name}", f"team {team} opened before this turn: nothing is staged")
 
 
 def check_melds_need_opening(state: State) -> None:
@@ -427,16 +513,43 @@ CHECKS: tuple[tuple[str, Callable[[State], None]], ...] = (
     ("runs belong to opened teams", check_runs_opened),
     ("no natural of one suit is seen more often than the decks hold it", check_suits),
     ("the phase agrees with the end of the hand", check_phase_and_end),
-    ("a player went out exactly when end_reason says so", check_went_out),
+    ("a player went out exactly when end_reason says so, as the last mover", check_went_out),
+    ("a hand ended by the stock has too few cards left to draw", check_stock_exhausted),
+    ("a black-3 win has its black-3 canasta", check_black3_win),
     ("hand_history holds one entry per finished hand", check_history_length),
     ("scores are the sums of hand_history", check_scores),
+    ("no hand is dealt after the game ended", check_no_hand_after_game_end),
     ("the last hand_history entry is this hand's end", check_last_hand),
     ("game_over agrees with the scores and target", check_game_over),
-    ("a winner is named only once the game is over", check_winner),
+    ("winner agrees with the totals", check_winner),
     ("need is the opening minimum for the totals at the deal", check_need),
     ("a draw phase is the start of a turn", check_fresh_turn),
     ("cards are held back only after an unopened team took the pot", check_held),
-    ("opened_at_turn_start only for an opened team", check_opening_turn),
+    ("opening points are staged only in the opening turn", check_opening_turn),
     ("only opened teams have melds (and the team staging its opening)", check_melds_need_opening),
     ("known cards are in their hand", check_known),
+)
+
+
+def check_hand_scores(state: State, game: Game) -> None:
+    """G-9: once the hand is over, its score sheets are those of the table as it is."""
+    if state["hand_scores"] is None:
+        return
+    for team, sheet in enumerate(state["hand_scores"]):
+        expected = score_team(game, team)
+        for key in sorted(set(sheet) | set(expected), key=show):
+            if key not in expected:
+                fail(f"hand_scores[{team}]", f"unknown score sheet entry {show(key)}")
+            if sheet.get(key) != expected[key]:
+                fail(
+                    f"hand_scores[{team}].{key}",
+                    f"{sheet.get(key)} disagrees with the table and hands of team {team}, "
+                    f"which give {expected[key]}",
+                )
+
+
+#: Checks that need the engine, run on the game built from a state that passed
+#: :data:`CHECKS` (with the parsed values it was built from).
+GAME_CHECKS: tuple[tuple[str, Callable[[State, Game], None]], ...] = (
+    ("the score sheets are those of the table", check_hand_scores),
 )

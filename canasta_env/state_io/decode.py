@@ -3,7 +3,8 @@
 ``state_from_dict`` = :func:`~canasta_env.state_io.parse.parse_state` (each field
 on its own), :data:`~canasta_env.state_io.checks.CHECKS` (the fields together),
 :func:`_assemble` (the one place that turns the values into a
-:class:`~canasta_env.engine.game.Game`). Any failure raises
+:class:`~canasta_env.engine.game.Game`), then
+:data:`~canasta_env.state_io.checks.GAME_CHECKS`. Any failure raises
 ``ValueError`` naming the field; the game is never handed out then.
 """
 
@@ -20,7 +21,7 @@ from canasta_env.engine.state import (
     team_of_seat,
     teams_of,
 )
-from canasta_env.state_io.checks import CHECKS
+from canasta_env.state_io.checks import CHECKS, GAME_CHECKS
 from canasta_env.state_io.parse import parse_state
 from canasta_env.state_io.values import fail, read_json
 
@@ -114,6 +115,8 @@ def state_from_dict(data: Any, *, require_playable: bool = False) -> Game:
     for _name, check in CHECKS:
         check(values)
     game = _assemble(values)
+    for _name, check_game in GAME_CHECKS:
+        check_game(values, game)
     if require_playable and values["phase"] != PHASE_HAND_OVER and not game.legal_actions():
         fail(
             "phase",
