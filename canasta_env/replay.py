@@ -31,6 +31,8 @@ from canasta_env.state_io import (
     rules_to_dict,
     state_to_dict,
 )
+from canasta_env.state_io.layout import MAX_DIGITS
+from canasta_env.state_io.values import check_code_lengths, digits, names, show
 
 REPLAY_FORMAT = "canasta-env/replay"
 REPLAY_VERSION = 1
@@ -56,12 +58,13 @@ def _deck_codes(deck: Any) -> list[str] | None:
     if deck is None:
         return None
     cards = deck.split() if isinstance(deck, str) else list(deck)
-    try:
-        if all(isinstance(card, str) for card in cards):
+    if all(isinstance(card, str) for card in cards):
+        check_code_lengths(cards, "deck", "replay")
+        try:
             # suits are kept: the optional S-19 runs need them
             return [suited_code(kind, suit) for kind, suit in parse_suited(cards)]
-    except ValueError as error:
-        raise ValueError(f"invalid replay: field 'deck': {error}") from None
+        except ValueError as error:
+            raise ValueError(f"invalid replay: field 'deck': {error}") from None
     if all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c < NUM_KINDS for c in cards):
         return [kind_code(kind) for kind in cards]
     raise ValueError(
@@ -161,26 +164,32 @@ class Replay:
         if not isinstance(data, dict):
             _fail(f"expected a mapping, got {type(data).__name__}")
         if data.get("format") != REPLAY_FORMAT:
-            _fail(f"field 'format': expected {REPLAY_FORMAT!r}, got {data.get('format')!r}")
+            _fail(f"field 'format': expected {REPLAY_FORMAT!r}, got {show(data.get('format'))}")
         version = data.get("version")
         if isinstance(version, bool) or version != REPLAY_VERSION:
-            _fail(f"field 'version': unsupported version {version!r}; expected {REPLAY_VERSION}")
+            _fail(
+                f"field 'version': unsupported version {show(version)}; expected {REPLAY_VERSION}"
+            )
         missing = [key for key in REPLAY_FIELDS if key not in data]
         if missing:
             _fail(f"missing field(s) {missing}")
-        extra = sorted(str(key) for key in data if key not in REPLAY_FIELDS)
+        extra = sorted((key for key in data if key not in REPLAY_FIELDS), key=show)
         if extra:
-            _fail(f"unknown field(s) {extra}")
+            _fail(f"unknown field(s) {names(extra)}")
         rules = parse_rules(data["rules"], data["num_players"], what="replay")
         if data["variant"] != rules.name:
-            _fail(f"field 'variant': {data['variant']!r} disagrees with rules.name {rules.name!r}")
+            _fail(
+                f"field 'variant': {show(data['variant'])} disagrees with rules.name {rules.name!r}"
+            )
         seed = data["seed"]
         if isinstance(seed, bool) or not isinstance(seed, (int, str)):
-            _fail(f"field 'seed': expected an integer or a string, got {seed!r}")
+            _fail(f"field 'seed': expected an integer or a string, got {show(seed)}")
+        if isinstance(seed, int) and digits(seed) > MAX_DIGITS:
+            _fail(f"field 'seed': a seed has at most {MAX_DIGITS} digits, got {show(seed)}")
         deck = data["deck"]
         if deck is not None:
             if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
-                _fail(f"field 'deck': expected null or a list of card codes, got {deck!r}")
+                _fail(f"field 'deck': expected null or a list of card codes, got {show(deck)}")
             deck = _deck_codes(deck)
         actions, texts = data["actions"], data["action_texts"]
         if not isinstance(actions, list) or not all(isinstance(hand, list) for hand in actions):
@@ -196,16 +205,16 @@ class Replay:
             for move, (action, text) in enumerate(zip(ids, words, strict=True)):
                 where = _step_name(step, hand, move)
                 if isinstance(action, bool) or not isinstance(action, int):
-                    _fail(f"{where}: action {action!r} is not an integer id")
+                    _fail(f"{where}: action {show(action)} is not an integer id")
                 if not 0 <= action < NUM_ACTIONS:
-                    _fail(f"{where}: action {action} is outside 0..{NUM_ACTIONS - 1}")
+                    _fail(f"{where}: action {show(action)} is outside 0..{NUM_ACTIONS - 1}")
                 try:
                     same = isinstance(text, str) and str_to_action(text) == action
                 except ValueError:
                     same = False
                 if not same:
                     _fail(
-                        f"{where}: action_texts says {text!r} but action {action} is "
+                        f"{where}: action_texts says {show(text)} but action {action} is "
                         f"{ACTION_TEXTS[action]!r}"
                     )
                 step += 1
@@ -247,7 +256,7 @@ def _apply(game: Game, action: Any, step: int, hand: int, move: int) -> None:
             ACTION_TEXTS[action] if isinstance(action, int) and 0 <= action < NUM_ACTIONS else "?"
         )
         raise ValueError(
-            f"invalid replay: {_step_name(step, hand, move)}: action {action!r} ({text!r}) "
+            f"invalid replay: {_step_name(step, hand, move)}: action {show(action)} ({text!r}) "
             f"cannot be played: {error}"
         ) from None
 
@@ -276,7 +285,7 @@ def record(
     for step, action in enumerate(actions):
         if game.hand_over:
             if game.game_over:
-                _fail(f"step {step}: action {action!r} comes after the end of the game")
+                _fail(f"step {step}: action {show(action)} comes after the end of the game")
             game.next_hand()
             per_hand.append([])
         _apply(game, action, step, game.hand_index, len(per_hand[-1]))
@@ -308,7 +317,7 @@ def replay_game(replay: Replay, steps: int | None = None) -> Game:
             if steps is not None and step >= steps:
                 break
             if isinstance(action, bool) or not isinstance(action, int):
-                _fail(f"{_step_name(step, hand, move)}: action {action!r} is not an integer id")
+                _fail(f"{_step_name(step, hand, move)}: action {show(action)} is not an integer id")
             _apply(game, action, step, hand, move)
             step += 1
     return game

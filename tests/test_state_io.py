@@ -30,6 +30,7 @@ from canasta_env.state_io.checks import CHECKS, GAME_CHECKS
 from canasta_env.state_io.encode import cards_text
 
 ROOT = Path(__file__).resolve().parent.parent
+HUGE = 10**5000
 CLASSIC = make_rules("classic")  # target score 5000
 
 
@@ -143,6 +144,45 @@ def test_utf16_text_loads():
     assert state_to_dict(loaded) == state_to_dict(game)
 
 
+def _replay_dict() -> dict:
+    game = Game(CLASSIC, 2, seed=3)
+    rng = random.Random(3)
+    actions = []
+    for _ in range(5):
+        actions.append(rng.choice(game.legal_actions()))
+        game.apply(actions[-1])
+    return Replay.from_game(game, actions).to_dict()
+
+
+REPLAY_FIELDS = [
+    (["version"], HUGE, r"'version': unsupported version an integer of 5001 digits; expected 1$"),
+    (["seed"], HUGE, r"'seed': a seed has at most 4300 digits, got an integer of 5001 digits$"),
+    (
+        ["actions", 0, 0],
+        HUGE,
+        r"step 0 \(hand 0, move 0\): action an integer of 5001 digits is "
+        r"outside 0..499$",
+    ),
+    (["deck"], ["Z" * 10**5], r"'deck': not a card code: 'ZZZZZZZZZZZZZZZZZ\.\.\.Z+' \(expected"),
+    (["variant"], "x" * 10**5, r"'variant': 'xxxxxxxxxxxxxxxxx\.\.\.x+' disagrees with rules.name"),
+    ([HUGE], 1, r"^invalid replay: unknown field\(s\) \[an integer of 5001 digits\]$"),
+]
+
+
+@pytest.mark.parametrize(
+    "path,value,message", REPLAY_FIELDS, ids=[m[:30] for *_, m in REPLAY_FIELDS]
+)
+def test_a_replay_field_out_of_its_range(path, value, message):
+    data = _replay_dict()
+    Replay.from_dict(copy.deepcopy(data))
+    target = data
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    with pytest.raises(ValueError, match=message):
+        Replay.from_dict(data)
+
+
 def test_a_replay_file_is_read_the_same_way():
     with pytest.raises(ValueError, match=r"^invalid replay: not valid JSON \(nested too deeply\)"):
         Replay.from_json("[" * 200_000)
@@ -157,8 +197,6 @@ def _nested(depth: int) -> list:
         value = [value]
     return value
 
-
-HUGE = 10**5000
 
 FIELDS = [
     # huge integers: the message says how long, never prints them

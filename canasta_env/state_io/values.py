@@ -172,17 +172,18 @@ def parse_bool_list(value: Any, field: str, length: int) -> list[bool]:
     return [parse_bool(item, f"{field}[{i}]") for i, item in enumerate(items)]
 
 
-def _check_code_lengths(text: str, field: str) -> None:
+def check_code_lengths(codes: list[str], field: str, what: str = "state") -> None:
     """Refuse a long word before the card parser quotes it whole in its message."""
-    for code in text.split():
+    for code in codes:
         if len(code) > _LONGEST_CODE:
-            fail(field, f"not a card code: {show(code)} (expected e.g. 'AS', 'TH', '2C', 'JK')")
+            problem = f"not a card code: {show(code)} (expected e.g. 'AS', 'TH', '2C', 'JK')"
+            fail(field, problem, what)
 
 
 def parse_kinds(value: Any, field: str) -> list[int]:
     """Card codes (one string, space separated) to kinds, in order."""
     text = parse_str(value, field)
-    _check_code_lengths(text, field)
+    check_code_lengths(text.split(), field)
     try:
         return parse_cards(text)
     except ValueError as error:
@@ -197,7 +198,7 @@ def parse_counts(value: Any, field: str) -> list[int]:
 def parse_suited_pairs(value: Any, field: str) -> list[tuple[int, int]]:
     """Card codes to ``(kind, suit)`` pairs, in order (S-19 states)."""
     text = parse_str(value, field)
-    _check_code_lengths(text, field)
+    check_code_lengths(text.split(), field)
     try:
         return parse_suited(text)
     except ValueError as error:
