@@ -438,7 +438,8 @@ def test_registry_seeds_agents_reproducibly():
 
 
 def test_registry_resolves_trained_agents_lazily(monkeypatch):
-    """``ppo:PATH`` imports training.agent only when asked, and reports when it is missing."""
+    """``ppo:PATH`` imports the loader its entry point names (training.agent.load_agent) only
+    when asked, and reports when it is missing."""
     monkeypatch.setitem(sys.modules, "training.agent", None)  # import fails
     with pytest.raises(ValueError, match="training.agent"):
         make_agent("ppo:models/none.zip")
