@@ -131,7 +131,7 @@ class HandRunner:
         for seat, controller in enumerate(controllers):
             if controller[0] == "bot":
                 bot = make_agent(controller[1], seed=bot_seed + seat)
-                bot.reset(seat, players, variant)
+                bot.reset(seat, players, game.rules)
                 bots[seat] = bot
         slot = _Slot(game, ObservationBuilder(game), table, controllers, bots, label, deal_seed)
         slot.info["bot_seed"] = bot_seed
@@ -142,7 +142,7 @@ class HandRunner:
             for seat, controller in enumerate(controllers):
                 if controller == LEARNER:
                     bot = make_agent(teacher, seed=bot_seed + 101 + seat)
-                    bot.reset(seat, players, variant)
+                    bot.reset(seat, players, game.rules)
                     slot.teachers[seat] = bot
         return slot
 
