@@ -79,7 +79,7 @@ import numpy as np
 
 from canasta_env.actions import NUM_SLOTS
 from canasta_env.cards import NUM_HAND_KINDS, NUM_KINDS, NUM_NATURALS
-from canasta_env.engine.game import PHASE_DRAW, PHASE_MELD, Game, teams_of
+from canasta_env.engine.game import PHASE_DRAW, PHASE_HAND_OVER, PHASE_MELD, Game, teams_of
 from canasta_env.engine.melds import canasta_kind
 from canasta_env.engine.sequences import NUM_SUITS, SUITED_SIZE
 
@@ -452,42 +452,59 @@ class ObservationBuilder:
         self.padding_history = bytes(HISTORY_SEAT_SIZE * (MAX_PLAYERS - players))
         self._history_cache: list = [None] * players
         self._history_rows: list = [None] * players
-        self._seen: tuple = (None, -2, None)  # (hand index, steps, player to act) last seen
+        # what the last look saw: hand index, steps, player to act, phase, pot size
+        self._seen: tuple = (None, -2, None, None, None)
 
     def _catch_up(self) -> None:
         """Drop the cached blocks that the actions since the last look have changed.
 
-        Only actions change a hand's state, and only the player to act acts. After one
-        step, only that player's team table and history row can differ, and whether they
-        do shows in the state, compared with what the cached block was built from
-        (:meth:`_table_key`; a seat's discarded and declined counts). After more steps
-        or in a new hand, everything is rebuilt. The engine keeps nothing for the
-        observer's sake.
+        Only actions change a hand's state, and only the player to act acts, so after one
+        step only that player's team table and history row can differ. Which step it was
+        shows in the state (C-4: a turn is a draw or a pot take, melds, then a discard
+        that passes the turn):
+
+        * a plain draw (the pot is as it was) changes the table only by laying red 3s,
+          and the history by a declined pot top;
+        * a discard that passes the turn leaves the table (but for the opened flag) and
+          changes the history;
+        * any other step (a take, a meld, a run, going out) may change the table: its
+          cached block is checked against what it was built from; the history changes
+          only when the hand ended (going out by a discard).
+
+        After more steps or in a new hand, everything is rebuilt. The engine keeps
+        nothing for the observer's sake.
         """
         game = self.game
         seen = self._seen
         steps = game.num_steps
-        if seen[1] == steps and seen[0] == game.hand_index:
+        hand = game.hand_index
+        if seen[1] == steps and seen[0] == hand:
             return
-        if seen[1] + 1 == steps and seen[0] == game.hand_index:
-            actor = seen[2]
+        current = game.current
+        if seen[1] + 1 == steps and seen[0] == hand:
+            _, _, actor, phase_before, pot_before = seen
             team = self.team_of[actor]
             cached = self._team_cache.get(team)
-            if cached is not None and cached[2] != self._table_key(team):
+            history_changed = True
+            if phase_before == PHASE_DRAW and len(game.pot) == pot_before:  # a plain draw
+                table_changed = cached is not None and cached[2][5] != game.red3[team]
+            elif current != actor:  # a discard passed the turn
+                table_changed = cached is not None and cached[2][6] != game.opened[team]
+            else:
+                table_changed = cached is not None and cached[2] != self._table_key(team)
+                history_changed = game.phase == PHASE_HAND_OVER  # going out by a discard
+            if table_changed:
                 del self._team_cache[team]
-                self._teams_cache = [None] * game.num_teams
-            row = self._history_rows[actor]
-            if row is not None and (
-                row[1] != game.discarded[actor] or row[2] != game.declined[actor]
-            ):
+                self._teams_cache = [None] * len(self._teams_cache)
+            if history_changed and self._history_rows[actor] is not None:
                 self._history_rows[actor] = None
-                self._history_cache = [None] * game.num_players
+                self._history_cache = [None] * len(self._history_cache)
         else:
             self._team_cache.clear()
             self._teams_cache = [None] * game.num_teams
             self._history_rows = [None] * game.num_players
             self._history_cache = [None] * game.num_players
-        self._seen = (game.hand_index, steps, game.current)
+        self._seen = (hand, steps, current, game.phase, len(game.pot))
 
     def _table_key(self, team: int) -> tuple:
         """What a team's table holds, in a form cheap to compare: its open melds, the

@@ -20,6 +20,7 @@ take, so a hand takes at most ``4 * deck size + 1`` decisions.
 from __future__ import annotations
 
 import random
+from itertools import compress
 
 from canasta_env.actions import (
     ACTION_TEXTS,
@@ -83,6 +84,9 @@ from canasta_env.engine.state import (
 )
 from canasta_env.engine.transitions import lay, natural_kind, take_top
 from canasta_env.rules import Rules, check_player_count
+
+#: The discard ids, by the kind discarded (a hand's counts select them).
+DISCARD_IDS = tuple(range(DISCARD, DISCARD + NUM_HAND_KINDS))
 
 
 class IllegalActionError(ValueError):
@@ -386,19 +390,17 @@ class Game(GameState):
         player = self.current
         team = self.team_of[player]
         hand = self.hands[player]
+        nat = self.nat[team]
         search = self.search
-        actions = []
-        moves = meld_moves(
-            self.tables, hand, self.nat[team], self.two[team], self.jok[team], self.clean_only
-        )
-        self._legal_moves = {}
+        total = self.hand_totals[player]
+        # An opened team keeping two cards can always discard: no search needed.
+        quick = self.opened[team] and not going_out_only(self.rules, nat)
+        moves = meld_moves(self.tables, hand, nat, self.two[team], self.jok[team], self.clean_only)
+        legal_moves = self._legal_moves = {}
+        melds = []
         if moves:
-            # An opened team keeping two cards can always discard: no search needed.
-            quick = self.opened[team] and not going_out_only(self.rules, self.nat[team])
             black3_last = self.rules.black3_meld_only_going_out
-            total = self.hand_totals[player]
             feasible = search.move_feasible
-            legal_moves = self._legal_moves
             node = None  # the search's view of this position, made when first needed
             for move in moves:
                 if (
@@ -411,13 +413,17 @@ class Game(GameState):
                     node = node or search.game_node()
                     ok = feasible(move, node)
                 if ok:
-                    actions.append(move[0])
+                    melds.append(move[0])
                     legal_moves[move[0]] = move
+            melds.sort()
+        # ids ascend: discards, then melds, then runs
+        if (quick and total >= 2) or search.discard_allowed():
+            actions = list(compress(DISCARD_IDS, hand))
+            actions += melds
+        else:
+            actions = melds
         if self.hand_suits is not None and self.opened[team]:
             actions += self._escala_actions(player)
-        if search.discard_allowed():
-            actions += [DISCARD + kind for kind in range(NUM_HAND_KINDS) if hand[kind]]
-        actions.sort()
         return actions
 
     def _escala_actions(self, player: int) -> list[int]:

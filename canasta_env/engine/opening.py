@@ -237,10 +237,10 @@ class TurnSearch:
         game = self.game
         rules = game.rules
         team = game.team_of[game.current]
-        hand, total, nat, two, jok, closed, staged, hidden_open, held = node[:9]
-        opened = node.opened or staged >= game.need[team] or hidden_open
-        concealed_ok = rules.concealed_go_out_ignores_minimum and not node.took
-        if opened and any(held):
+        hand, total, nat, two, jok, closed, staged, hidden_open, held, was_opened, took, _ = node
+        opened = was_opened or staged >= game.need[team] or hidden_open
+        concealed_ok = rules.concealed_go_out_ignores_minimum and not took
+        if opened and held is not NO_HELD and any(held):
             # C-8: the pot cards held aside join the hand once the minimum is reached,
             # and may be melded in the same turn
             total += sum(held)
@@ -255,7 +255,7 @@ class TurnSearch:
             # S-11: a black-3 canasta ends the game at once, with cards left in hand (an
             # emptied hand still needs going out to be allowed, S-16: below)
             return True
-        if going_out_only(game.rules, nat):
+        if rules.black3_meld_only_going_out and going_out_only(rules, nat):
             out = None
             if not any(held):  # held pot cards arrive mid-turn: left to the full search
                 out = self._can_meld_out(hand, node, opened, concealed_ok)
@@ -275,7 +275,7 @@ class TurnSearch:
             and not self._may_still_open(hand, nat, two, jok, staged, concealed_ok)
         ):
             return False
-        if opened != node.opened or held is not node.held:
+        if opened != was_opened or held is not node.held:
             node = node._replace(hand=hand, total=total, held=held, opened=opened)
         return self._expand(node)
 
