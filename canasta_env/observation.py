@@ -425,7 +425,7 @@ class ObservationBuilder:
         self.score_getters = [itemgetter(*order) for order in self.team_order]
         self.padding_teams = _EMPTY_TEAM * (MAX_TEAMS - teams)
         self.padding_scores = (0,) * (MAX_TEAMS - teams)
-        self._teams_cache: list = [None] * teams
+        self._teams_cache: dict[int, bytes] = {}  # by the viewer's team
         # per viewer: the seats from the viewer on, each with (present, teammate, size)
         self.seat_order = [
             [
@@ -450,10 +450,11 @@ class ObservationBuilder:
         # per viewer: the seats from the viewer on, and the cached history bytes
         self.history_order = [[seat for seat, _ in order] for order in self.seat_order]
         self.padding_history = bytes(HISTORY_SEAT_SIZE * (MAX_PLAYERS - players))
-        self._history_cache: list = [None] * players
+        self._history_cache: dict[int, bytes] = {}  # by viewer
         self._history_rows: list = [None] * players
         # what the last look saw: hand index, steps, player to act, phase, pot size
-        self._seen: tuple = (None, -2, None, None, None)
+        self._seen_hand = self._seen_steps = self._seen_actor = None
+        self._seen_phase = self._seen_pot = None
 
     def _catch_up(self) -> None:
         """Drop the cached blocks that the actions since the last look have changed.
@@ -471,40 +472,47 @@ class ObservationBuilder:
           cached block is checked against what it was built from; the history changes
           only when the hand ended (going out by a discard).
 
-        After more steps or in a new hand, everything is rebuilt. The engine keeps
+        The cards known to be in the actor's hand are compared too. After more steps or
+        in a new hand, everything is rebuilt. The engine keeps
         nothing for the observer's sake.
         """
         game = self.game
-        seen = self._seen
         steps = game.num_steps
-        hand = game.hand_index
-        if seen[1] == steps and seen[0] == hand:
+        if steps == self._seen_steps and game.hand_index == self._seen_hand:
             return
-        current = game.current
-        if seen[1] + 1 == steps and seen[0] == hand:
-            _, _, actor, phase_before, pot_before = seen
+        if self._seen_steps == steps - 1 and game.hand_index == self._seen_hand:
+            actor = self._seen_actor
             team = self.team_of[actor]
             cached = self._team_cache.get(team)
             history_changed = True
-            if phase_before == PHASE_DRAW and len(game.pot) == pot_before:  # a plain draw
+            if self._seen_phase == PHASE_DRAW and len(game.pot) == self._seen_pot:  # a draw
                 table_changed = cached is not None and cached[2][5] != game.red3[team]
-            elif current != actor:  # a discard passed the turn
+            elif game.current != actor:  # a discard passed the turn
                 table_changed = cached is not None and cached[2][6] != game.opened[team]
             else:
                 table_changed = cached is not None and cached[2] != self._table_key(team)
                 history_changed = game.phase == PHASE_HAND_OVER  # going out by a discard
             if table_changed:
                 del self._team_cache[team]
-                self._teams_cache = [None] * len(self._teams_cache)
+                self._teams_cache.clear()
             if history_changed and self._history_rows[actor] is not None:
                 self._history_rows[actor] = None
-                self._history_cache = [None] * len(self._history_cache)
+                self._history_cache.clear()
+            # cards known to be in a hand change by the actor's takes, melds and discards
+            known_seen = self._known_seen
+            if known_seen is not None and known_seen[actor] != game.known[actor]:
+                self._known_seen = None
         else:
+            self._known_seen = None
             self._team_cache.clear()
-            self._teams_cache = [None] * game.num_teams
+            self._teams_cache.clear()
             self._history_rows = [None] * game.num_players
-            self._history_cache = [None] * game.num_players
-        self._seen = (hand, steps, current, game.phase, len(game.pot))
+            self._history_cache.clear()
+            self._seen_hand = game.hand_index
+        self._seen_steps = steps
+        self._seen_actor = game.current
+        self._seen_phase = game.phase
+        self._seen_pot = len(game.pot)
 
     def _table_key(self, team: int) -> tuple:
         """What a team's table holds, in a form cheap to compare: its open melds, the
@@ -565,17 +573,17 @@ class ObservationBuilder:
 
     def _teams_bytes(self, my_team: int) -> bytes:
         """The three team blocks from ``my_team`` on, rebuilt when a team's table changed."""
-        block = self._teams_cache[my_team]
+        block = self._teams_cache.get(my_team)
         if block is None:
             block = b"".join([self._cached_team_block(team) for team in self.team_order[my_team]])
             block = self._teams_cache[my_team] = block + self.padding_teams
         return block
 
     def _players_bytes(self, viewer: int) -> bytearray:
-        """The player blocks from ``viewer`` on, cached until a player's known cards change;
-        the caller writes the hand sizes (at ``size_positions``) into it."""
+        """The player blocks from ``viewer`` on, cached until a player's known cards change
+        (see :meth:`_catch_up`); the caller writes the hand sizes (at ``size_positions``)."""
         known = self.game.known
-        if self._known_seen != known:
+        if self._known_seen is None:
             self._known_seen = [row[:] for row in known]
             self._players_cache = [None] * len(known)
         block = self._players_cache[viewer]
@@ -591,7 +599,7 @@ class ObservationBuilder:
     def _history_bytes(self, viewer: int) -> bytes:
         """The history block of ``viewer``; each seat's (discarded, declined) bytes are
         cached until the seat discards or declines (see :meth:`_catch_up`)."""
-        block = self._history_cache[viewer]
+        block = self._history_cache.get(viewer)
         if block is not None:
             return block
         game = self.game
