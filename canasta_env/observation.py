@@ -484,9 +484,10 @@ class ObservationBuilder:
             actor = self._seen_actor
             team = self.team_of[actor]
             cached = self._team_cache.get(team)
-            history_changed = True
+            history_changed = known_changed = True
             if self._seen_phase == PHASE_DRAW and len(game.pot) == self._seen_pot:  # a draw
                 table_changed = cached is not None and cached[2][5] != game.red3[team]
+                known_changed = False  # a draw never shows a card
             elif game.current != actor:  # a discard passed the turn
                 table_changed = cached is not None and cached[2][6] != game.opened[team]
             else:
@@ -500,7 +501,7 @@ class ObservationBuilder:
                 self._history_cache.clear()
             # cards known to be in a hand change by the actor's takes, melds and discards
             known_seen = self._known_seen
-            if known_seen is not None and known_seen[actor] != game.known[actor]:
+            if known_changed and known_seen is not None and known_seen[actor] != game.known[actor]:
                 self._known_seen = None
         else:
             self._known_seen = None

@@ -30,6 +30,8 @@ from canasta_env.actions import (
 from canasta_env.cards import BLACK3, CARD_VALUES, JOKER, NUM_NATURALS, TWO
 from canasta_env.rules import Rules
 
+#: The slots of the natural ranks (0-10): a loop over them stops there.
+NATURAL_SLOTS = range(NUM_NATURALS)
 #: A meld move: (action id, slot, naturals, twos, jokers, is_new).
 Move = tuple
 TABLE_SIZE = 72
@@ -117,11 +119,9 @@ def meld_moves(
     jokers_in_hand = hand[JOKER]
     ok = tables.natural_ok
     new_by_have = None
-    for rank in range(NUM_NATURALS):
-        n0 = nat[rank]
-        wilds = two[rank] + jok[rank]
-        have = hand[rank]
-        if n0 + wilds:
+    for rank, have, n0, twos_on, jokers_on in zip(NATURAL_SLOTS, hand, nat, two, jok):
+        if n0 or twos_on or jokers_on:
+            wilds = twos_on + jokers_on
             if have and ok[n0 + 1][wilds]:
                 append((ADD_NATURAL + rank, rank, 1, 0, 0, False))
             if clean_only or not ok[n0][wilds + 1]:
