@@ -461,7 +461,7 @@ class ObservationBuilder:
 
         Only actions change a hand's state, and only the player to act acts, so after one
         step only that player's team table and history row can differ. Which step it was
-        shows in the state (C-4: a turn is a draw or a pot take, melds, then a discard
+        shows in the state (a turn is a draw or a pot take, melds, then a discard
         that passes the turn):
 
         * a plain draw (the pot is as it was) changes the table only by laying red 3s,
