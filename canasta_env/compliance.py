@@ -49,6 +49,7 @@ from canasta_env.actions import NUM_SLOTS, SLOT_WILD, action_to_str
 from canasta_env.cards import JOKER, KIND_NAMES, NUM_KINDS, NUM_NATURALS, RED3, TWO
 from canasta_env.engine.game import PHASE_HAND_OVER, PHASE_NAMES, Game
 from canasta_env.engine.sequences import NUM_SUITS
+from canasta_env.engine.state import history_entries, table_cards
 from canasta_env.engine.transitions import natural_kind
 from canasta_env.observation import ObservationBuilder
 from canasta_env.rules import PRESETS, Rules, make_rules
@@ -133,6 +134,15 @@ def conservation_errors(game: Game) -> list[str]:
     for kind in range(NUM_KINDS):
         if found[kind] != full[kind]:
             errors.append(f"{KIND_NAMES[kind]}: {found[kind]} on the table, deck has {full[kind]}")
+    for team in range(game.num_teams):
+        if game.table_totals[team] != table_cards(game, team):
+            errors.append(
+                f"team {team}: table_totals {game.table_totals[team]} but "
+                f"{table_cards(game, team)} cards on its table"
+            )
+    for seat in range(game.num_players):
+        if game.history_totals[seat] != history_entries(game, seat):
+            errors.append(f"player {seat}: history_totals disagrees with its history")
     for team in range(game.num_teams):
         if game.nat[team][SLOT_WILD]:
             errors.append(f"team {team} has naturals in its wild-only meld")

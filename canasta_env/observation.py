@@ -79,7 +79,7 @@ import numpy as np
 
 from canasta_env.actions import NUM_SLOTS
 from canasta_env.cards import NUM_HAND_KINDS, NUM_KINDS, NUM_NATURALS
-from canasta_env.engine.game import PHASE_DRAW, PHASE_HAND_OVER, PHASE_MELD, Game, teams_of
+from canasta_env.engine.game import PHASE_DRAW, PHASE_MELD, Game, teams_of
 from canasta_env.engine.melds import canasta_kind
 from canasta_env.engine.sequences import NUM_SUITS, SUITED_SIZE
 
@@ -385,8 +385,9 @@ class ObservationBuilder:
 
     Counts are packed as bytes and scaled in one numpy operation. The team
     blocks are cached until the team's table changes and the history blocks until a
-    seat discards or declines (see ``_catch_up``), the player blocks until a player's
-    known cards change, the table block per hand. The
+    seat discards or declines (counts the state keeps: ``table_totals``,
+    ``history_totals``), the player blocks until a player's known cards change, the
+    table block per hand. The
     fields in ``BIG_INDICES`` go in as bytes when they fit; otherwise (and for
     non-zero scores) they are written as numbers before scaling. The constant
     target is folded into the builder's scales.
@@ -451,93 +452,23 @@ class ObservationBuilder:
         self.history_order = [[seat for seat, _ in order] for order in self.seat_order]
         self.padding_history = bytes(HISTORY_SEAT_SIZE * (MAX_PLAYERS - players))
         self._history_cache: dict[int, bytes] = {}  # by viewer
-        self._history_rows: list = [None] * players
+        self._history_rows: list = []
         # what the last look saw: hand index, steps, player to act, phase, pot size
-        self._seen_hand = self._seen_steps = self._seen_actor = None
-        self._seen_phase = self._seen_pot = None
-
-    def _catch_up(self) -> None:
-        """Drop the cached blocks that the actions since the last look have changed.
-
-        Only actions change a hand's state, and only the player to act acts, so after one
-        step only that player's team table and history row can differ. Which step it was
-        shows in the state (a turn is a draw or a pot take, melds, then a discard
-        that passes the turn):
-
-        * a plain draw (the pot is as it was) changes the table only by laying red 3s,
-          and the history by a declined pot top;
-        * a discard that passes the turn leaves the table (but for the opened flag) and
-          changes the history;
-        * any other step (a take, a meld, a run, going out) may change the table: its
-          cached block is checked against what it was built from; the history changes
-          only when the hand ended (going out by a discard).
-
-        The cards known to be in the actor's hand are compared too. After more steps or
-        in a new hand, everything is rebuilt. The engine keeps
-        nothing for the observer's sake.
-        """
-        game = self.game
-        steps = game.num_steps
-        if steps == self._seen_steps and game.hand_index == self._seen_hand:
-            return
-        if self._seen_steps == steps - 1 and game.hand_index == self._seen_hand:
-            actor = self._seen_actor
-            team = self.team_of[actor]
-            cached = self._team_cache.get(team)
-            history_changed = known_changed = True
-            if self._seen_phase == PHASE_DRAW and len(game.pot) == self._seen_pot:  # a draw
-                table_changed = cached is not None and cached[2][5] != game.red3[team]
-                known_changed = False  # a draw never shows a card
-            elif game.current != actor:  # a discard passed the turn
-                table_changed = cached is not None and cached[2][6] != game.opened[team]
-            else:
-                table_changed = cached is not None and cached[2] != self._table_key(team)
-                history_changed = game.phase == PHASE_HAND_OVER  # going out by a discard
-            if table_changed:
-                del self._team_cache[team]
-                self._teams_cache.clear()
-            if history_changed and self._history_rows[actor] is not None:
-                self._history_rows[actor] = None
-                self._history_cache.clear()
-            # cards known to be in a hand change by the actor's takes, melds and discards
-            known_seen = self._known_seen
-            if known_changed and known_seen is not None and known_seen[actor] != game.known[actor]:
-                self._known_seen = None
-        else:
-            self._known_seen = None
-            self._team_cache.clear()
-            self._teams_cache.clear()
-            self._history_rows = [None] * game.num_players
-            self._history_cache.clear()
-            self._seen_hand = game.hand_index
-        self._seen_steps = steps
-        self._seen_actor = game.current
-        self._seen_phase = game.phase
-        self._seen_pot = len(game.pot)
-
-    def _table_key(self, team: int) -> tuple:
-        """What a team's table holds, in a form cheap to compare: its open melds, the
-        number of closed canastas and of runs (both lists only grow), red 3s, opened."""
-        game = self.game
-        return (
-            game.nat[team][:],
-            game.two[team][:],
-            game.jok[team][:],
-            len(game.closed[team]),
-            len(game.escalas[team]),
-            game.red3[team],
-            game.opened[team],
-        )
+        self._history_hand = None
 
     def _cached_team_block(self, team: int) -> bytes:
-        """The team block as bytes, rebuilt only when the team's table changed."""
+        """The team block as bytes, rebuilt only when the team's table changed: within a
+        hand a table only grows, so its card count and opened flag tell (see
+        ``GameState.table_totals``)."""
+        game = self.game
+        key = (game.hand_index, game.table_totals[team], game.opened[team])
         cached = self._team_cache.get(team)
-        if cached is not None:
-            return cached[0]
+        if cached is not None and cached[0] == key:
+            return cached[1]
         values = self._team_block(team)
         block = bytes(values)
         # the block ends with the team's (canastas, clean, dirty) counts
-        self._team_cache[team] = (block, values[-3:], self._table_key(team))
+        self._team_cache[team] = (key, block, values[-3:])
         return block
 
     def _team_block(self, team: int) -> list[int]:
@@ -574,17 +505,25 @@ class ObservationBuilder:
 
     def _teams_bytes(self, my_team: int) -> bytes:
         """The three team blocks from ``my_team`` on, rebuilt when a team's table changed."""
-        block = self._teams_cache.get(my_team)
-        if block is None:
-            block = b"".join([self._cached_team_block(team) for team in self.team_order[my_team]])
-            block = self._teams_cache[my_team] = block + self.padding_teams
+        game = self.game
+        cached = self._teams_cache.get(my_team)
+        if (
+            cached is not None
+            and cached[1] == game.table_totals
+            and cached[2] == game.opened
+            and cached[0] == game.hand_index
+        ):
+            return cached[3]
+        block = b"".join([self._cached_team_block(team) for team in self.team_order[my_team]])
+        block += self.padding_teams
+        self._teams_cache[my_team] = (game.hand_index, game.table_totals[:], game.opened[:], block)
         return block
 
     def _players_bytes(self, viewer: int) -> bytearray:
-        """The player blocks from ``viewer`` on, cached until a player's known cards change
-        (see :meth:`_catch_up`); the caller writes the hand sizes (at ``size_positions``)."""
+        """The player blocks from ``viewer`` on, cached until a player's known cards change;
+        the caller writes the hand sizes (at ``size_positions``) into it."""
         known = self.game.known
-        if self._known_seen is None:
+        if self._known_seen != known:
             self._known_seen = [row[:] for row in known]
             self._players_cache = [None] * len(known)
         block = self._players_cache[viewer]
@@ -598,23 +537,30 @@ class ObservationBuilder:
         return block
 
     def _history_bytes(self, viewer: int) -> bytes:
-        """The history block of ``viewer``; each seat's (discarded, declined) bytes are
-        cached until the seat discards or declines (see :meth:`_catch_up`)."""
-        block = self._history_cache.get(viewer)
-        if block is not None:
-            return block
+        """The history block of ``viewer``, cached until a seat discards or declines a pot
+        top (``GameState.history_totals``); each seat's (discarded, declined) bytes are
+        cached until that seat's count moves."""
         game = self.game
+        totals = game.history_totals
+        hand = game.hand_index
+        cached = self._history_cache.get(viewer)
+        if cached is not None and cached[1] == totals and cached[0] == hand:
+            return cached[2]
         rows = self._history_rows
+        if self._history_hand != hand:
+            self._history_hand = hand
+            rows = self._history_rows = [None] * game.num_players
         parts = []
         for seat in self.history_order[viewer]:
             row = rows[seat]
-            if row is None:
-                discarded, declined = game.discarded[seat][:], game.declined[seat][:]
-                row = rows[seat] = (_count_bytes(discarded + declined), discarded, declined)
-            parts.append(row[0])
+            if row is None or row[0] != totals[seat]:
+                counts = _count_bytes(game.discarded[seat] + game.declined[seat])
+                row = rows[seat] = (totals[seat], counts)
+            parts.append(row[1])
         parts.append(self.padding_history)
         parts.append(_count_bytes(game.since_discard[viewer]))
-        block = self._history_cache[viewer] = b"".join(parts)
+        block = b"".join(parts)
+        self._history_cache[viewer] = (hand, totals[:], block)
         return block
 
     def _sequence_block(self, viewer: int) -> bytes:
@@ -639,7 +585,6 @@ class ObservationBuilder:
 
     def build(self, viewer: int, viewer_to_act: bool = True) -> np.ndarray:
         """The observation vector of seat ``viewer``."""
-        self._catch_up()
         game = self.game
         my_team = self.team_of[viewer]
         acting = viewer_to_act and game.current == viewer
@@ -667,7 +612,7 @@ class ObservationBuilder:
             staged = game.staged
             if phase == PHASE_MELD:
                 # the canasta counts come from the team cache that _teams_bytes refreshed
-                counts = self._team_cache[my_team][1]
+                counts = self._team_cache[my_team][2]
                 may_go_out = (
                     counts[0] >= self.min_canastas
                     and game.opening_done(my_team)

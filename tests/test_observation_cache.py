@@ -39,15 +39,18 @@ def test_a_long_lived_builder_matches_a_fresh_one(variant, players):
     assert compared > 200
 
 
-def test_a_change_outside_the_actions_needs_a_new_builder():
-    """Positive control: the caches follow actions; a state edited by hand is seen by a
-    fresh builder and not by one that looked before the edit (the documented contract)."""
+def test_a_state_edited_by_hand_is_seen_after_state_changed():
+    """Positive control: the caches follow the counts the engine keeps as it plays; a
+    state edited by hand is seen by a fresh builder at once, and by one that looked
+    before the edit once ``state_changed()`` has counted them afresh."""
     game = Game(make_rules("classic"), 2, seed=1)
     builder = ObservationBuilder(game)
     before = builder.build(0)
     game.red3[1] += 1
     assert not np.array_equal(ObservationBuilder(game).build(0), before)
     assert np.array_equal(builder.build(0), before)
+    game.state_changed()
+    assert np.array_equal(builder.build(0), ObservationBuilder(game).build(0))
 
 
 def test_a_game_of_more_than_255_hands_still_observes():

@@ -8,7 +8,14 @@ import random
 import pytest
 
 from canasta_env.engine import Game
-from canasta_env.engine.state import STATE_FIELDS, copy_state, same_state, state_snapshot
+from canasta_env.engine.state import (
+    STATE_FIELDS,
+    copy_state,
+    history_entries,
+    same_state,
+    state_snapshot,
+    table_cards,
+)
 from canasta_env.rules import PRESETS, make_rules
 
 #: What a game keeps beside its state (see ``Game._caches``).
@@ -81,3 +88,19 @@ def test_copy_state_writes_every_declared_field():
     copy_state(game, target)
     assert set(vars(target)) == set(STATE_FIELDS)
     assert same_state(target, game)
+
+
+@pytest.mark.parametrize("variant,players", CASES)
+def test_the_totals_the_engine_keeps_match_a_fresh_count(variant, players):
+    game = Game(make_rules(variant, sequences=variant == "spanish"), players, seed=4)
+    rng = random.Random(4)
+    for _ in range(600):
+        assert game.hand_totals == [sum(hand) for hand in game.hands]
+        assert game.table_totals == [table_cards(game, t) for t in range(game.num_teams)]
+        assert game.history_totals == [history_entries(game, s) for s in range(players)]
+        if game.hand_over:
+            if game.game_over:
+                break
+            game.next_hand()
+        else:
+            game.apply(rng.choice(game.legal_actions()))

@@ -79,6 +79,8 @@ from canasta_env.engine.state import (
     PHASE_NAMES,
     GameState,
     copy_state,
+    history_entries,
+    table_cards,
     team_of_seat,
     teams_of,
 )
@@ -131,8 +133,13 @@ class Game(GameState):
         self._legal_moves: dict[int, tuple] = {}
 
     def state_changed(self) -> None:
-        """Drop the cached legal actions: for code that edits the state directly (tests,
-        loaders, determinizations) rather than through :meth:`apply`."""
+        """For code that edits the state directly (tests, determinizations) rather than
+        through :meth:`apply`: count the totals the engine keeps as it plays afresh
+        (cards per hand and per table, history entries) and drop the cached legal
+        actions."""
+        self.hand_totals = [sum(hand) for hand in self.hands]
+        self.table_totals = [table_cards(self, team) for team in range(self.num_teams)]
+        self.history_totals = [history_entries(self, seat) for seat in range(self.num_players)]
         self._legal = None
         self._legal_moves = {}
 
@@ -207,6 +214,7 @@ class Game(GameState):
         teams = self.num_teams
         self.escalas: list[list[tuple[int, int, int]]] = [[] for _ in range(teams)]
         self.red3 = [0] * teams
+        self.table_totals = [0] * teams
         self.opened = [False] * teams
         self.need = [rules.opening_minimum(score) for score in self.scores]
         self.nat = [[0] * NUM_SLOTS for _ in range(teams)]
@@ -247,6 +255,7 @@ class Game(GameState):
         self.discarded = [[0] * NUM_HAND_KINDS for _ in range(n)]
         self.declined = [[0] * NUM_HAND_KINDS for _ in range(n)]
         self.since_discard = [[0] * NUM_HAND_KINDS for _ in range(n)]
+        self.history_totals = [0] * n
 
     def _start_pot(self) -> None:
         """C-3, S-3, I-3: the pot at the start of the hand."""
@@ -510,6 +519,7 @@ class Game(GameState):
     def _lay_red3(self, team: int) -> None:
         """G-6: a red 3 is laid out on the team's table as soon as a player gets it."""
         self.red3[team] += 1
+        self.table_totals[team] += 1
 
     def _add_suited(self, seat: int, card: int, suit: int, count_kind: bool = True) -> None:
         """S-19: a card joins a hand, with its suit (``count_kind``: also its kind count)."""
@@ -522,6 +532,7 @@ class Game(GameState):
         pot = self.pot
         if pot and pot[-1] < NUM_HAND_KINDS:  # a red 3 on top is not a card one declines
             self.declined[self.current][pot[-1]] += 1
+            self.history_totals[self.current] += 1
         if self._draw_cards(self.rules.draw_count):
             self.phase = PHASE_MELD
 
@@ -564,6 +575,7 @@ class Game(GameState):
             option,
         )
         self.hand_totals[player] -= naturals + twos + jokers
+        self.table_totals[team] += 1 + naturals + twos + jokers
         self._forget_known(player, top, naturals)
         self._forget_known(player, TWO, twos)
         self._forget_known(player, JOKER, jokers)
@@ -632,6 +644,7 @@ class Game(GameState):
         self._forget_known(player, TWO, twos)
         self._forget_known(player, JOKER, jokers)
         self.hand_totals[player] -= naturals + twos + jokers
+        self.table_totals[team] += naturals + twos + jokers
         points = 0 if self.opened[team] else meld_points(slot, naturals, twos, jokers)
         self._after_meld(player, team, slot, points, hidden)
 
@@ -668,6 +681,7 @@ class Game(GameState):
             suited[rank * NUM_SUITS + suit] -= 1
             self._forget_known(player, rank, 1)
         self.hand_totals[player] -= length
+        self.table_totals[team] += length
         self.escalas[team].append((suit, start, length))
         self.melded_this_turn = True
         if self.hand_totals[player] == 0 and not any(self.held):
@@ -685,6 +699,7 @@ class Game(GameState):
         self.pot.append(kind)
         self.pot_known[kind] += 1
         self.discarded[player][kind] += 1
+        self.history_totals[player] += 1
         for seat, since in enumerate(self.since_discard):
             if seat == player:
                 self.since_discard[seat] = [0] * NUM_HAND_KINDS

@@ -85,6 +85,10 @@ class GameState:
     closed: list[list[Closed]]  #: [team] finished canastas (S-7)
     escalas: list[list[Run]]  #: [team] runs (S-19)
     red3: list[int]  #: [team] red 3s laid out
+    #: [team] cards on the team's table (melds, canastas, runs, red 3s), as hand_totals
+    #: counts a hand: it only grows within a hand, with every change of the table but
+    #: the opened flag (:func:`table_cards` counts it afresh)
+    table_totals: list[int]
     opened: list[bool]  #: [team] has met its opening minimum
     need: list[int]  #: [team] opening minimum this hand (C-8)
     went_out: int | None  #: the seat that went out
@@ -115,6 +119,8 @@ class GameState:
     discarded: list[list[int]]  #: [seat][kind] cards it discarded this hand
     declined: list[list[int]]  #: [seat][kind] pot tops it drew instead of taking
     since_discard: list[list[int]]  #: [seat][kind] others' discards since its last one
+    #: [seat] its discards and declines this hand (:func:`history_entries` counts them)
+    history_totals: list[int]
 
     @property
     def pot_hidden_cards(self) -> list[int]:
@@ -123,6 +129,19 @@ class GameState:
 
 
 STATE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(GameState))
+
+
+def table_cards(state: GameState, team: int) -> int:
+    """The cards on a team's table, counted afresh (what ``table_totals`` keeps)."""
+    melded = sum(state.nat[team]) + sum(state.two[team]) + sum(state.jok[team])
+    melded += sum(n + twos + jokers for _, n, twos, jokers, _ in state.closed[team])
+    melded += sum(length for _, _, length in state.escalas[team])
+    return melded + state.red3[team]
+
+
+def history_entries(state: GameState, seat: int) -> int:
+    """A seat's discards and declined pot tops this hand (what ``history_totals`` keeps)."""
+    return sum(state.discarded[seat]) + sum(state.declined[seat])
 
 
 def _copier(hint) -> typing.Callable:

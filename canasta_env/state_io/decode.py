@@ -18,6 +18,8 @@ from canasta_env.engine.state import (
     PHASE_HAND_OVER,
     PHASE_NAMES,
     STATE_FIELDS,
+    history_entries,
+    table_cards,
     team_of_seat,
     teams_of,
 )
@@ -91,6 +93,9 @@ def _assemble(values: dict[str, Any]) -> Game:
         "discarded": history["discarded"],
         "declined": history["declined"],
         "since_discard": history["since_discard"],
+        # counts the engine keeps as it plays, counted afresh (as hand_totals above)
+        "table_totals": None,
+        "history_totals": None,
     }
     # a field declared in GameState must be read from the file too (and written by
     # state_to_dict); the round-trip tests name the one that is missing
@@ -98,6 +103,8 @@ def _assemble(values: dict[str, Any]) -> Game:
     game = object.__new__(Game)
     for name in STATE_FIELDS:
         setattr(game, name, fields[name])
+    game.table_totals = [table_cards(game, team) for team in range(game.num_teams)]
+    game.history_totals = [history_entries(game, seat) for seat in range(n)]
     game._caches()
     return game
 
