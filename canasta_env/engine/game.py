@@ -314,8 +314,7 @@ class Game(GameState):
     def legal_actions(self) -> list[int]:
         """Sorted legal action ids of the player to act (empty once the hand is over)."""
         if self._legal is None:
-            self._legal_moves = {}
-            self._legal = self._compute_legal()
+            self._legal = self._compute_legal()  # a meld phase fills _legal_moves too
         return self._legal
 
     def is_legal(self, action: int) -> bool:
@@ -641,8 +640,10 @@ class Game(GameState):
             self._forget_known(player, kind, naturals)
             if self.hand_suits is not None and kind < NUM_NATURALS:
                 remove_suits(self.hand_suits[player], kind, naturals)
-        self._forget_known(player, TWO, twos)
-        self._forget_known(player, JOKER, jokers)
+        if twos:
+            self._forget_known(player, TWO, twos)
+        if jokers:
+            self._forget_known(player, JOKER, jokers)
         self.hand_totals[player] -= naturals + twos + jokers
         self.table_totals[team] += naturals + twos + jokers
         points = 0 if self.opened[team] else meld_points(slot, naturals, twos, jokers)
@@ -692,7 +693,9 @@ class Game(GameState):
         hand = self.hands[player]
         hand[kind] -= 1
         self.hand_totals[player] -= 1
-        self._forget_known(player, kind, 1)
+        known = self.known[player]
+        if known[kind]:  # a card the others saw it take with the pot
+            known[kind] -= 1
         if self.pot_suits is not None:  # S-19
             suit = remove_suits(self.hand_suits[player], kind, 1)[0] if kind < NUM_NATURALS else -1
             self.pot_suits.append(suit)

@@ -121,21 +121,25 @@ class TurnSearch:
         )
 
     def move_feasible(self, move, node: Node | None = None) -> bool:
-        """Can the turn still end legally after this meld move? ``node``: the game's
-        node (:meth:`game_node`), when the caller checks many moves of one position."""
-        game = self.game
-        player = game.current
-        team = game.team_of[player]
-        _, slot, naturals, twos, jokers, is_new = move
-        cards = naturals + twos + jokers
-        nat, two, jok, closed = game.team_melds(team)
-        must_go_out = going_out_only(game.rules, nat) or (
-            slot == SLOT_BLACK3 and game.rules.black3_meld_only_going_out
-        )
-        total = game.hand_totals[player]
-        if game.opened[team] and total - cards >= 2 and not must_go_out:
-            return True  # the common case: a discard remains possible
-        return self._node_ok(self._child(node or self.game_node(), move))
+        """Can the turn still end legally after this meld move?
+
+        ``node``: the game's node (:meth:`game_node`), from a caller that checks many
+        moves of one position and has already let the common case through (an opened
+        team that keeps two cards to discard, with no going-out-only rule in the way).
+        """
+        if node is None:
+            game = self.game
+            player = game.current
+            team = game.team_of[player]
+            _, slot, naturals, twos, jokers, _ = move
+            must_go_out = going_out_only(game.rules, game.nat[team]) or (
+                slot == SLOT_BLACK3 and game.rules.black3_meld_only_going_out
+            )
+            total = game.hand_totals[player] - naturals - twos - jokers
+            if game.opened[team] and total >= 2 and not must_go_out:
+                return True  # the common case: a discard remains possible
+            node = self.game_node()
+        return self._node_ok(self._child(node, move))
 
     def take_feasible(self, option) -> bool:
         """Can the turn be completed after taking the pot this way (C-8, C-10, S-5, I-7)?"""
