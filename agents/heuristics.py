@@ -54,6 +54,7 @@ from canasta_env.cards import (
     deck_counts,
 )
 from canasta_env.engine.game import team_of_seat
+from canasta_env.engine.melds import natural_kind
 from canasta_env.engine.scoring import canasta_bonus
 from canasta_env.observation import ObservationView, TeamView
 from canasta_env.rules import (
@@ -69,11 +70,6 @@ from canasta_env.rules import (
 
 #: Kinds of action ids.
 KIND_DRAW, KIND_TAKE, KIND_PASS, KIND_DISCARD, KIND_MELD, KIND_RUN = range(6)
-
-
-def natural_kind(slot: int) -> int:
-    """The kind of the natural cards of a meld slot (the black-3 slot holds black 3s)."""
-    return BLACK3 if slot == SLOT_BLACK3 else slot
 
 
 @dataclass(frozen=True)

@@ -48,9 +48,9 @@ import numpy as np
 from canasta_env.actions import NUM_SLOTS, SLOT_WILD, action_to_str
 from canasta_env.cards import JOKER, KIND_NAMES, NUM_KINDS, NUM_NATURALS, RED3, TWO
 from canasta_env.engine.game import PHASE_HAND_OVER, PHASE_NAMES, Game
+from canasta_env.engine.melds import natural_kind
 from canasta_env.engine.sequences import NUM_SUITS
 from canasta_env.engine.state import history_entries, table_cards
-from canasta_env.engine.transitions import natural_kind
 from canasta_env.observation import ObservationBuilder
 from canasta_env.rules import PRESETS, Rules, make_rules
 

@@ -426,7 +426,7 @@ class ObservationBuilder:
         self.score_getters = [itemgetter(*order) for order in self.team_order]
         self.padding_teams = _EMPTY_TEAM * (MAX_TEAMS - teams)
         self.padding_scores = (0,) * (MAX_TEAMS - teams)
-        self._teams_cache: dict[int, bytes] = {}  # by the viewer's team
+        self._teams_cache: dict[int, tuple] = {}  # by the viewer's team
         # per viewer: the seats from the viewer on, each with (present, teammate, size)
         self.seat_order = [
             [
@@ -451,9 +451,8 @@ class ObservationBuilder:
         # per viewer: the seats from the viewer on, and the cached history bytes
         self.history_order = [[seat for seat, _ in order] for order in self.seat_order]
         self.padding_history = bytes(HISTORY_SEAT_SIZE * (MAX_PLAYERS - players))
-        self._history_cache: dict[int, bytes] = {}  # by viewer
-        self._history_rows: list = []
-        # what the last look saw: hand index, steps, player to act, phase, pot size
+        self._history_cache: dict[int, tuple] = {}  # by viewer
+        self._history_rows: list = []  # per seat: (its history count, bytes), this hand
         self._history_hand = None
 
     def _cached_team_block(self, team: int) -> bytes:

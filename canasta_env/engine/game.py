@@ -58,6 +58,7 @@ from canasta_env.engine.melds import (
     meld_moves,
     meld_points,
     meld_tables,
+    natural_kind,
 )
 from canasta_env.engine.opening import TurnSearch
 from canasta_env.engine.scoring import score_team
@@ -84,7 +85,7 @@ from canasta_env.engine.state import (
     team_of_seat,
     teams_of,
 )
-from canasta_env.engine.transitions import lay, natural_kind, take_top
+from canasta_env.engine.transitions import lay, take_top
 from canasta_env.rules import Rules, check_player_count
 
 #: The discard ids, by the kind discarded (a hand's counts select them).

@@ -187,9 +187,14 @@ def canasta_kind(slot: int, n: int, twos: int, jokers: int) -> tuple[bool, bool]
     return clean, not clean
 
 
+def natural_kind(slot: int) -> int:
+    """The natural card kind that a meld slot holds (black 3s have their own slot)."""
+    return BLACK3 if slot == SLOT_BLACK3 else slot
+
+
 def meld_points(slot: int, naturals: int, twos: int, jokers: int) -> int:
     """G-2: the card values of a meld's cards (or of the cards a move adds to it)."""
-    kind = BLACK3 if slot == SLOT_BLACK3 else slot
+    kind = BLACK3 if slot == SLOT_BLACK3 else slot  # natural_kind, inline: a hot path
     return CARD_VALUES[kind] * naturals + CARD_VALUES[TWO] * twos + CARD_VALUES[JOKER] * jokers
 
 

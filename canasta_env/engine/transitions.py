@@ -5,7 +5,7 @@ lists; the legality search (:class:`~canasta_env.engine.opening.TurnSearch`)
 applies them to copies to look ahead. Each takes the hand's kind counts and the
 team's melds (``nat``, ``two``, ``jok`` by slot, ``closed`` canastas), changes the
 counts in place and returns the team's ``closed`` list (a new list when a meld
-closed) and what the move is worth towards an opening.
+closed); a pot take also returns what its cards count towards an opening.
 """
 
 from __future__ import annotations
@@ -14,11 +14,6 @@ from canasta_env.actions import SLOT_BLACK3, SLOT_WILD
 from canasta_env.cards import BLACK3, JOKER, TWO
 from canasta_env.engine.melds import meld_points
 from canasta_env.rules import Rules
-
-
-def natural_kind(slot: int) -> int:
-    """The natural card kind that a meld slot holds (black 3s have their own slot)."""
-    return BLACK3 if slot == SLOT_BLACK3 else slot
 
 
 def close_if_full(rules: Rules, nat, two, jok, closed: list, slot: int, hidden: bool) -> list:

@@ -14,7 +14,6 @@ from typing import Any
 
 from canasta_env.actions import SLOT_BLACK3, SLOT_WILD
 from canasta_env.cards import (
-    BLACK3,
     JOKER,
     KIND_NAMES,
     NUM_HAND_KINDS,
@@ -27,7 +26,13 @@ from canasta_env.cards import (
     suited_code,
 )
 from canasta_env.engine.game import Game
-from canasta_env.engine.melds import MeldTables, black3_canasta, canasta_summary, meld_tables
+from canasta_env.engine.melds import (
+    MeldTables,
+    black3_canasta,
+    canasta_summary,
+    meld_tables,
+    natural_kind,
+)
 from canasta_env.engine.scoring import score_team
 from canasta_env.engine.sequences import NUM_SUITS, SUITED_SIZE
 from canasta_env.engine.state import (
@@ -189,7 +194,7 @@ def check_card_conservation(state: State) -> None:
         melds = [(slot, *meld) for slot, meld in enumerate(state["melds"][team])]
         for slot, naturals, twos, jokers in melds + [c[:4] for c in state["closed"][team]]:
             if slot < NUM_NATURALS or slot == SLOT_BLACK3:
-                counted[BLACK3 if slot == SLOT_BLACK3 else slot] += naturals
+                counted[natural_kind(slot)] += naturals
             counted[TWO] += twos
             counted[JOKER] += jokers
         for _suit, start, length in state["escalas"][team]:
