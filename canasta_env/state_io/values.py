@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import reprlib
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 from canasta_env.cards import NUM_NATURALS, cards_to_counts, parse_cards, parse_suited
@@ -180,14 +181,19 @@ def check_code_lengths(codes: list[str], field: str, what: str = "state") -> Non
             fail(field, problem, what)
 
 
-def parse_kinds(value: Any, field: str) -> list[int]:
-    """Card codes (one string, space separated) to kinds, in order."""
+def _parse_codes(value: Any, field: str, parser: Callable[[str], list]) -> list:
+    """Card codes (one string, space separated) read by ``parser``, errors naming ``field``."""
     text = parse_str(value, field)
     check_code_lengths(text.split(), field)
     try:
-        return parse_cards(text)
+        return parser(text)
     except ValueError as error:
         fail(field, str(error))
+
+
+def parse_kinds(value: Any, field: str) -> list[int]:
+    """Card codes (one string, space separated) to kinds, in order."""
+    return _parse_codes(value, field, parse_cards)
 
 
 def parse_counts(value: Any, field: str) -> list[int]:
@@ -197,12 +203,7 @@ def parse_counts(value: Any, field: str) -> list[int]:
 
 def parse_suited_pairs(value: Any, field: str) -> list[tuple[int, int]]:
     """Card codes to ``(kind, suit)`` pairs, in order (S-19 states)."""
-    text = parse_str(value, field)
-    check_code_lengths(text.split(), field)
-    try:
-        return parse_suited(text)
-    except ValueError as error:
-        fail(field, str(error))
+    return _parse_codes(value, field, parse_suited)
 
 
 def parse_suited_counts(value: Any, field: str) -> list[int]:
