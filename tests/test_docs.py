@@ -1,19 +1,28 @@
-"""The generated preset docs (issue 3) must match the rules object and the source."""
+"""The generated docs (issue 3) must match the rules object, the source and docs/rules.md;
+docs/rules.md must keep every rule id of the rules contract; docs/observation.md must say
+where each field lies (issue 10)."""
 
+import random
+import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from canasta_env import docs
+import canasta_env
+from canasta_env import docs, docs_observation
+from canasta_env.observation import COUNTS, FLAG, FLAGS, LAYOUT, ONE_HOT, decode_view
 
 ROOT = Path(__file__).resolve().parent.parent
+SHARED_RULES = ROOT.parent / "shared" / "RULES.md"
+AMBIGUITY_MENTION = re.compile(r"ambiguit(?:y|ies)[ _]?(\d+)", re.IGNORECASE)
 
 
 def test_generated_docs_are_current():
-    """docs/presets.md and docs/rules_<preset>.md equal what the generator writes now."""
-    if not docs._rule_texts():
-        pytest.skip("../shared/RULES.md is not beside this checkout")
+    """docs/presets.md, docs/rules_<preset>.md and docs/observation.md equal what the
+    generator writes now (it reads only this checkout)."""
     pages = docs.generate()
+    assert set(pages) >= {"docs/presets.md", "docs/observation.md", "docs/rules_spanish.md"}
     stale = [p for p, text in pages.items() if (ROOT / p).read_text(encoding="utf-8") != text]
     assert not stale, f"regenerate with `python -m canasta_env.docs`: {stale}"
 
@@ -24,3 +33,155 @@ def test_presets_table_lists_every_field_and_preset():
         assert f"`{name}`" in table
     assert "| `meld_closes_at` | 0 | 0 | 7 | 0 |" in table
     assert "| `target_score` | 5000 | 15000 | 7000 | 15000 |" in table
+
+
+# ------------------------------------------------------------------ docs/rules.md
+def _ambiguities(text: str) -> list[int]:
+    """The numbers of the list under the "Resolved ambiguities" heading."""
+    section = text.split("## Resolved ambiguities", 1)[1].split("\n## ", 1)[0]
+    return [int(n) for n in re.findall(r"^(\d+)\. ", section, re.MULTILINE)]
+
+
+def _ids_named_in(directory: str) -> set[str]:
+    return set(docs._scan(directory))
+
+
+def test_rule_ids_match_the_rules_contract():
+    """docs/rules.md has a heading for exactly the rule ids of RULES.md (beside this
+    checkout as ../shared/RULES.md) and the same resolved ambiguities."""
+    if not SHARED_RULES.exists():
+        pytest.skip("../shared/RULES.md is not beside this checkout")
+    contract = SHARED_RULES.read_text(encoding="utf-8")
+    contract_ids = set(re.findall(r"^- ([GCKSI]-\d+) ", contract, re.MULTILINE))
+    assert len(contract_ids) == 66  # 9 G + 18 C + 4 K + 19 S + 16 I
+    assert set(docs.rule_titles()) == contract_ids
+    page = (ROOT / docs.RULES_PAGE).read_text(encoding="utf-8")
+    assert _ambiguities(page) == _ambiguities(contract) == list(range(1, 16))
+
+
+def test_every_rule_id_named_in_code_and_tests_is_in_the_rules_page():
+    named = _ids_named_in("canasta_env") | _ids_named_in("tests")
+    assert {"S-15", "C-7", "K-3", "I-12", "G-8"} <= named  # the scan finds real mentions
+    missing = sorted(named - set(docs.rule_titles()), key=docs._sort_key)
+    assert not missing, f"rule ids named in code or tests but not in docs/rules.md: {missing}"
+
+
+def test_every_ambiguity_named_in_code_and_tests_is_in_the_rules_page():
+    named = set()
+    for directory in ("canasta_env", "tests"):
+        for path in (ROOT / directory).rglob("*.py"):
+            named |= {int(n) for n in AMBIGUITY_MENTION.findall(path.read_text("utf-8"))}
+    assert {3, 4, 13} <= named
+    listed = set(_ambiguities((ROOT / docs.RULES_PAGE).read_text(encoding="utf-8")))
+    assert named <= listed, f"ambiguities named but not listed: {sorted(named - listed)}"
+
+
+def test_rule_headings_are_read_once_each():
+    text = "### G-1 Cards\ntext\n### C-12 Blocked pile and the take\n- C-13 is prose\n"
+    assert docs.rule_titles(text) == {"G-1": "Cards", "C-12": "Blocked pile and the take"}
+    with pytest.raises(ValueError, match="G-1 has two headings"):
+        docs.rule_titles(text + "### G-1 Cards again\n")
+
+
+def test_rule_links_of_the_generated_pages_reach_a_heading():
+    """Every ``rules.md#...`` link of the preset pages is the anchor of a heading there."""
+    assert docs.anchor("C-12 Blocked pile, and the take") == "c-12-blocked-pile-and-the-take"
+    page = (ROOT / docs.RULES_PAGE).read_text(encoding="utf-8")
+    anchors = {docs.anchor(h) for h in re.findall(r"^#+ (.+)$", page, re.MULTILINE)}
+    links = set()
+    for name, text in docs.generate().items():
+        if name.startswith("docs/rules_"):
+            links |= set(re.findall(r"\]\(rules\.md#([^)]+)\)", text))
+    assert len(links) == 66
+    assert links <= anchors, sorted(links - anchors)
+
+
+# ------------------------------------------------------------------ docs/observation.md
+def test_every_observation_field_has_a_meaning():
+    assert list(docs_observation.MEANINGS) == docs_observation.declared_names()
+
+
+def _mid_game(num_players: int, seed: int):
+    """A classic game some random turns in, and the observation of the player to act."""
+    env = canasta_env.raw_env(variant="classic", num_players=num_players)
+    env.reset(seed=seed)
+    rng = random.Random(seed)
+    for _ in range(60):
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(rng.choice(np.flatnonzero(mask).tolist()))
+        if env.game.hand_over:
+            break
+    return env, env.observe(env.agent_selection)["observation"]
+
+
+def test_page_example_reads_what_the_game_holds():
+    """The page's example runs, and its numbers are the game's."""
+    namespace: dict = {}
+    exec(docs_observation.example_code(), namespace)
+    game = namespace["env"].unwrapped.game
+    seat = game.current
+    assert namespace["aces"] == game.hands[seat][10]
+    assert namespace["top"] == game.pot[-1]
+    assert namespace["their_score"] == game.scores[(game.team_of[seat] + 1) % game.num_teams]
+
+
+ROW = re.compile(r"^\| (\d+)(?: \+ (\d+)k)? \| (\d+)(?: \+ \d+k)? \| (\d+) \| `([\w.]+)` \|")
+
+
+def _page_rows():
+    """(start, stride, end, size, name, 1/scale) of each field row of docs/observation.md."""
+    page = (ROOT / "docs/observation.md").read_text(encoding="utf-8")
+    for line in page.splitlines():
+        match = ROW.match(line)
+        if match:
+            start, stride, stop, size, name = match.groups()
+            scale = line.split(" | ")[5]
+            numerator, _, denominator = scale.partition("/")
+            assert numerator == "1", line
+            yield int(start), int(stride or 0), int(stop), int(size), name, int(denominator or 1)
+
+
+def _declared_fields() -> dict:
+    """Field name (``group.field`` in groups) -> its declaration."""
+    found = {}
+    for block in LAYOUT.blocks:
+        for item in block.items:
+            if hasattr(item, "fields"):
+                found.update({f"{item.name}.{f.name}": f for f in item.fields})
+            else:
+                found[item.name] = item
+    return found
+
+
+def _read(entries: np.ndarray, kind: str, values: tuple):
+    ints = [int(v) for v in np.rint(entries)]
+    if kind == COUNTS:
+        return ints
+    if kind == FLAGS:
+        return [bool(v) for v in ints]
+    if kind == ONE_HOT:
+        return values[ints.index(1)] if 1 in ints else -1
+    return bool(ints[0]) if kind == FLAG else ints[0]
+
+
+@pytest.mark.parametrize("num_players, seed", [(4, 3), (3, 11)])
+def test_page_offsets_and_scales_read_the_observation(num_players, seed):
+    """Reading each field by the page's own numbers (start, end, scale; copy 1 of each
+    group) gives what decode_view gives: the table is right, not just current."""
+    _, obs = _mid_game(num_players, seed)
+    view = decode_view(obs)
+    rows = list(_page_rows())
+    assert len(rows) == len(docs_observation.declared_names())
+    fields = _declared_fields()
+    checked_nonzero = 0
+    for start, stride, stop, size, name, per in rows:
+        assert stop - start == size
+        field = fields[name]
+        group, _, field_name = name.rpartition(".")
+        copy = 1 if group else 0
+        entries = obs[start + copy * stride : stop + copy * stride] * per
+        got = _read(entries, field.kind, field.values)
+        expected = getattr(getattr(view, group)[copy], field_name) if group else getattr(view, name)
+        assert got == expected, name
+        checked_nonzero += bool(np.any(entries))
+    assert checked_nonzero >= 15  # a position with content, not an empty table
