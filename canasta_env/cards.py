@@ -1,7 +1,7 @@
 """Card kinds, card codes, values and deck building.
 
 The engine never needs a card's suit except to tell red 3s from black 3s
-(RULES.md resolved ambiguity 13), so a card is one of 15 *kinds*:
+(docs/rules.md resolved ambiguity 13), so a card is one of 15 *kinds*:
 
 ====  ========  =====================================
 id    kind      notes

@@ -1,6 +1,6 @@
 """Text rendering of the table: hands, pot, melds, red 3s and scores, with suit symbols.
 
-Suits matter only for 3s (RULES.md ambiguity 13), so the engine does not keep
+Suits matter only for 3s (docs/rules.md ambiguity 13), so the engine does not keep
 them: naturals are drawn as their rank (``K``, ``10``), black 3s as ``3♠``, red
 3s as ``3♥``, jokers as ``🃏``; wild cards are highlighted in colour mode. With
 the optional S-19 runs on, naturals in hands carry their suits (``5♥``) and

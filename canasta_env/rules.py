@@ -1,4 +1,4 @@
-"""The rules object: every number and switch of RULES.md, and the four presets.
+"""The rules object: every number and switch of the rules (docs/rules.md), and the four presets.
 
 A preset is a value of :class:`Rules`, never a subclass; the engine reads fields
 and never asks which variant it plays. A house rule is a field override::
@@ -11,7 +11,7 @@ annotation, each integer against its declared range in :data:`BOUNDS`, and the
 fields against each other in :data:`CROSS_CHECKS`. A bad value raises
 ``ValueError`` naming the field and what it may be.
 
-Rule ids in comments point at ``RULES.md``.
+Rule ids in comments are the headings of ``docs/rules.md``.
 """
 
 from __future__ import annotations
@@ -415,7 +415,7 @@ def _as_tuple(value):
 
 @dataclass(frozen=True)
 class Rules:
-    """All numbers and switches of one Canasta variant (see RULES.md)."""
+    """All numbers and switches of one Canasta variant (see docs/rules.md)."""
 
     name: str
     # --- players, deck, deal -------------------------------------------------

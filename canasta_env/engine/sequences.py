@@ -1,6 +1,6 @@
 """Suits for the optional Spanish runs (S-19, ``rules.sequences``).
 
-Everything else in the engine plays with card kinds (RULES.md resolved
+Everything else in the engine plays with card kinds (docs/rules.md resolved
 ambiguity 13). With ``sequences`` on, the game also follows the suit of every
 natural card (4..A) from the shuffle to the table, in lists parallel to the
 kind counts:
