@@ -369,12 +369,16 @@ def test_ansi_render_shows_only_the_learner_hand():
 
 # ---------------------------------------------------------------------- video and training
 def test_record_video_writes_an_mp4(tmp_path):
-    pytest.importorskip("canasta_env.image")
+    image = pytest.importorskip("canasta_env.image")
     pytest.importorskip("moviepy")
     env = gym.make(ENV_ID, num_players=2, render_mode="rgb_array", opponents=RandomAgent(0))
+    env.reset(seed=1)
+    game, seat = env.unwrapped.aec.game, env.unwrapped.seat
+    frame = env.render()
+    assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+    np.testing.assert_array_equal(frame, image.table_image(game, viewer=seat))  # a player's view
+    assert not np.array_equal(frame, image.table_image(game, viewer=None))  # not the spectator's
     env = gym.wrappers.RecordVideo(env, str(tmp_path), episode_trigger=lambda k: True)
-    frame = env.unwrapped.render()
-    assert frame is None or frame.dtype == np.uint8
     _episode(env, seed=1)
     env.close()
     videos = list(tmp_path.glob("*.mp4"))
