@@ -2,8 +2,12 @@
 
 ``canasta_env.env(variant="classic", num_players=4)`` is the environment users
 play; ``canasta_env.raw_env(...)`` raises on illegal actions. See
-:mod:`canasta_env.env` for the full documentation.
+:mod:`canasta_env.env` for the full documentation. Importing the package registers
+the Gymnasium single-agent env ``gymnasium.make("canasta_env/Canasta-v0", ...)``
+(:mod:`canasta_env.gym_env`).
 """
+
+import gymnasium
 
 from canasta_env.actions import NUM_ACTIONS, action_to_str, str_to_action
 from canasta_env.env import env, raw_env  # binds the functions over the submodule name
@@ -11,6 +15,10 @@ from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import PRESETS, Rules, make_rules
 
 __version__ = "0.1.0"
+
+# The Gymnasium single-agent face; the string entry point imports it only in gymnasium.make.
+if "canasta_env/Canasta-v0" not in gymnasium.registry:
+    gymnasium.register(id="canasta_env/Canasta-v0", entry_point="canasta_env.gym_env:CanastaGymEnv")
 
 __all__ = [
     "NUM_ACTIONS",

@@ -128,9 +128,12 @@ OPTIONS: dict[str, tuple[str, Callable[[object], bool]]] = {
 }
 
 
-def check_options(values: dict) -> None:
-    """Raise ``ValueError`` naming the first env option (see :data:`OPTIONS`) that is bad."""
-    for name, (allowed, is_ok) in OPTIONS.items():
+def check_options(
+    values: dict, options: Mapping[str, tuple[str, Callable[[object], bool]]] | None = None
+) -> None:
+    """Raise ``ValueError`` naming the first option of ``options`` (default :data:`OPTIONS`)
+    that is bad; ``values`` holds every one of them."""
+    for name, (allowed, is_ok) in (OPTIONS if options is None else options).items():
         value = values[name]
         if not is_ok(value):
             raise ValueError(f"{name} must be {allowed}, got {value!r}")

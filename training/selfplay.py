@@ -4,11 +4,14 @@
     python -m training.selfplay --variant classic,spanish --players 2,4 --out runs/mix
     canasta train --evaluate training/models/classic_2p.npz --hands 500 --json report.json
 
-This is the Stable-Baselines3 face (the gymnasium env ``SelfPlayEnv`` for
-MaskablePPO and any SB3 algorithm). ``canasta train`` itself runs the faster
-recipe of :mod:`training.league` and hands ``--evaluate`` to :func:`main` here.
+This is the Stable-Baselines3 recipe (``SelfPlayEnv`` for MaskablePPO and any SB3
+algorithm). ``canasta train`` itself runs the faster recipe of
+:mod:`training.league` and hands ``--evaluate`` to :func:`main` here.
 
-:class:`SelfPlayEnv` hands the learner's decisions to the RL algorithm and plays
+:class:`SelfPlayEnv` is canasta_env's Gymnasium face
+(:class:`canasta_env.gym_env.CanastaGymEnv`) with what training adds: a table
+(preset, player count) drawn at each hand, opponents from the pool and a flat
+observation. It hands the learner's decisions to the RL algorithm and plays
 every other seat with an opponent drawn from an :class:`OpponentPool` at each
 hand: the random agent, earlier snapshots of the learner (self-play) and, when
 ``agents.registry`` provides them, heuristic bots. One episode is one hand; the
@@ -30,16 +33,14 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 
 import canasta_env
 from agents.base import Agent, RandomAgent, play_hands
 from agents.stats import wilson_interval
 from canasta_env.actions import NUM_ACTIONS
-from canasta_env.engine import IllegalActionError
 from canasta_env.engine.game import team_of_seat
+from canasta_env.gym_env import CanastaGymEnv
 from canasta_env.observation import OBS_SIZE
 from training.agent import PolicyAgent, PolicyWeights
 
@@ -117,19 +118,20 @@ class OpponentPool:
 
 
 # ---------------------------------------------------------------------- env
-class SelfPlayEnv(gym.Env):
-    """One learner against pool opponents, as a single-agent Gymnasium env.
+class SelfPlayEnv(CanastaGymEnv):
+    """One learner against pool opponents: :class:`~canasta_env.gym_env.CanastaGymEnv`
+    with a flat observation and a table drawn at each hand.
 
     ``variant`` and ``num_players`` may be lists: each hand draws one valid
     combination. ``learner="team"`` (default) gives the learner every seat of its
     team (both partners at 4 players); ``"seat"`` only one seat, the partner then
-    comes from the pool. The learner's team is drawn at random each hand.
-    ``action_masks()`` is the env's mask for the learner (all False once the hand
-    is over). An illegal action ends the episode with ``illegal_reward``
-    (``illegal_action="terminate"``, as ``canasta_env.env()`` does) or raises.
+    comes from the pool. The learner's seat is drawn at random each hand, and the
+    opponents from ``pool``. The observation is the 686-float vector alone (the
+    ``MlpPolicy`` input); ``action_masks()`` is the env's mask for the learner (all
+    False once the hand is over). An illegal action ends the episode with
+    ``illegal_reward`` (``illegal_action="terminate"``) or raises. ``max_decisions``
+    truncates after that many learner decisions.
     """
-
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(
         self,
@@ -143,7 +145,6 @@ class SelfPlayEnv(gym.Env):
         max_decisions: int = 2000,
         render_mode: str | None = None,
     ):
-        super().__init__()
         variants = [variant] if isinstance(variant, str) else list(variant)
         counts = [num_players] if isinstance(num_players, int) else list(num_players)
         self.tables: list[tuple[str, int]] = []
@@ -156,75 +157,66 @@ class SelfPlayEnv(gym.Env):
                 self.tables.append((v, n))
         if not self.tables:
             raise ValueError(f"no valid (variant, players) among {variants} x {counts}")
-        if learner not in ("team", "seat"):
-            raise ValueError("learner must be 'team' or 'seat'")
-        if illegal_action not in ("terminate", "raise"):
-            raise ValueError("illegal_action must be 'terminate' or 'raise'")
-        self.learner_mode = learner
-        self.pool = pool if pool is not None else OpponentPool()
-        self.reward_scale = reward_scale
-        self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
-        self.max_decisions = max_decisions
-        self.render_mode = render_mode
-        self.observation_space = spaces.Box(
-            low=-np.inf, high=np.inf, shape=(OBS_SIZE,), dtype=np.float32
+        variant, num_players = self.tables[0]
+        super().__init__(
+            variant=variant,
+            num_players=num_players,
+            learner=learner,
+            reward_scale=reward_scale,
+            illegal_action=illegal_action,
+            illegal_reward=illegal_reward,
+            render_mode=render_mode,
         )
-        self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self._envs: dict[tuple[str, int], canasta_env.raw_env] = {}
-        self.env: canasta_env.raw_env | None = None
-        self._zero_mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        self._over = True
+        self.pool = pool if pool is not None else OpponentPool()
+        self.max_decisions = max_decisions
+        self._envs = {self.tables[0]: self.aec}
+        self.observation_space = self.observation_space["observation"]
 
-    # -------------------------------------------------------------- helpers
-    def _table_env(self, table: tuple[str, int]):
-        env = self._envs.get(table)
-        if env is None:
-            env = canasta_env.raw_env(
-                variant=table[0],
-                num_players=table[1],
-                reward="score",
-                reward_scale=self.reward_scale,
-                render_mode="ansi" if self.render_mode else None,
+    @property
+    def env(self) -> canasta_env.raw_env:
+        """The AEC env of the current table (``aec``)."""
+        return self.aec
+
+    def _choose_table(self, rng: np.random.Generator) -> None:
+        self.table = self.tables[int(rng.integers(len(self.tables)))]
+        aec = self._envs.get(self.table)
+        if aec is None:
+            aec = canasta_env.raw_env(
+                variant=self.table[0],
+                num_players=self.table[1],
+                reward_scale=self.aec.reward_scale,
             )
-            self._envs[table] = env
-        return env
+            self._envs[self.table] = aec
+        self.aec = aec
+        self.num_players = self.table[1]
 
-    def _hand_over(self) -> bool:
-        env = self.env
-        return any(env.terminations.values()) or any(env.truncations.values())
+    def _deal_opponents(self, rng: np.random.Generator) -> dict:
+        entry = self.pool.sample(rng)
+        kind, payload = entry
+        if kind == "snapshot":
+            self.opponent_label = payload[0]
+        else:
+            self.opponent_label = f"bot:{payload}" if kind == "bot" else kind
+        opponents = {}
+        for seat in range(self.num_players):
+            if seat not in self.learner_seats:
+                agent = self.pool.make(entry, int(rng.integers(2**31 - 1)))
+                agent.reset(seat, self.num_players, self.aec.rules)
+                opponents[seat] = agent.act
+        return opponents
 
-    def _learner_reward(self) -> float:
-        return float(self.env.rewards[self._learner_name])
-
-    def _advance(self) -> float:
-        """Play the opponents until the learner must act or the hand ends; their reward sum."""
-        env = self.env
-        reward = 0.0
-        while not self._hand_over():
-            seat = env.agent_name_mapping[env.agent_selection]
-            if seat in self.learner_seats:
-                break
-            obs = env.observe(env.agent_selection)
-            env.step(self.opponents[seat].act(obs["observation"], obs["action_mask"]))
-            reward += self._learner_reward()
-        return reward
-
-    def _obs(self) -> np.ndarray:
-        env = self.env
-        if self._hand_over():
-            return env.observe(self._learner_name)["observation"]
-        return env.observe(env.agent_selection)["observation"]
+    def _observation(self) -> np.ndarray:
+        return self._last["observation"]
 
     def _info(self) -> dict:
-        info = {
-            "variant": self.table[0],
-            "num_players": self.table[1],
-            "learner_seats": sorted(self.learner_seats),
-            "opponent": self.opponent_label,
-        }
-        if self._over and self.env.game.hand_scores:
-            totals = [sheet["total"] for sheet in self.env.game.hand_scores]
+        info = super()._info()
+        info.update(
+            variant=self.table[0],
+            num_players=self.table[1],
+            opponent=self.opponent_label,
+        )
+        if self._over and self.aec.game.hand_scores:
+            totals = [sheet["total"] for sheet in self.aec.game.hand_scores]
             mine = totals[self.learner_team]
             others = [t for i, t in enumerate(totals) if i != self.learner_team]
             info["team_scores"] = totals
@@ -232,86 +224,15 @@ class SelfPlayEnv(gym.Env):
             info["win"] = 1.0 if mine > max(others) else 0.5 if mine == max(others) else 0.0
         return info
 
-    # -------------------------------------------------------------- gym API
-    def reset(self, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        rng = self.np_random
-        for _attempt in range(100):
-            self.table = self.tables[int(rng.integers(len(self.tables)))]
-            self.env = env = self._table_env(self.table)
-            num_players = self.table[1]
-            env.reset(seed=int(rng.integers(2**31 - 1)))
-            seat = int(rng.integers(num_players))
-            self.learner_team = team_of_seat(num_players, seat)
-            if self.learner_mode == "team":
-                self.learner_seats = {
-                    s
-                    for s in range(num_players)
-                    if team_of_seat(num_players, s) == self.learner_team
-                }
-            else:
-                self.learner_seats = {seat}
-            self._learner_name = env.possible_agents[min(self.learner_seats)]
-            entry = self.pool.sample(rng)
-            self.opponent_label = entry[0] if entry[0] != "snapshot" else entry[1][0]
-            if entry[0] == "bot":
-                self.opponent_label = f"bot:{entry[1]}"
-            self.opponents = {}
-            for s in range(num_players):
-                if s not in self.learner_seats:
-                    agent = self.pool.make(entry, int(rng.integers(2**31 - 1)))
-                    agent.reset(s, num_players, env.rules)
-                    self.opponents[s] = agent
-            self.decisions = 0
-            self._advance()
-            if not self._hand_over():  # the learner acts first in this hand
-                self._over = False
-                return self._obs(), self._info()
-        raise RuntimeError("could not deal a hand in which the learner acts")
-
     def step(self, action):
-        if self._over:
-            raise RuntimeError("step() after the episode ended: call reset()")
-        env = self.env
-        action = int(action)
-        if not (0 <= action < NUM_ACTIONS and env.action_mask()[action]):
-            if self.illegal_action == "raise":
-                raise IllegalActionError(
-                    f"illegal action {action} ({canasta_env.action_to_str(action)})"
-                )
-            self._over = True
-            info = self._info()
-            info["illegal_action"] = action
-            return self._obs(), self.illegal_reward, True, False, info
-        env.step(action)
-        self.decisions += 1
-        reward = self._learner_reward()
-        reward += self._advance()
-        terminated = self._hand_over()
-        truncated = not terminated and self.decisions >= self.max_decisions
-        self._over = terminated or truncated
-        if self.render_mode == "human":
-            self.render()
-        return self._obs(), reward, terminated, truncated, self._info()
-
-    def action_masks(self) -> np.ndarray:
-        """The legal actions of the learner now (bool, 500); all False once the hand is over."""
-        if self._over or self.env is None:
-            return self._zero_mask.copy()
-        return self.env.action_mask().astype(bool)
+        obs, reward, terminated, truncated, info = super().step(action)
+        if not (terminated or truncated) and self.decisions >= self.max_decisions:
+            truncated = self._over = True
+        return obs, reward, terminated, truncated, info
 
     def add_snapshot(self, weights: PolicyWeights, label: str) -> None:
         """Add a policy snapshot to this env's pool (called through ``VecEnv.env_method``)."""
         self.pool.add_snapshot(weights, label)
-
-    def render(self):
-        if self.render_mode is None or self.env is None:
-            return None
-        text = self.env.render()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
 
 
 # ---------------------------------------------------------------------- evaluation

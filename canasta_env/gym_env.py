@@ -1,0 +1,417 @@
+"""The Gymnasium single-agent env ``canasta_env/Canasta-v0``: one learner, opponents in between.
+
+Usage::
+
+    import gymnasium as gym
+    import canasta_env  # registers "canasta_env/Canasta-v0"
+
+    env = gym.make("canasta_env/Canasta-v0", variant="classic", num_players=2, opponents="expert")
+    obs, info = env.reset(seed=7)
+    done = False
+    while not done:
+        action = policy(obs["observation"], obs["action_mask"])
+        obs, reward, terminated, truncated, info = env.step(action)
+        done = terminated or truncated
+
+Gymnasium 1.x has no plugin discovery: the id is known once :mod:`canasta_env` is
+imported (``gym.register_envs(canasta_env)`` says so to linters). Without the import,
+name the module in the id and gymnasium imports it:
+``gym.make("canasta_env:canasta_env/Canasta-v0", ...)``.
+
+The env wraps the AEC env (:func:`canasta_env.raw_env`): the learner's decisions
+come from ``step``; every other seat is played by an opponent between them, which
+sees only its own seat's observation and mask (``raw_env.observe(seat)``).
+
+Action Space
+    ``Discrete(500)``, as the AEC env (table in :mod:`canasta_env.actions`).
+
+Observation Space
+    ``Dict(observation=Box(686,) float32, action_mask=Box(500,) int8)``: the AEC
+    observation of the learner's seat to act, mask included. ``action_masks()``
+    returns the mask as bools (sb3-contrib's MaskablePPO calls it); once the
+    episode is over the mask is all zero.
+
+Rewards
+    The AEC env's reward of the learner's seat (``reward="score"`` or ``"win"``,
+    ``reward_scale``). Rewards that arrive while opponents move (a hand they end)
+    are added to the learner's next step, or to the last one: over an episode the
+    learner receives exactly the AEC env's cumulative reward of its seat.
+
+Episode End
+    ``episode="hand"`` (default) or ``"game"``, as the AEC env; ``max_cycles``
+    truncates after that many decisions of all seats. An illegal action:
+    ``illegal_action="terminate"`` (default) ends the episode with
+    ``illegal_reward`` (-1), as ``canasta_env.env()`` does (environment checkers
+    step random actions, most of them illegal); ``"raise"`` raises
+    :class:`~canasta_env.engine.IllegalActionError` and changes nothing. An id
+    outside 0..499, or an opponent's illegal action, always raises. At the end,
+    ``info`` carries ``hand_scores``, ``scores`` and ``end_reason``.
+
+Arguments
+    ``variant``, ``num_players``, ``reward``, ``reward_scale``, ``episode``,
+    ``max_cycles``, ``illegal_reward`` and rules fields as keywords (house rules)
+    mean what they mean for :func:`canasta_env.env`, and are checked by it.
+    ``opponents``: None (default: a uniformly random legal action, drawn from the
+    env's seeded generator), or one opponent for every other seat, or a sequence
+    with one per other seat in seat order. An opponent is an agent name, an agent
+    object (``act(observation, action_mask) -> int``, optional
+    ``reset(seat, num_players, rules)`` called each episode and ``seed(seed)``
+    called with a seed drawn from the reset seed) or a callable
+    ``(observation, action_mask) -> action``. One agent object given for every seat
+    plays them all; give one per seat to agents that remember their own hand.
+    Names are resolved by the function an installed package declares in the
+    ``canasta_env.agent_names`` entry-point group (this project's ``agents``
+    declares ``agents.registry:make_agent``: "random", "greedy", "expert",
+    "ppo:classic-2p", ...), one agent per seat. ``learner``: "team" (default: the
+    learner plays every seat of its team, both partners at 4 players) or "seat".
+    ``seat``: the learner's seat, or None (default) to draw it at each reset.
+    ``render_mode``: "ansi", "rgb_array" (:func:`canasta_env.image.table_image`)
+    or "human", always from the view of the learner's seat to act: no other hand
+    is shown. Every bad argument raises ``ValueError`` naming it.
+
+Seeding
+    ``reset(seed=s)`` deals the cards that ``canasta_env.env().reset(seed=s)``
+    deals (``info["deal_seed"]``) and draws the learner's seat and the opponents'
+    seeds from ``s``. A deal whose hand ends before the learner's first decision
+    (the rare hand over during the deal) is redealt with a seed drawn from the env's
+    generator. ``options`` go to the AEC env's ``reset`` (``{"deck": ...}``).
+
+Version History
+    v0: initial release.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
+
+import gymnasium as gym
+import numpy as np
+
+from canasta_env.engine.game import IllegalActionError
+from canasta_env.engine.state import team_of_seat
+from canasta_env.env import OPTIONS, _action_index, _is_integer, _one_of, check_options, raw_env
+from canasta_env.render import render_table
+from canasta_env.rules import Rules, unknown_fields_text
+
+ENV_ID = "canasta_env/Canasta-v0"
+#: The entry-point group of agent-name resolvers: ``NAME = "module:function"``, where
+#: ``function(name, seed=None)`` returns an agent (``act``, optional ``reset`` / ``seed``).
+AGENT_NAMES_GROUP = "canasta_env.agent_names"
+LEARNER_MODES = ("team", "seat")
+GYM_RENDER_MODES = ("ansi", "rgb_array", "human")
+#: Redeals tried at reset when the hand ends before the learner acts (it ends in the deal).
+MAX_REDEALS = 100
+_SEED_BOUND = 2**31 - 1
+_RULES_FIELDS = frozenset(field.name for field in dataclasses.fields(Rules))
+
+#: The options this face adds to the AEC env's :data:`~canasta_env.env.OPTIONS`.
+GYM_OPTIONS: dict[str, tuple[str, Callable[[object], bool]]] = {
+    "learner": (f"one of {LEARNER_MODES}", _one_of(LEARNER_MODES)),
+    "seat": ("None or an integer seat", lambda value: value is None or _is_integer(value)),
+    "illegal_action": OPTIONS["illegal_action"],
+    "render_mode": (
+        f"one of {(None, *GYM_RENDER_MODES)}",
+        lambda value: value is None or _one_of(GYM_RENDER_MODES)(value),
+    ),
+}
+
+Opponent = Callable[[np.ndarray, np.ndarray], object]
+
+
+def agent_name_resolver() -> Callable[..., object]:
+    """The function that turns an agent name into an agent, from an installed plugin.
+
+    It is the first (by entry-point name) of the ``canasta_env.agent_names`` group;
+    canasta_env itself knows no agents. Raises ``ValueError`` when none is installed.
+    """
+    points = sorted(entry_points(group=AGENT_NAMES_GROUP), key=lambda point: point.name)
+    if not points:
+        raise ValueError(
+            f"opponent names need an agent-name resolver, and no installed package declares "
+            f"one in the {AGENT_NAMES_GROUP!r} entry-point group (this project declares "
+            f"agents.registry:make_agent: reinstall it with pip install -e .); pass an agent "
+            f"object (act(observation, action_mask)) or a callable "
+            f"(observation, action_mask) -> action instead"
+        )
+    return points[0].load()
+
+
+def _is_opponent(value) -> bool:
+    return isinstance(value, str) or callable(getattr(value, "act", None)) or callable(value)
+
+
+class CanastaGymEnv(gym.Env):
+    """One learner against opponents, as a single-agent Gymnasium env (see the module doc)."""
+
+    metadata = {"render_modes": list(GYM_RENDER_MODES), "render_fps": 2}
+
+    def __init__(
+        self,
+        variant: str | Rules = "classic",
+        num_players: int = 2,
+        opponents=None,
+        learner: str = "team",
+        seat: int | None = None,
+        reward: str = "score",
+        reward_scale: float = 1000.0,
+        episode: str = "hand",
+        max_cycles: int | None = None,
+        illegal_action: str = "terminate",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        **rule_overrides,
+    ):
+        super().__init__()
+        check_options(
+            {
+                "learner": learner,
+                "seat": seat,
+                "illegal_action": illegal_action,
+                "render_mode": render_mode,
+            },
+            GYM_OPTIONS,
+        )
+        unknown = set(rule_overrides) - _RULES_FIELDS
+        if unknown:
+            own = ("variant", "opponents", *GYM_OPTIONS, *OPTIONS)
+            raise ValueError(
+                f"unknown argument(s) {unknown_fields_text(unknown, own)}; the env's own "
+                f"arguments are {', '.join(dict.fromkeys(own))}, the rest are rules fields"
+            )
+        # the AEC env checks its options and the rules; it raises on illegal actions, which
+        # this face checks first where it terminates instead
+        self.aec = raw_env(
+            variant=variant,
+            num_players=num_players,
+            reward=reward,
+            reward_scale=reward_scale,
+            episode=episode,
+            max_cycles=max_cycles,
+            illegal_action="raise",
+            illegal_reward=illegal_reward,
+            **rule_overrides,
+        )
+        self.num_players = self.aec.num_players
+        if seat is not None and not 0 <= seat < self.num_players:
+            raise ValueError(f"seat must be None or a seat 0..{self.num_players - 1}, got {seat!r}")
+        self.learner_mode = learner
+        self.fixed_seat = None if seat is None else int(seat)
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+        self._opponent_specs = self._check_opponents(opponents)
+        self.observation_space = self.aec.observation_space(self.aec.possible_agents[0])
+        self.action_space = self.aec.action_space(self.aec.possible_agents[0])
+        self._zero_mask = np.zeros(self.action_space.n, dtype=np.int8)
+        self._over = True
+        self.opponents: dict[int, Opponent] = {}
+
+    # -------------------------------------------------------------- opponents
+    def _check_opponents(self, opponents) -> list | None:
+        """One opponent per other seat (built agents for names), or None for random."""
+        if opponents is None:
+            return None
+        others = self.num_players - len(self._seats_of(0))
+        if _is_opponent(opponents):
+            given = [opponents] * others
+        elif isinstance(opponents, Sequence):
+            given = list(opponents)
+            if len(given) != others:
+                raise ValueError(
+                    f"opponents must be one opponent for every other seat or a sequence of "
+                    f"{others} (one per other seat at {self.num_players} players, "
+                    f"learner={self.learner_mode!r}), got {len(given)}"
+                )
+        else:
+            given = [opponents]
+        specs = []
+        for opponent in given:
+            if not _is_opponent(opponent):
+                raise ValueError(
+                    f"opponents: each opponent must be an agent name, an agent object with "
+                    f"act(observation, action_mask) or a callable (observation, action_mask) "
+                    f"-> action, got {opponent!r}"
+                )
+            if isinstance(opponent, str):
+                specs.append((opponent, self._agent_by_name(opponent, None)))
+            else:
+                specs.append((None, opponent))
+        return specs
+
+    @staticmethod
+    def _agent_by_name(name: str, seed: int | None):
+        try:
+            return agent_name_resolver()(name, seed=seed)
+        except ValueError as error:
+            raise ValueError(f"opponents: {error}") from error
+
+    def _deal_opponents(self, rng: np.random.Generator) -> dict[int, Opponent]:
+        """The opponents of this episode by seat, seeded and reset for it."""
+        seats = [s for s in range(self.num_players) if s not in self.learner_seats]
+        if self._opponent_specs is None:
+            return {s: self._random_move for s in seats}
+        rules = self.aec.rules
+        opponents = {}
+        for index, (s, (name, opponent)) in enumerate(zip(seats, self._opponent_specs)):
+            seed = int(rng.integers(_SEED_BOUND))
+            if callable(getattr(opponent, "act", None)):
+                if callable(getattr(opponent, "seed", None)):
+                    opponent.seed(seed)
+                elif name is not None:  # an agent without seed(): built again, seeded
+                    opponent = self._agent_by_name(name, seed)
+                    self._opponent_specs[index] = (name, opponent)
+                if callable(getattr(opponent, "reset", None)):
+                    opponent.reset(s, self.num_players, rules)
+                opponents[s] = opponent.act
+            else:
+                opponents[s] = opponent
+        return opponents
+
+    def _random_move(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        return int(legal[self.np_random.integers(len(legal))])
+
+    # -------------------------------------------------------------- seats
+    def _seats_of(self, seat: int) -> frozenset[int]:
+        if self.learner_mode == "seat":
+            return frozenset((seat,))
+        team = team_of_seat(self.num_players, seat)
+        return frozenset(
+            s for s in range(self.num_players) if team_of_seat(self.num_players, s) == team
+        )
+
+    def _choose_table(self, rng: np.random.Generator) -> None:
+        """Hook run first at each reset: a subclass may switch ``self.aec`` here."""
+
+    def _aec_over(self) -> bool:
+        return self.aec.terminations[self._seat_name] or self.aec.truncations[self._seat_name]
+
+    def _play_opponents(self) -> float:
+        """Play the other seats until a learner seat must act or the episode ends; the
+        learner's rewards meanwhile."""
+        aec = self.aec
+        reward = 0.0
+        while not self._aec_over():
+            name = aec.agent_selection
+            seat = aec.agent_name_mapping[name]
+            if seat in self.learner_seats:
+                break
+            obs = aec.observe(name)
+            action = self.opponents[seat](obs["observation"], obs["action_mask"])
+            index = _action_index(action)
+            if not obs["action_mask"][index]:
+                raise IllegalActionError(
+                    f"the opponent at seat {seat} chose the illegal action {index}; "
+                    f"an opponent must pick an action of its mask"
+                )
+            aec.step(index)
+            reward += aec.rewards[self._seat_name]
+        return reward
+
+    # -------------------------------------------------------------- gym API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        rng = self.np_random
+        for attempt in range(MAX_REDEALS):
+            self._choose_table(rng)
+            self.seat = (
+                self.fixed_seat
+                if self.fixed_seat is not None
+                else int(rng.integers(self.num_players))
+            )
+            self.learner_seats = self._seats_of(self.seat)
+            self.learner_team = team_of_seat(self.num_players, self.seat)
+            self._seat_name = self.aec.possible_agents[self.seat]
+            self.opponents = self._deal_opponents(rng)
+            first = attempt == 0
+            self.deal_seed = seed if first and seed is not None else int(rng.integers(_SEED_BOUND))
+            self.aec.reset(seed=self.deal_seed, options=options if first else None)
+            self.decisions = 0
+            self._reward_owed = self.aec.rewards[self._seat_name]  # a hand over in the deal
+            self._reward_owed += self._play_opponents()
+            if not self._aec_over():
+                break
+        else:
+            raise RuntimeError(f"no deal in {MAX_REDEALS} in which the learner acts")
+        self._over = False
+        self._observe()
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), self._info()
+
+    def step(self, action):
+        if self._over:
+            raise RuntimeError("step() after the episode ended: call reset()")
+        aec = self.aec
+        index = _action_index(action)  # raises on anything that is not an id in 0..499
+        acting = aec.agent_selection
+        if not self._last["action_mask"][index] and self.illegal_action == "terminate":
+            self._over = True
+            self._last = {
+                "observation": self._last["observation"].copy(),  # a new array per call
+                "action_mask": self._zero_mask.copy(),
+            }
+            info = self._info()
+            info["illegal_action"] = index
+            reward = self._reward_owed + self.illegal_reward
+            self._reward_owed = 0.0
+            return self._observation(), reward, True, False, info
+        aec.step(index)  # raises IllegalActionError with the reason; nothing changes
+        self.decisions += 1
+        reward = self._reward_owed + aec.rewards[self._seat_name]
+        self._reward_owed = 0.0
+        reward += self._play_opponents()
+        terminated = any(aec.terminations.values())
+        truncated = not terminated and any(aec.truncations.values())
+        self._over = terminated or truncated
+        self._observe(acting)
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), float(reward), terminated, truncated, self._info()
+
+    def _observe(self, last_acting: str | None = None) -> None:
+        """The learner's view now: its seat to act, or at the end the seat that acted last."""
+        aec = self.aec
+        if self._over:
+            self._viewer = last_acting or self._seat_name
+        else:
+            self._viewer = aec.agent_selection
+        self._last = aec.observe(self._viewer)
+
+    def _observation(self):
+        return self._last
+
+    def _info(self) -> dict:
+        info = {
+            "seat": self.aec.agent_name_mapping[self._viewer],
+            "learner_seats": sorted(self.learner_seats),
+            "deal_seed": self.deal_seed,
+        }
+        if self._over:
+            info.update(self.aec.infos[self._viewer])
+        return info
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions now (bool, 500); all False once the episode is over."""
+        if self._over:
+            return self._zero_mask.astype(bool)
+        return self._last["action_mask"].astype(bool)
+
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn("render() without a render_mode: pass render_mode to the env")
+            return None
+        if self.aec.game is None:
+            raise RuntimeError("reset() must be called before render()")
+        viewer = self.aec.agent_name_mapping[self._viewer]
+        if self.render_mode == "rgb_array":
+            from canasta_env.image import table_image  # Pillow, only for images
+
+            return table_image(self.aec.game, viewer=viewer)
+        text = render_table(self.aec.game, viewer=viewer, color=self.render_mode == "human")
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
