@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 import canasta_env
+from agents.base import refused_action
 from agents.registry import available_agents, make_agent
 from canasta_env.actions import action_to_str, str_to_action
 from canasta_env.engine.game import IllegalActionError, team_of_seat, teams_of
@@ -129,8 +130,11 @@ def play_hand(
         if seat != human:
             name, bot = bots[seat]
             action = bot.act(observation["observation"], observation["action_mask"])
+            try:
+                env.step(action)
+            except IllegalActionError as error:
+                raise refused_action(bot, seat, error) from error
             say(f"player {seat} ({name}): {action_to_str(action)}")
-            env.step(action)
             continue
         legal = [int(a) for a in observation["action_mask"].nonzero()[0]]
         say()
@@ -214,18 +218,22 @@ def main(
     except ValueError as error:
         print(f"canasta play: {error}", file=output)
         return 2
-    return play_hand(
-        args.variant,
-        args.players,
-        args.seat,
-        args.opponents,
-        args.partners or args.opponents,
-        args.seed,
-        not args.no_color,
-        input_fn,
-        output,
-        overrides,
-    )
+    try:
+        return play_hand(
+            args.variant,
+            args.players,
+            args.seat,
+            args.opponents,
+            args.partners or args.opponents,
+            args.seed,
+            not args.no_color,
+            input_fn,
+            output,
+            overrides,
+        )
+    except IllegalActionError as error:  # a bot's bug: the table refused its move
+        print(f"canasta play: {error}", file=output)
+        return 2
 
 
 if __name__ == "__main__":
