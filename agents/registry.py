@@ -191,8 +191,8 @@ def _find_factory(name: str, module_name: str, attribute: str, cwd: str) -> Call
         factory = getattr(factory, part)
     if not callable(factory):
         raise ValueError(
-            f"agent {name!r}: {attribute} is a {type(factory).__name__} object, not a class "
-            f"or factory function (name the class, not an instance)"
+            f"agent {name!r}: {attribute} is an object of type {type(factory).__name__!r}, not "
+            f"a class or factory function (name the class, not an instance)"
         )
     return factory
 
@@ -201,8 +201,8 @@ def _check_agent(name: str, attribute: str, agent: Agent) -> Agent:
     """``agent`` if it can act; one without ``reset`` gets :func:`_ignore_reset`."""
     if not callable(getattr(agent, "act", None)):
         raise ValueError(
-            f"agent {name!r}: {attribute}() returned a {type(agent).__name__} object, which has "
-            f"no act(observation, action_mask) method"
+            f"agent {name!r}: {attribute}() returned an object of type {type(agent).__name__!r}, "
+            f"which has no act(observation, action_mask) method"
         )
     if not callable(getattr(agent, "reset", None)):
         try:
