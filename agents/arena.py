@@ -6,6 +6,7 @@ Usage::
         --hands 2000 --seed 0 [--jobs 2] [--out arena_out] \\
         [--pairing round-robin|given] [--no-duplicate] [--no-progress] [--no-plot]
     canasta arena --speed --agents random greedy expert
+    canasta arena --agents mypkg.bots:MyAgent expert   # an outside agent (docs/agents.md)
 
 Schedule. ``round-robin`` plays every pair of agents. In team games (4 and 6
 players) each team is one agent kind; in solo games the seats are filled by
@@ -45,7 +46,9 @@ of a process that had run torch's OpenMP thread pool, as loading a ``ppo:``
 agent does, blocks forever in its first parallel torch call). Each worker builds
 its own agents by name; names added with ``register_agent`` in the parent are
 handed over with the pool's arguments, so their factories must be picklable
-(module-level functions or classes, not lambdas). A worker keeps torch to one
+(module-level functions or classes, not lambdas). An import path
+(``mypkg.bots:MyAgent``) is not handed over: a worker starts in the parent's
+directory with its ``sys.path`` and imports the module itself. A worker keeps torch to one
 thread (``OMP_NUM_THREADS=1`` before torch is imported, ``torch.set_num_threads(1)``
 after): the processes already use the cores, and on a busy machine OpenMP threads
 waiting on each other made loading a model take seconds instead of milliseconds.

@@ -10,8 +10,10 @@ moves are listed as a numbered menu; type a number or an action in words
 (``draw``, ``take``, ``meld K K K``, ``add 2 to K``, ``discard 7``). An illegal
 action is refused with the reason and you are asked again. ``q`` quits,
 ``?`` shows this help. Your partners (4 and 6 players) and opponents are bots
-(``--partners`` defaults to ``--opponents``). At the end of the hand the score
-sheet of every team is shown.
+(``--partners`` defaults to ``--opponents``), any name ``make_agent`` takes: an
+outside agent by import path too (``--opponents mypkg.bots:MyAgent``). A bot
+that returns an illegal action ends the command with an error naming it. At
+the end of the hand the score sheet of every team is shown.
 
 ``main(argv, input_fn, output)`` takes the input function and the output stream
 so a test can drive a whole hand with scripted input.
