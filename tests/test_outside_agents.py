@@ -237,6 +237,7 @@ def test_every_bad_import_path_says_what_is_wrong_and_changes_nothing(bots_dir):
 
 def test_a_name_that_is_no_import_path_lists_the_accepted_names(monkeypatch):
     monkeypatch.setattr(registry, "loader_prefixes", lambda: ["ppo"])
+    monkeypatch.setattr(registry, "_FACTORIES", dict(registry._BUILT_IN))  # not other tests' names
     accepted = "expert, greedy, random, ppo:PATH, module.path:Attribute"
     assert _error("ppx:models/run.zip") == (
         "unknown agent 'ppx:models/run.zip': 'ppx' is not an agent loader (ppo), and the name "
