@@ -6,6 +6,7 @@ Usage::
         --hands 2000 --seed 0 [--jobs 2] [--out arena_out] \\
         [--pairing round-robin|given] [--no-duplicate] [--no-progress] [--no-plot]
     canasta arena --speed --agents random greedy expert
+    canasta arena --agents mypkg.bots:MyAgent expert   # an outside agent (docs/agents.md)
 
 Schedule. ``round-robin`` plays every pair of agents. In team games (4 and 6
 players) each team is one agent kind; in solo games the seats are filled by
@@ -45,7 +46,9 @@ of a process that had run torch's OpenMP thread pool, as loading a ``ppo:``
 agent does, blocks forever in its first parallel torch call). Each worker builds
 its own agents by name; names added with ``register_agent`` in the parent are
 handed over with the pool's arguments, so their factories must be picklable
-(module-level functions or classes, not lambdas). A worker keeps torch to one
+(module-level functions or classes, not lambdas). An import path
+(``mypkg.bots:MyAgent``) is not handed over: a worker starts in the parent's
+directory with its ``sys.path`` and imports the module itself. A worker keeps torch to one
 thread (``OMP_NUM_THREADS=1`` before torch is imported, ``torch.set_num_threads(1)``
 after): the processes already use the cores, and on a busy machine OpenMP threads
 waiting on each other made loading a model take seconds instead of milliseconds.
@@ -67,7 +70,7 @@ from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from pathlib import Path
 
-from agents.base import play_hands
+from agents.base import play_hands, refused_action
 from agents.registry import (
     available_agents,
     make_agent,
@@ -76,7 +79,7 @@ from agents.registry import (
     reseed,
 )
 from agents.stats import mean_interval, wilson_interval
-from canasta_env.engine.game import team_of_seat, teams_of
+from canasta_env.engine.game import IllegalActionError, team_of_seat, teams_of
 from canasta_env.rules import (
     PRESETS,
     add_rule_option,
@@ -519,6 +522,7 @@ def _rounded(value, digits: int = 6):
 
 def format_report(summary: dict, config: dict) -> str:
     """The ranking table and the head-to-head table as text."""
+    column = max([16, *(len(row["agent"]) for row in summary["ranking"])])  # long import paths
     lines = [
         f"canasta arena: {config['variant']}, {config['players']} players, "
         f"{config['hands_per_pairing']} hands per pairing, {config['hands_played']} in all "
@@ -526,7 +530,7 @@ def format_report(summary: dict, config: dict) -> str:
         f"{'duplicate deals' if config['duplicate'] else 'independent deals'}), "
         f"seed {config['seed']}",
         "",
-        f"{'rank':>4}  {'agent':<16} {'elo':>6} {'skill':>6} {'mu':>6} {'sigma':>5} "
+        f"{'rank':>4}  {'agent':<{column}} {'elo':>6} {'skill':>6} {'mu':>6} {'sigma':>5} "
         f"{'hands':>6} {'won %':>6} {'95% CI':>15} {'score diff':>10} {'95% CI':>17}",
     ]
     for row in summary["ranking"]:
@@ -534,7 +538,7 @@ def format_report(summary: dict, config: dict) -> str:
         d_low, d_high = row["score_diff_ci"]
         diff_ci = "-" if d_low is None else f"[{d_low:+.0f}, {d_high:+.0f}]"
         lines.append(
-            f"{row['rank']:>4}  {row['agent']:<16} {row['elo']:>6.0f} {row['rating']:>6.2f} "
+            f"{row['rank']:>4}  {row['agent']:<{column}} {row['elo']:>6.0f} {row['rating']:>6.2f} "
             f"{row['mu']:>6.2f} {row['sigma']:>5.2f} {row['hands']:>6} "
             f"{100 * row['win_rate']:>6.1f} "
             f"{f'[{100 * low:.1f}, {100 * high:.1f}]':>15} {row['score_diff']:>+10.1f} "
@@ -676,12 +680,15 @@ def measure_speed(
             if terminated or truncated:
                 env.step(None)
                 continue
-            agent = agents[env.agent_name_mapping[agent_name]]
+            seat = env.agent_name_mapping[agent_name]
             start = time.perf_counter()
-            action = agent.act(observation["observation"], observation["action_mask"])
+            action = agents[seat].act(observation["observation"], observation["action_mask"])
             spent += time.perf_counter() - start
             decisions += 1
-            env.step(action)
+            try:
+                env.step(action)
+            except IllegalActionError as error:
+                raise refused_action(agents[seat], seat, error) from error
     return {
         "agent": name,
         "decisions": decisions,

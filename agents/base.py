@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import canasta_env
+from canasta_env.engine.game import IllegalActionError
 from canasta_env.rules import Rules
 
 #: The error of an agent that needs its table's rules, asked to act before ``reset``.
@@ -56,6 +57,21 @@ class RandomAgent(Agent):
         return int(legal[self.rng.randrange(len(legal))])
 
 
+def refused_action(
+    agent, seat: int, error: IllegalActionError, where: str = ""
+) -> IllegalActionError:
+    """The error for an agent whose ``act`` returned an action the table refused.
+
+    It names the agent and its seat, so an arena of several agents says whose bug
+    it is; ``error`` (the engine's reason) is kept as the cause. It is an
+    :class:`~canasta_env.engine.game.IllegalActionError` (a ``ValueError``).
+    """
+    label = getattr(agent, "name", None) or type(agent).__name__
+    return IllegalActionError(
+        f"agent {label!r} in seat {seat} returned an illegal action{where}: {error}"
+    )
+
+
 @dataclass
 class HandRecord:
     """The outcome of one hand (or game) played by :func:`play_hands`."""
@@ -82,6 +98,9 @@ def play_hands(
 
     Episode ``k`` is dealt with seed ``deck_seeds[k]`` (default ``seed + k``), so the
     same seeds with the seats permuted replay the same decks (duplicate deals).
+    An action the table refuses raises ``IllegalActionError`` naming the agent,
+    its seat, the step and the deal seed (the default table refuses; an
+    ``illegal_action="terminate"`` in ``env_kwargs`` ends the hand instead).
     """
     num_players = len(agents)
     env = canasta_env.raw_env(
@@ -102,7 +121,12 @@ def play_hands(
             if terminated or truncated:
                 env.step(None)
                 continue
-            env.step(agents[seat].act(obs["observation"], obs["action_mask"]))
+            action = agents[seat].act(obs["observation"], obs["action_mask"])
+            try:
+                env.step(action)
+            except IllegalActionError as error:
+                where = f" at step {steps} of the hand dealt with seed {deal_seed}"
+                raise refused_action(agents[seat], seat, error, where) from error
             steps += 1
         game = env.game
         scores = list(game.scores) if episode == "game" else [s["total"] for s in game.hand_scores]

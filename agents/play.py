@@ -10,8 +10,10 @@ moves are listed as a numbered menu; type a number or an action in words
 (``draw``, ``take``, ``meld K K K``, ``add 2 to K``, ``discard 7``). An illegal
 action is refused with the reason and you are asked again. ``q`` quits,
 ``?`` shows this help. Your partners (4 and 6 players) and opponents are bots
-(``--partners`` defaults to ``--opponents``). At the end of the hand the score
-sheet of every team is shown.
+(``--partners`` defaults to ``--opponents``), any name ``make_agent`` takes: an
+outside agent by import path too (``--opponents mypkg.bots:MyAgent``). A bot
+that returns an illegal action ends the command with an error naming it. At
+the end of the hand the score sheet of every team is shown.
 
 ``main(argv, input_fn, output)`` takes the input function and the output stream
 so a test can drive a whole hand with scripted input.
@@ -25,6 +27,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 import canasta_env
+from agents.base import refused_action
 from agents.registry import available_agents, make_agent
 from canasta_env.actions import action_to_str, str_to_action
 from canasta_env.engine.game import IllegalActionError, team_of_seat, teams_of
@@ -129,8 +132,11 @@ def play_hand(
         if seat != human:
             name, bot = bots[seat]
             action = bot.act(observation["observation"], observation["action_mask"])
+            try:
+                env.step(action)
+            except IllegalActionError as error:
+                raise refused_action(bot, seat, error) from error
             say(f"player {seat} ({name}): {action_to_str(action)}")
-            env.step(action)
             continue
         legal = [int(a) for a in observation["action_mask"].nonzero()[0]]
         say()
@@ -214,18 +220,22 @@ def main(
     except ValueError as error:
         print(f"canasta play: {error}", file=output)
         return 2
-    return play_hand(
-        args.variant,
-        args.players,
-        args.seat,
-        args.opponents,
-        args.partners or args.opponents,
-        args.seed,
-        not args.no_color,
-        input_fn,
-        output,
-        overrides,
-    )
+    try:
+        return play_hand(
+            args.variant,
+            args.players,
+            args.seat,
+            args.opponents,
+            args.partners or args.opponents,
+            args.seed,
+            not args.no_color,
+            input_fn,
+            output,
+            overrides,
+        )
+    except IllegalActionError as error:  # a bot's bug: the table refused its move
+        print(f"canasta play: {error}", file=output)
+        return 2
 
 
 if __name__ == "__main__":

@@ -1,25 +1,46 @@
-"""Agents by name: ``make_agent("expert", seed=3)``, ``make_agent("ppo:models/run1.zip")``.
+"""Agents by name: ``make_agent("expert", seed=3)``, ``make_agent("ppo:models/run1.zip")``,
+``make_agent("mypkg.bots:MyAgent")``.
 
-Built-in names are ``random``, ``greedy`` and ``expert``. A name of the form
-``PREFIX:PATH`` is a loaded agent: ``PREFIX`` names a loader that an installed
-package declares in the ``canasta_env.agents`` entry-point group (this project's
-``training`` declares ``ppo``: see ``pyproject.toml``), called with ``PATH``. The
-loader is imported only when such a name is asked for, so everything else works
-when the training extras are not installed, and the bots know nothing of training.
+A name is resolved in this order, the first match winning:
+
+1. a built-in name (``random``, ``greedy``, ``expert``) or one added with
+   :func:`register_agent` (such names never contain ``:``);
+2. ``PREFIX:PATH`` where ``PREFIX`` names a loader that an installed package
+   declares in the ``canasta_env.agents`` entry-point group (this project's
+   ``training`` declares ``ppo``: see ``pyproject.toml``), called with ``PATH``.
+   The loader is imported only when such a name is asked for, so everything else
+   works when the training extras are not installed, and the bots know nothing
+   of training;
+3. an import path ``module.path:Attribute`` (any other name with ``:``): the
+   module is imported, the current working directory searched first as
+   ``python -m`` does, and the attribute (a class or factory function) is called
+   to build the agent (see :func:`make_agent` for the contract). A module that
+   shares its name with a loader prefix (a ``ppo.py``) is reached through its
+   package (``mypkg.ppo:Agent``), never as ``ppo:Agent``.
+
 :func:`register_agent` adds a name for the running process (tests use it for
 scripted agents); a fresh process (the arena's workers) knows only the built-in
-names until it is handed the parent's :func:`registered_factories`.
+names until it is handed the parent's :func:`registered_factories`. Import paths
+and loaded agents need no handing over: every process resolves them itself.
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import inspect
+import os
 import random
+import sys
 from collections.abc import Callable, Iterable
 from importlib.metadata import entry_points
 
 from agents.base import Agent, RandomAgent
 from agents.expert import ExpertAgent
 from agents.greedy import GreedyAgent
+
+#: How the accepted names and the errors show an import path.
+IMPORT_PATH = "module.path:Attribute"
 
 #: The entry-point group of agent loaders: ``PREFIX = "module:function"``, where
 #: ``function(path)`` returns an :class:`Agent`.
@@ -40,8 +61,9 @@ _BUILT_IN = dict(_FACTORIES)
 
 
 def available_agents() -> list[str]:
-    """Names :func:`make_agent` accepts (loaded agents as ``PREFIX:PATH``)."""
-    return sorted(_FACTORIES) + [f"{prefix}:PATH" for prefix in loader_prefixes()]
+    """Names :func:`make_agent` accepts (loaded agents as ``PREFIX:PATH``, then the import path)."""
+    loaded = [f"{prefix}:PATH" for prefix in loader_prefixes()]
+    return sorted(_FACTORIES) + loaded + [IMPORT_PATH]
 
 
 def register_agent(name: str, factory: Callable[..., Agent]) -> None:
@@ -64,10 +86,22 @@ def registered_factories(names: Iterable[str]) -> dict[str, Callable[..., Agent]
 
 
 def make_agent(name: str, seed: int | None = None) -> Agent:
-    """Build the agent called ``name``, seeded with ``seed``.
+    """Build the agent called ``name`` (resolved as the module doc says), seeded with ``seed``.
 
-    Raises ``ValueError`` with the accepted names for an unknown name, and when a
-    loaded agent's loader cannot be imported (its extras are not installed).
+    An import path ``module.path:Attribute`` names a class or factory function.
+    It is called as ``factory(seed=seed)`` when it takes a ``seed`` keyword (a
+    parameter of that name, or ``**kwargs``), as registered factories are; one
+    that takes no argument is called as ``factory()`` and, when ``seed`` is not
+    None, the agent is then seeded with :func:`reseed`. What it returns must have
+    ``act(observation, action_mask)``; an agent without ``reset`` is given one
+    that does nothing, so every table can call it.
+
+    Raises ``ValueError`` naming the problem: an unknown name (with the accepted
+    names); a loader that cannot be imported (its extras are not installed) or a
+    missing model file; for an import path, a module that is not found (the
+    current directory is searched first) or fails to import, a missing
+    attribute, an attribute that is not callable or takes other arguments, and
+    a factory whose result has no ``act``.
     """
     if name in _FACTORIES:
         agent = _FACTORIES[name](seed=seed)
@@ -75,10 +109,13 @@ def make_agent(name: str, seed: int | None = None) -> Agent:
         prefix, path = name.split(":", 1)
         agent = _load(prefix, path)
         reseed(agent, seed)
+    elif ":" in name:
+        agent = _build_imported(name, seed)
     else:
         raise ValueError(f"unknown agent {name!r}; choose one of {', '.join(available_agents())}")
     if getattr(agent, "name", None) in (None, "agent"):
-        agent.name = name
+        with contextlib.suppress(AttributeError):  # an object that takes no attributes
+            agent.name = name
     return agent
 
 
@@ -96,6 +133,117 @@ def _load(prefix: str, path: str) -> Agent:
         return loader(path)
     except OSError as error:  # a missing or unreadable model file
         raise ValueError(f"cannot load agent {prefix}:{path}: {error}") from error
+
+
+def _build_imported(name: str, seed: int | None) -> Agent:
+    """The agent that the import path ``name`` (``module.path:Attribute``) builds.
+
+    ``python -m`` puts the current directory first on ``sys.path``; a console
+    script (``canasta``) puts its own folder there instead. So the current
+    directory is put first for the import, and kept after a success (the module
+    may import its neighbours later); after any failure it is taken out again.
+    """
+    module_name, attribute = name.split(":", 1)
+    if not (_is_dotted_name(module_name) and _is_dotted_name(attribute)):
+        prefixes = ", ".join(loader_prefixes()) or "none is installed"
+        raise ValueError(
+            f"unknown agent {name!r}: {module_name!r} is not an agent loader ({prefixes}), and "
+            f"the name is not an import path {IMPORT_PATH} (dotted Python names); "
+            f"choose one of {', '.join(available_agents())}"
+        )
+    cwd = os.getcwd()
+    on_path = any(
+        isinstance(entry, str) and os.path.abspath(entry or os.curdir) == cwd for entry in sys.path
+    )
+    if not on_path:
+        sys.path.insert(0, cwd)
+    try:
+        factory = _find_factory(name, module_name, attribute, cwd)
+        return _check_agent(name, attribute, _call_factory(name, factory, seed))
+    except BaseException:
+        if not on_path:
+            sys.path.remove(cwd)
+        raise
+
+
+def _is_dotted_name(text: str) -> bool:
+    return all(part.isidentifier() for part in text.split("."))
+
+
+def _find_factory(name: str, module_name: str, attribute: str, cwd: str) -> Callable[..., Agent]:
+    """Import ``module_name`` and return its callable ``attribute``."""
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:  # other errors come from the module's code: its traceback
+        missing = getattr(error, "name", None) or ""
+        if isinstance(error, ModuleNotFoundError) and (module_name + ".").startswith(missing + "."):
+            raise ValueError(
+                f"agent {name!r}: no module named {missing!r} (searched the current directory "
+                f"{cwd} first, then sys.path)"
+            ) from error
+        message = f"agent {name!r}: importing module {module_name} failed: {error}"
+        raise ValueError(message) from error
+    factory = module
+    for part in attribute.split("."):
+        if not hasattr(factory, part):
+            where = getattr(module, "__file__", None) or module_name
+            raise ValueError(f"agent {name!r}: module {module_name} ({where}) has no {attribute!r}")
+        factory = getattr(factory, part)
+    if not callable(factory):
+        raise ValueError(
+            f"agent {name!r}: {attribute} is an object of type {type(factory).__name__!r}, not "
+            f"a class or factory function (name the class, not an instance)"
+        )
+    return factory
+
+
+def _check_agent(name: str, attribute: str, agent: Agent) -> Agent:
+    """``agent`` if it can act; one without ``reset`` gets :func:`_ignore_reset`."""
+    if not callable(getattr(agent, "act", None)):
+        raise ValueError(
+            f"agent {name!r}: {attribute}() returned an object of type {type(agent).__name__!r}, "
+            f"which has no act(observation, action_mask) method"
+        )
+    if not callable(getattr(agent, "reset", None)):
+        try:
+            agent.reset = _ignore_reset
+        except AttributeError as error:
+            raise ValueError(
+                f"agent {name!r}: its {type(agent).__name__} object has no reset method and "
+                f"takes no attributes; define reset(seat, num_players, rules)"
+            ) from error
+    return agent
+
+
+def _call_factory(name: str, factory: Callable[..., Agent], seed: int | None) -> Agent:
+    """``factory(seed=seed)``, or ``factory()`` and :func:`reseed` for one without a seed."""
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):  # no signature to read (some builtins): the main contract
+        return factory(seed=seed)
+    if _binds(signature, seed=seed):
+        return factory(seed=seed)
+    if not _binds(signature):
+        raise ValueError(
+            f"agent {name!r}: it is called as factory(seed=seed) or factory(), but it takes "
+            f"{signature}"
+        )
+    agent = factory()
+    if seed is not None:
+        reseed(agent, seed)
+    return agent
+
+
+def _binds(signature: inspect.Signature, **arguments) -> bool:
+    try:
+        signature.bind(**arguments)
+    except TypeError:
+        return False
+    return True
+
+
+def _ignore_reset(seat: int, num_players: int, rules) -> None:
+    """The ``reset`` of an agent that has none: it needs neither its seat nor the rules."""
 
 
 def reseed(agent: Agent, seed: int | None) -> None:

@@ -1,0 +1,1 @@
+"""Examples of outside agents (see docs/agents.md); not part of the installed package."""
