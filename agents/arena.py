@@ -67,7 +67,7 @@ from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from pathlib import Path
 
-from agents.base import play_hands
+from agents.base import choose_action, play_hands
 from agents.registry import (
     available_agents,
     make_agent,
@@ -678,7 +678,9 @@ def measure_speed(
                 continue
             agent = agents[env.agent_name_mapping[agent_name]]
             start = time.perf_counter()
-            action = agent.act(observation["observation"], observation["action_mask"])
+            action = choose_action(
+                agent, env.game, observation["observation"], observation["action_mask"]
+            )
             spent += time.perf_counter() - start
             decisions += 1
             env.step(action)

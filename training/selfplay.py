@@ -35,7 +35,7 @@ import numpy as np
 from gymnasium import spaces
 
 import canasta_env
-from agents.base import Agent, RandomAgent, play_hands
+from agents.base import Agent, RandomAgent, choose_action, play_hands
 from agents.stats import wilson_interval
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.engine import IllegalActionError
@@ -206,7 +206,8 @@ class SelfPlayEnv(gym.Env):
             if seat in self.learner_seats:
                 break
             obs = env.observe(env.agent_selection)
-            env.step(self.opponents[seat].act(obs["observation"], obs["action_mask"]))
+            opponent = self.opponents[seat]
+            env.step(choose_action(opponent, env.game, obs["observation"], obs["action_mask"]))
             reward += self._learner_reward()
         return reward
 
