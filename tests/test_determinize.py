@@ -221,3 +221,14 @@ def test_choose_action_is_deterministic_given_the_seed():
 
     assert actions(3) == actions(3)
     assert actions(3) != actions(4)
+
+
+def test_openspiel_modules_name_the_extra_when_pyspiel_is_missing(monkeypatch):
+    import importlib
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # import pyspiel now fails
+    for name in ("canasta_env.openspiel", "agents.openspiel_bot"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+        with pytest.raises(ImportError, match=r"pip install canasta-env\[openspiel\]"):
+            importlib.import_module(name)
