@@ -70,7 +70,7 @@ from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from pathlib import Path
 
-from agents.base import play_hands, refused_action
+from agents.base import choose_action, play_hands, refused_action
 from agents.registry import (
     available_agents,
     make_agent,
@@ -682,7 +682,9 @@ def measure_speed(
                 continue
             seat = env.agent_name_mapping[agent_name]
             start = time.perf_counter()
-            action = agents[seat].act(observation["observation"], observation["action_mask"])
+            action = choose_action(
+                agents[seat], env.game, observation["observation"], observation["action_mask"]
+            )
             spent += time.perf_counter() - start
             decisions += 1
             try:

@@ -7,6 +7,13 @@ legal action id. Before each hand (or game) whoever runs the table calls
 of that table, house rules included: an agent that needs the rules (the
 heuristic bots do) takes them from there, and one that keeps memory across a
 hand clears it there. Agents that need neither may leave ``reset`` out.
+
+Search agents need a whole game to search from, which no player has. Such an agent
+defines ``see_world(world)`` and an ``rng`` (a ``random.Random``); whoever runs a
+table asks for its action through :func:`choose_action`, which hands it, just
+before ``act``, a determinized copy of the game from its seat (every card it cannot
+see dealt again: :func:`~canasta_env.engine.determinize.determinize`, seeded from
+the agent's ``rng``), never the true game.
 """
 
 from __future__ import annotations
@@ -18,7 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import canasta_env
-from canasta_env.engine.game import IllegalActionError
+from canasta_env.engine.determinize import determinize
+from canasta_env.engine.game import Game, IllegalActionError
 from canasta_env.rules import Rules
 
 #: The error of an agent that needs its table's rules, asked to act before ``reset``.
@@ -72,6 +80,22 @@ def refused_action(
     )
 
 
+def choose_action(
+    agent: Agent, game: Game, observation: np.ndarray, action_mask: np.ndarray
+) -> int:
+    """The action of ``agent`` at ``game``'s turn, for every runner of a table.
+
+    An agent with a ``see_world`` method first gets a determinization of ``game`` from
+    the seat to act, drawn from the agent's own ``rng`` (so it stays deterministic
+    given its seed); other agents get the observation and mask only.
+    """
+    see_world = getattr(agent, "see_world", None)
+    if see_world is not None:
+        seed = agent.rng.getrandbits(64)
+        see_world(determinize(game, game.current, random.Random(seed)))
+    return agent.act(observation, action_mask)
+
+
 @dataclass
 class HandRecord:
     """The outcome of one hand (or game) played by :func:`play_hands`."""
@@ -121,7 +145,7 @@ def play_hands(
             if terminated or truncated:
                 env.step(None)
                 continue
-            action = agents[seat].act(obs["observation"], obs["action_mask"])
+            action = choose_action(agents[seat], env.game, obs["observation"], obs["action_mask"])
             try:
                 env.step(action)
             except IllegalActionError as error:

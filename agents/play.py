@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 import canasta_env
-from agents.base import refused_action
+from agents.base import choose_action, refused_action
 from agents.registry import available_agents, make_agent
 from canasta_env.actions import action_to_str, str_to_action
 from canasta_env.engine.game import IllegalActionError, team_of_seat, teams_of
@@ -131,7 +131,9 @@ def play_hand(
         seat = env.agent_name_mapping[agent]
         if seat != human:
             name, bot = bots[seat]
-            action = bot.act(observation["observation"], observation["action_mask"])
+            action = choose_action(
+                bot, game, observation["observation"], observation["action_mask"]
+            )
             try:
                 env.step(action)
             except IllegalActionError as error:

@@ -127,7 +127,8 @@ def _load(prefix: str, path: str) -> Agent:
     except ImportError as error:
         raise ValueError(
             f"cannot load agent {prefix}:{path}: its loader {point.value} is not available "
-            f"({error}); install the training extras (pip install -e '.[train]')"
+            f"({error}); install its extra (pip install -e '.[train]' for ppo, "
+            "'.[openspiel]' for openspiel)"
         ) from error
     try:
         return loader(path)

@@ -53,7 +53,7 @@ def tournament(hands: int, out_dir: str) -> int:
 
 def trained_agent(hands: int) -> None:
     import canasta_env
-    from agents.base import RandomAgent, play_hands
+    from agents.base import RandomAgent, choose_action, play_hands
     from canasta_env.render import render_table
     from training.agent import DEFAULT_MODEL, load_agent
 
@@ -89,7 +89,7 @@ def trained_agent(hands: int) -> None:
             continue
         seat = env.agent_name_mapping[name]
         player = agent if seat == 0 else opponents[seat]
-        env.step(player.act(obs["observation"], obs["action_mask"]))
+        env.step(choose_action(player, env.game, obs["observation"], obs["action_mask"]))
     print("one hand, trained agent in seat 0 against random (final table):")
     print(render_table(env.game))
     wins = total = 0

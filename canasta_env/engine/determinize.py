@@ -1,0 +1,96 @@
+"""Determinization: a whole game consistent with what one seat knows.
+
+Search agents (IS-MCTS, the OpenSpiel adapter's ``resample_from_infostate``) play
+forward from full games, but a player knows only part of one. :func:`determinize`
+returns a copy of a game in which everything the seat cannot see is dealt again at
+random, and everything it can see is unchanged:
+
+* kept: the seat's own hand, every table, the face-up pot, red 3s, scores, the
+  turn, the public history (G-8), each hand's size, and the cards each other seat
+  is known to hold (``known``: pot cards all players saw it take, C-10);
+* dealt again: the other cards of the other hands (partners' too), the stock order
+  and the face-down pot cards (S-3, I-3), as one pool with the same counts. Red 3s
+  never stay in a hand (G-6), so they go to the stock or the face-down pot only.
+
+The pool is rebuilt from its counts in a fixed order before shuffling, so the result
+depends on the true hidden cards only through their multiset, which the seat can
+work out itself (the deck minus what it sees). The copy gets a fresh generator drawn
+from ``rng`` and no seed, so later hands of the copy reveal nothing of the true
+game's future deals either.
+
+The hidden cards are dealt uniformly: the copy does not infer what an opponent's
+discards or declined pot tops suggest about its hand (a search samples many copies).
+"""
+
+from __future__ import annotations
+
+import random
+
+from canasta_env.cards import NUM_KINDS, RED3
+from canasta_env.engine.game import Game
+
+
+def hidden_pool(game: Game, seat: int) -> list[int]:
+    """The counts by kind of the cards ``seat`` cannot see: the other seats' hands less
+    their known cards, the stock and the face-down pot cards."""
+    pool = [0] * NUM_KINDS
+    for other in range(game.num_players):
+        if other == seat:
+            continue
+        hand, known = game.hands[other], game.known[other]
+        for kind in range(NUM_KINDS):
+            pool[kind] += hand[kind] - known[kind]
+    for kind in game.stock:
+        pool[kind] += 1
+    for kind in game.pot_hidden_cards:
+        pool[kind] += 1
+    return pool
+
+
+def determinize(game: Game, seat: int, rng: random.Random) -> Game:
+    """A copy of ``game`` with every card ``seat`` cannot see dealt again from ``rng``.
+
+    Raises ``ValueError`` (and changes nothing) for a seat out of range, for the S-19
+    runs (suits are not redealt), and for a seat other than the one to act while that
+    player holds pot cards set aside for its opening (C-8): the face-down ones among
+    them are not tracked apart.
+    """
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
+        raise ValueError(f"seat must be an int in 0..{game.num_players - 1}, got {seat!r}")
+    if game.rules.sequences:
+        raise ValueError("determinize does not redeal suits: the S-19 runs are not supported")
+    if any(game.held) and seat != game.current:
+        raise ValueError(
+            f"seat {seat} cannot be determinized while player {game.current} holds "
+            "pot cards set aside for its opening (C-8)"
+        )
+    for other in range(game.num_players):
+        if other != seat and any(k > h for k, h in zip(game.known[other], game.hands[other])):
+            raise ValueError(f"player {other} is known to hold cards not in its hand")
+    pool = hidden_pool(game, seat)
+    # a fixed order (by kind), so the result depends on the hidden cards' counts only
+    holdable = [kind for kind in range(NUM_KINDS) if kind != RED3 for _ in range(pool[kind])]
+    rng.shuffle(holdable)
+    world = game.copy()
+    world.seed = None
+    world.rng = random.Random(rng.getrandbits(64))
+    dealt = 0
+    for other in range(game.num_players):
+        if other == seat:
+            continue
+        hand = game.known[other][:]
+        unknown = game.hand_totals[other] - sum(hand)
+        for kind in holdable[dealt : dealt + unknown]:
+            hand[kind] += 1
+        dealt += unknown
+        world.hands[other] = hand
+    rest = holdable[dealt:] + [RED3] * pool[RED3]
+    rng.shuffle(rest)
+    face_down = game.pot_hidden
+    world.pot = rest[:face_down] + game.pot[face_down:]
+    world.stock = rest[face_down:]
+    world.state_changed()
+    return world
+
+
+__all__ = ["determinize", "hidden_pool"]
