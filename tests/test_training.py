@@ -240,4 +240,3 @@ def test_shipped_model_metadata():
     evaluation = meta["evaluation"][0]
     assert evaluation["opponent"] == "random" and evaluation["deals"] >= 500
     assert SB3_MODEL.stat().st_size < 5 * 1024 * 1024
-
