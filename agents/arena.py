@@ -628,15 +628,14 @@ def write_outputs(
 
 def plot_ratings(path: Path, summary: dict, config: dict) -> None:
     """Elo ratings and hands won % (95% CI), one bar per agent."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    # a bare Figure, not pyplot: the caller's backend (a notebook's) stays as it is
+    from matplotlib.figure import Figure
 
     rows = summary["ranking"]
     names = [r["agent"] for r in rows][::-1]
     rows = rows[::-1]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 1.2 + 0.6 * len(rows)))
+    fig = Figure(figsize=(10, 1.2 + 0.6 * len(rows)))
+    left, right = fig.subplots(1, 2)
     left.barh(names, [r["elo"] - 1500 for r in rows], left=1500, color="C0")
     left.axvline(1500, color="grey", linewidth=0.8)
     left.set_xlabel("Elo (Bradley-Terry, from the head-to-head results)")
@@ -655,7 +654,6 @@ def plot_ratings(path: Path, summary: dict, config: dict) -> None:
     )
     fig.tight_layout()
     fig.savefig(path, dpi=100, metadata={"Software": None})
-    plt.close(fig)
 
 
 # ---------------------------------------------------------------------- speed

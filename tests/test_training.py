@@ -240,17 +240,3 @@ def test_shipped_model_metadata():
     evaluation = meta["evaluation"][0]
     assert evaluation["opponent"] == "random" and evaluation["deals"] >= 500
     assert SB3_MODEL.stat().st_size < 5 * 1024 * 1024
-
-
-def test_quickstart_notebook_is_valid_nbformat4():
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "notebooks" / "quickstart.ipynb"
-    notebook = json.loads(path.read_text())
-    assert notebook["nbformat"] == 4 and notebook["cells"]
-    for cell in notebook["cells"]:
-        assert cell["cell_type"] in ("markdown", "code")
-        assert isinstance(cell["source"], list)
-        if cell["cell_type"] == "code":
-            assert cell["outputs"] == [] or isinstance(cell["outputs"], list)
-            compile("".join(cell["source"]), path.name, "exec")

@@ -600,15 +600,14 @@ def plot_curve(history: list[dict], path: Path) -> None:
     """Win rate (with its 95% interval) against each opponent over learner steps, a panel
     per table."""
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        # a bare Figure, not pyplot: the caller's backend (a notebook's) stays as it is
+        from matplotlib.figure import Figure
     except ImportError:
         return
     keys = sorted({key for entry in history for key in entry["eval"]})
     tables = sorted({key.split("/")[0] for key in keys})
-    fig, axes = plt.subplots(1, len(tables), figsize=(6 * len(tables), 4.2), squeeze=False)
+    fig = Figure(figsize=(6 * len(tables), 4.2))
+    axes = fig.subplots(1, len(tables), squeeze=False)
     for ax, table in zip(axes[0], tables):
         for key in [k for k in keys if k.startswith(table + "/")]:
             points = [(e["steps"], e["eval"][key]) for e in history if key in e["eval"]]
@@ -628,7 +627,6 @@ def plot_curve(history: list[dict], path: Path) -> None:
     fig.tight_layout()
     tmp = path.with_name(path.stem + ".tmp.png")
     fig.savefig(tmp, dpi=100)
-    plt.close(fig)
     os.replace(tmp, path)
 
 
