@@ -242,18 +242,18 @@ obs = env.observe(env.agent_selection)["observation"]
 # by name: decode_view undoes the scales and drops the padding copies
 view = decode_view(obs)
 aces = view.hand[KIND_NAMES.index("A")]
-their_score = view.teams[1].score          # the next team in turn order
-top = view.pot_top                         # a kind, or -1 for an empty pot
+their_score = view.teams[1].score  # the next team in turn order
+top = view.pot_top  # a kind, or -1 for an empty pot
 
 # by slicing: entries start..end of the table, divided by the scale
 hand = obs[{hand.start}:{hand.stop}] / {hand.field.scale}  # hand: {hand.field.scale} per card
 assert round(hand[KIND_NAMES.index("A")]) == aces
 assert round(obs[{score.start}] / {score.field.scale}) == their_score  # teams[1].score
 values = LAYOUT.span("pot_top").field.values  # kinds 0..14, then -1 (empty pot)
-assert values[int(obs[{top.start}:{top.stop}].argmax())] == top   # pot_top, one-hot
+assert values[int(obs[{top.start}:{top.stop}].argmax())] == top  # pot_top, one-hot
 
 # or let the layout find the entries
-span = LAYOUT.span("teams.score", 1)      # copy 1 of the teams group
+span = LAYOUT.span("teams.score", 1)  # copy 1 of the teams group
 assert (span.start, span.stop) == ({score.start}, {score.stop})
 """
 
