@@ -1,14 +1,16 @@
 """canasta-env: Canasta rules engine and PettingZoo AEC environment.
 
 ``canasta_env.env(variant="classic", num_players=4)`` is the environment users
-play; ``canasta_env.raw_env(...)`` raises on illegal actions. See
-:mod:`canasta_env.env` for the full documentation. Importing the package registers
-the Gymnasium single-agent env ``gymnasium.make("canasta_env/Canasta-v0", ...)``
-(:mod:`canasta_env.gym_env`).
+play; ``canasta_env.raw_env(...)`` raises on illegal actions. The same two under
+PettingZoo's versioned name: ``from canasta_env import canasta_v0``, then
+``canasta_v0.env(...)``. See :mod:`canasta_env.env` for the full documentation.
+Importing the package registers the Gymnasium single-agent env
+``gymnasium.make("canasta_env/Canasta-v0", ...)`` (:mod:`canasta_env.gym_env`).
 """
 
 import gymnasium
 
+from canasta_env import canasta_v0
 from canasta_env.actions import NUM_ACTIONS, action_to_str, str_to_action
 from canasta_env.env import env, raw_env  # binds the functions over the submodule name
 from canasta_env.observation import OBS_SIZE
@@ -26,6 +28,7 @@ __all__ = [
     "PRESETS",
     "Rules",
     "action_to_str",
+    "canasta_v0",
     "env",
     "make_rules",
     "raw_env",

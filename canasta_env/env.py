@@ -36,7 +36,8 @@ Episode End
 
 Arguments
     ``variant`` ("classic", "canastone", "spanish", "italian" or a Rules object),
-    ``num_players`` (2, 3, 4, 6; italian 2, 4), ``render_mode`` ("ansi", "human"),
+    ``num_players`` (2, 3, 4, 6; italian 2, 4), ``render_mode`` ("ansi", "human",
+    "rgb_array"; see Rendering),
     ``reward``, ``reward_scale`` (finite, > 0), ``episode``, ``max_cycles``,
     ``illegal_reward`` (finite), and any rules field as a keyword (house rules):
     ``env(variant="spanish", target_score=5000)``. Each rules field is checked
@@ -49,6 +50,13 @@ Arguments
     refused); anything else raises ``IllegalActionError`` (a ``ValueError``) and
     changes nothing. ``observe`` of an unknown agent raises ``UnknownAgentError``
     (a ``KeyError`` and a ``ValueError``) listing the agents.
+
+Rendering
+    The spectator's table, every hand face up (a debug view, not any player's):
+    ``"ansi"`` returns it as text, ``"human"`` prints it (with colours) after every
+    step, ``"rgb_array"`` returns a ``(768, 1024, 3)`` uint8 image
+    (:func:`canasta_env.image.table_image`). For one player's view call
+    ``render_table(env.game, viewer=seat)`` or ``table_image(env.game, viewer=seat)``.
 
 Version History
     v0: initial release. The observation grows only at its end, its prefix kept:
@@ -77,7 +85,7 @@ from canasta_env.rules import Rules, check_player_count, make_rules, unknown_fie
 REWARD_MODES = ("score", "win")
 _INT8 = np.dtype(np.int8)
 EPISODE_MODES = ("hand", "game")
-RENDER_MODES = ("human", "ansi")
+RENDER_MODES = ("human", "ansi", "rgb_array")
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 RESET_OPTIONS = ("deck", "state")
 #: What ``step`` takes from a live agent: exactly what ``Discrete(NUM_ACTIONS).contains`` takes.
@@ -399,6 +407,10 @@ class raw_env(AECEnv):
         if self.render_mode is None:
             EnvLogger.warn_on_calling_render_without_render_mode()
             return None
+        if self.render_mode == "rgb_array":
+            from canasta_env.image import table_image
+
+            return table_image(self.game, viewer=None)
         from canasta_env.render import render_table
 
         text = render_table(self.game, viewer=None, color=self.render_mode == "human")

@@ -261,8 +261,8 @@ NAN, INF = float("nan"), float("inf")
         ({"reward": ["score"]}, "reward must be one of ('score', 'win'), got ['score']"),
         ({"episode": None}, "episode must be one of ('hand', 'game'), got None"),
         (
-            {"render_mode": "rgb_array"},
-            "render_mode must be one of (None, 'human', 'ansi'), got 'rgb_array'",
+            {"render_mode": "rgb"},
+            "render_mode must be one of (None, 'human', 'ansi', 'rgb_array'), got 'rgb'",
         ),
         (
             {"illegal_action": "ignore"},

@@ -374,7 +374,7 @@ def test_step_before_reset_raises():
         ({"variant": "classic", "jokers": 3}, r"unknown rules field.*jokers"),
         ({"variant": "classic", "reward": "points"}, r"reward must be one of.*points"),
         ({"variant": "classic", "episode": "match"}, r"episode must be one of.*match"),
-        ({"variant": "classic", "render_mode": "rgb_array"}, r"render_mode"),
+        ({"variant": "classic", "render_mode": "video"}, r"render_mode.*'video'"),
         ({"variant": "classic", "max_cycles": 0}, r"max_cycles"),
         ({"variant": "classic", "illegal_action": "ignore"}, r"illegal_action"),
     ],
