@@ -101,11 +101,11 @@ class UnknownAgentError(KeyError, ValueError):
         return str(self.args[0])
 
 
-def _is_integer(value) -> bool:
+def is_integer(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
-def _is_finite_number(value) -> bool:
+def is_finite_number(value) -> bool:
     return (
         isinstance(value, numbers.Real)
         and not isinstance(value, (bool, np.bool_))
@@ -113,26 +113,26 @@ def _is_finite_number(value) -> bool:
     )
 
 
-def _one_of(choices: tuple) -> Callable[[object], bool]:
+def one_of(choices: tuple) -> Callable[[object], bool]:
     return lambda value: isinstance(value, str) and value in choices
 
 
 #: The env's own arguments (the rest are rules fields): what each may be, and its test.
 OPTIONS: dict[str, tuple[str, Callable[[object], bool]]] = {
-    "num_players": ("an integer", _is_integer),
+    "num_players": ("an integer", is_integer),
     "render_mode": (
         f"one of {(None, *RENDER_MODES)}",
-        lambda value: value is None or _one_of(RENDER_MODES)(value),
+        lambda value: value is None or one_of(RENDER_MODES)(value),
     ),
-    "reward": (f"one of {REWARD_MODES}", _one_of(REWARD_MODES)),
-    "reward_scale": ("a finite number > 0", lambda value: _is_finite_number(value) and value > 0),
-    "episode": (f"one of {EPISODE_MODES}", _one_of(EPISODE_MODES)),
+    "reward": (f"one of {REWARD_MODES}", one_of(REWARD_MODES)),
+    "reward_scale": ("a finite number > 0", lambda value: is_finite_number(value) and value > 0),
+    "episode": (f"one of {EPISODE_MODES}", one_of(EPISODE_MODES)),
     "max_cycles": (
         "a positive integer or None",
-        lambda value: value is None or (_is_integer(value) and value >= 1),
+        lambda value: value is None or (is_integer(value) and value >= 1),
     ),
-    "illegal_action": (f"one of {ILLEGAL_ACTION_MODES}", _one_of(ILLEGAL_ACTION_MODES)),
-    "illegal_reward": ("a finite number", _is_finite_number),
+    "illegal_action": (f"one of {ILLEGAL_ACTION_MODES}", one_of(ILLEGAL_ACTION_MODES)),
+    "illegal_reward": ("a finite number", is_finite_number),
 }
 
 
@@ -231,7 +231,7 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | str | None = None, options: dict | None = None) -> None:
-        if _is_integer(seed):
+        if is_integer(seed):
             seed = int(seed)
         elif seed is not None and not isinstance(seed, str):
             raise ValueError(f"seed must be None, an integer or a string, got {seed!r}")
@@ -321,7 +321,7 @@ class raw_env(AECEnv):
         if type(action) is int and 0 <= action < NUM_ACTIONS:
             index = action  # the common case, checked without the general conversion
         else:
-            index = _action_index(action)  # raises on anything outside the action space
+            index = action_index(action)  # raises on anything outside the action space
         if self.illegal_action == "raise":
             game.apply(index)  # an illegal action raises IllegalActionError; nothing changes
             legal = True
@@ -426,7 +426,7 @@ class raw_env(AECEnv):
         return action_to_str(action)
 
 
-def _action_index(action) -> int:
+def action_index(action) -> int:
     """The id of an action from outside the fast path: an int, a numpy integer or a 0-d
     integer array in range, as ``Discrete(NUM_ACTIONS).contains`` takes. Anything else
     (None, bools, floats, strings, arrays of other shapes) raises ``IllegalActionError``

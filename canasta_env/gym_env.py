@@ -91,7 +91,7 @@ import numpy as np
 
 from canasta_env.engine.game import IllegalActionError
 from canasta_env.engine.state import team_of_seat
-from canasta_env.env import OPTIONS, _action_index, _is_integer, _one_of, check_options, raw_env
+from canasta_env.env import OPTIONS, action_index, check_options, is_integer, one_of, raw_env
 from canasta_env.render import render_table
 from canasta_env.rules import Rules, unknown_fields_text
 
@@ -108,12 +108,12 @@ _RULES_FIELDS = frozenset(field.name for field in dataclasses.fields(Rules))
 
 #: The options this face adds to the AEC env's :data:`~canasta_env.env.OPTIONS`.
 GYM_OPTIONS: dict[str, tuple[str, Callable[[object], bool]]] = {
-    "learner": (f"one of {LEARNER_MODES}", _one_of(LEARNER_MODES)),
-    "seat": ("None or an integer seat", lambda value: value is None or _is_integer(value)),
+    "learner": (f"one of {LEARNER_MODES}", one_of(LEARNER_MODES)),
+    "seat": ("None or an integer seat", lambda value: value is None or is_integer(value)),
     "illegal_action": OPTIONS["illegal_action"],
     "render_mode": (
         f"one of {(None, *GYM_RENDER_MODES)}",
-        lambda value: value is None or _one_of(GYM_RENDER_MODES)(value),
+        lambda value: value is None or one_of(GYM_RENDER_MODES)(value),
     ),
 }
 
@@ -300,7 +300,7 @@ class CanastaGymEnv(gym.Env):
                 break
             obs = aec.observe(name)
             action = self.opponents[seat](obs["observation"], obs["action_mask"])
-            index = _action_index(action)
+            index = action_index(action)
             if not obs["action_mask"][index]:
                 raise IllegalActionError(
                     f"the opponent at seat {seat} chose the illegal action {index}; "
@@ -345,7 +345,7 @@ class CanastaGymEnv(gym.Env):
         if self._over:
             raise RuntimeError("step() after the episode ended: call reset()")
         aec = self.aec
-        index = _action_index(action)  # raises on anything that is not an id in 0..499
+        index = action_index(action)  # raises on anything that is not an id in 0..499
         acting = aec.agent_selection
         if not self._last["action_mask"][index] and self.illegal_action == "terminate":
             self._over = True
