@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import canasta_env
-from canasta_env.engine.determinize import determinize
-from canasta_env.engine.game import Game, IllegalActionError
+from canasta_env.engine.determinize import act_with_world
+from canasta_env.engine.game import IllegalActionError
 from canasta_env.rules import Rules
 
 #: The error of an agent that needs its table's rules, asked to act before ``reset``.
@@ -80,20 +80,9 @@ def refused_action(
     )
 
 
-def choose_action(
-    agent: Agent, game: Game, observation: np.ndarray, action_mask: np.ndarray
-) -> int:
-    """The action of ``agent`` at ``game``'s turn, for every runner of a table.
-
-    An agent with a ``see_world`` method first gets a determinization of ``game`` from
-    the seat to act, drawn from the agent's own ``rng`` (so it stays deterministic
-    given its seed); other agents get the observation and mask only.
-    """
-    see_world = getattr(agent, "see_world", None)
-    if see_world is not None:
-        seed = agent.rng.getrandbits(64)
-        see_world(determinize(game, game.current, random.Random(seed)))
-    return agent.act(observation, action_mask)
+#: The action of an agent at a table's turn; search agents get a determinized world first
+#: (:func:`canasta_env.engine.determinize.act_with_world`, shared with the Gymnasium env).
+choose_action = act_with_world
 
 
 @dataclass

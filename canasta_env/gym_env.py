@@ -83,12 +83,14 @@ Version History
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 
 import gymnasium as gym
 import numpy as np
 
+from canasta_env.engine.determinize import act_with_world
 from canasta_env.engine.game import IllegalActionError
 from canasta_env.engine.state import team_of_seat
 from canasta_env.env import OPTIONS, action_index, check_options, is_integer, one_of, raw_env
@@ -264,10 +266,16 @@ class CanastaGymEnv(gym.Env):
                     self._opponent_specs[index] = (name, opponent)
                 if callable(getattr(opponent, "reset", None)):
                     opponent.reset(s, self.num_players, rules)
-                opponents[s] = opponent.act
+                if callable(getattr(opponent, "see_world", None)):  # a search agent
+                    opponents[s] = functools.partial(self._search_move, opponent)
+                else:
+                    opponents[s] = opponent.act
             else:
                 opponents[s] = opponent
         return opponents
+
+    def _search_move(self, agent, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return act_with_world(agent, self.aec.game, observation, action_mask)
 
     def _random_move(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.flatnonzero(action_mask)

@@ -232,3 +232,28 @@ def test_openspiel_modules_name_the_extra_when_pyspiel_is_missing(monkeypatch):
         monkeypatch.delitem(sys.modules, name, raising=False)
         with pytest.raises(ImportError, match=r"pip install canasta-env\[openspiel\]"):
             importlib.import_module(name)
+
+
+def test_gym_env_hands_a_search_opponent_a_world_not_the_true_game():
+    from canasta_env.gym_env import CanastaGymEnv
+
+    class Watched(_Recorder):
+        def act(self, observation, action_mask):
+            truth.append((env.aec.game, [h[:] for h in env.aec.game.hands]))
+            return super().act(observation, action_mask)
+
+    truth: list = []
+    recorder = Watched(seed=5)
+    env = CanastaGymEnv(variant="classic", num_players=2, opponents=recorder, seat=0)
+    env.reset(seed=11)
+    for _ in range(40):
+        _, _, terminated, truncated, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        if terminated or truncated:
+            break
+    assert len(recorder.worlds) == len(truth) > 10
+    differ = 0
+    for world, (game, hands) in zip(recorder.worlds, truth):
+        assert world is not game
+        assert world.hands[1] == hands[1]  # the opponent's own hand is kept
+        differ += world.hands[0] != hands[0]
+    assert differ > len(truth) // 2  # positive control: the learner's hand is redealt

@@ -94,3 +94,18 @@ def determinize(game: Game, seat: int, rng: random.Random) -> Game:
 
 
 __all__ = ["determinize", "hidden_pool"]
+
+
+def act_with_world(agent, game: Game, observation, action_mask) -> int:
+    """The action of ``agent`` at ``game``'s turn: what every runner of a table calls.
+
+    An agent with a ``see_world`` method (a search agent) first gets a determinization
+    of ``game`` from the seat to act, drawn from the agent's own ``rng`` (so it stays
+    deterministic given its seed), never the game itself; every other agent gets the
+    observation and mask only.
+    """
+    see_world = getattr(agent, "see_world", None)
+    if see_world is not None:
+        seed = agent.rng.getrandbits(64)
+        see_world(determinize(game, game.current, random.Random(seed)))
+    return agent.act(observation, action_mask)
