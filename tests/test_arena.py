@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,6 +17,7 @@ from agents.registry import register_agent
 from agents.stats import Z_95, mean_interval, t_quantile_95, wilson_interval
 from canasta_env.observation import decode_view
 from canasta_env.rules import make_rules
+from tests.processes import run_group
 
 
 def test_wilson_interval_matches_hand_computation():
@@ -165,23 +164,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def _run_arena_command(args: list[str], env: dict, timeout: float = 180) -> None:
     """``canasta arena ARGS`` in a new process group, killed whole (workers too) on timeout."""
-    command = [sys.executable, "-m", "canasta_cli", "arena", *args]
-    with subprocess.Popen(
-        command,
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    ) as process:
-        try:
-            _out, err = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-            pytest.fail(f"canasta arena {' '.join(args)} did not finish in {timeout} s: a hang")
-    assert process.returncode == 0, err
+    run_group([sys.executable, "-m", "canasta_cli", "arena", *args], REPO, env, timeout)
 
 
 def test_trained_agent_plays_with_jobs_and_jobs_do_not_change_a_number(tmp_path):

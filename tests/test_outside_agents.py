@@ -12,8 +12,6 @@ import io
 import json
 import os
 import re
-import signal
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -28,6 +26,7 @@ from canasta_cli.__main__ import main as canasta_main
 from canasta_env.actions import NUM_ACTIONS, PASS
 from canasta_env.engine.game import IllegalActionError
 from canasta_env.rules import CLASSIC
+from tests.processes import run_group
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = "examples.my_bot:MyBot"
@@ -372,22 +371,7 @@ def test_workers_of_a_console_script_resolve_an_import_path(tmp_path, monkeypatc
     out = tmp_path / "two"
     command = [sys.executable, str(runner), *_arena_argv(["outside_cli_bot:MyBot", "random"], out)]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    with subprocess.Popen(
-        command + ["--jobs", "2"],
-        cwd=work,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    ) as process:
-        try:
-            printed, err = process.communicate(timeout=180)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-            pytest.fail("canasta arena --jobs 2 did not finish in 180 s")
-    assert process.returncode == 0, err
+    printed, _err = run_group(command + ["--jobs", "2"], work, env)
     assert "outside_cli_bot:MyBot vs random: " in printed
     monkeypatch.chdir(REPO)
     assert canasta_main(_arena_argv([EXAMPLE, "random"], tmp_path / "one")) == 0
