@@ -184,9 +184,7 @@ def _team_view(game: Game, team: int) -> dict:
                 "twos": two[slot],
                 "jokers": jok[slot],
                 "size": size,
-                "canasta": (
-                    ("clean" if clean else "dirty") if size >= rules.canasta_size else None
-                ),
+                "canasta": canasta,
             }
         )
     canastas = [
