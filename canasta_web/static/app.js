@@ -253,6 +253,10 @@ function cardsNode(cards, small = false) {
   return el("span", { className: "cards" }, cards.map((c) => cardNode(c, small)));
 }
 
+function cardCount(count) {
+  return `${count} card${count === 1 ? "" : "s"}`;
+}
+
 function backs(count) {
   const shown = Math.min(count, 15);
   const node = el("span", { className: "cards" });
@@ -316,7 +320,7 @@ function renderOthers(view) {
     if (p.seat === view.viewer) continue;
     const toAct = view.phase !== "hand over" && view.current === p.seat;
     const node = el("div", { className: `seat${toAct ? " to-act" : ""}`, "data-seat": String(p.seat) }, [
-      el("div", { className: "seat-label", text: `${p.name}, team ${p.team}: ${p.hand_size} cards` }),
+      el("div", { className: "seat-label", text: `${p.name}, team ${p.team}: ${cardCount(p.hand_size)}` }),
       p.hand ? cardsNode(p.hand, true) : backs(p.hand_size),
     ]);
     if (p.known.length) {
@@ -330,7 +334,7 @@ function renderMiddle(view) {
   $("stock").replaceChildren(
     el("div", { text: "stock" }),
     el("div", { className: "cards" }, [el("span", { className: "card back" })]),
-    el("div", { id: "stock-size", text: `${view.stock} card${view.stock === 1 ? "" : "s"}` }));
+    el("div", { id: "stock-size", text: cardCount(view.stock) }));
   const pot = view.pot;
   const top = pot.top ? cardNode(pot.top) : el("span", { className: "card", text: "-" });
   const badges = el("div", { id: "pot-state" });
@@ -340,7 +344,7 @@ function renderMiddle(view) {
   $("pot").replaceChildren(
     el("div", { text: "pot" }),
     el("div", { id: "pot-top", className: "cards" }, [top]),
-    el("div", { id: "pot-size", text: `${pot.size} card${pot.size === 1 ? "" : "s"}` }),
+    el("div", { id: "pot-size", text: cardCount(pot.size) }),
     badges);
   let turn;
   if (view.phase === "hand over") turn = "the hand is over";
@@ -381,7 +385,7 @@ function renderMe(view) {
   const me = view.players[view.viewer];
   const acting = view.phase !== "hand over" && view.current === view.viewer;
   $("me").classList.toggle("to-act", acting);
-  $("me-label").textContent = `${me.name}, team ${me.team}: ${me.hand_size} cards`;
+  $("me-label").textContent = `${me.name}, team ${me.team}: ${cardCount(me.hand_size)}`;
   const held = $("held");
   held.replaceChildren();
   if (view.held && view.held.length) {
