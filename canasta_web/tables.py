@@ -48,8 +48,10 @@ BUILT_IN_BOTS = ("random", "greedy", "expert")
 _LOADED_NAME = re.compile(r"^(ppo|openspiel):[A-Za-z0-9_-]{1,64}$")
 #: A bound on the tables kept at once; the least recently used one goes first.
 MAX_TABLES = 64
-#: A bound on the positions of a replay (a whole game has a few thousand at most).
-MAX_REPLAY_STEPS = 100_000
+#: A bound on the actions of a replay (a whole game has a few thousand at most).
+MAX_REPLAY_STEPS = 50_000
+#: A replay keeps a copy of the game every this many positions.
+CHECKPOINT_EVERY = 32
 
 
 class TableError(Exception):
@@ -223,52 +225,73 @@ class LiveTable:
 # ---------------------------------------------------------------------- replays
 
 
-@dataclass
+@dataclass(frozen=True)
 class Position:
-    """One position of a replay: the game there, and the move that led to it."""
+    """One position of a replay: the move that led to it (an action, or a deal)."""
 
-    game: Game
     hand: int
     seat: int | None  # who made the move (None: a deal)
+    action: int | None  # None: the deal of hand ``hand``
     text: str  # the move, or "deal of hand N"
 
 
-def replay_positions(replay: Replay) -> list[Position]:
-    """Every position of a replay: each deal, then each action (ValueError if one fails)."""
-    if replay.num_actions > MAX_REPLAY_STEPS:
-        raise ValueError(f"a replay has at most {MAX_REPLAY_STEPS} actions")
-    game = Game(replay.rules, replay.num_players, seed=replay.seed, deck=replay.deck)
-    positions = [Position(game.copy(), 0, None, "deal of hand 1")]
-    for hand, actions in enumerate(replay.actions):
-        if hand:
-            if not game.hand_over or game.game_over:
-                raise ValueError(f"invalid replay: hand {hand} cannot be dealt")
-            game.next_hand()
-            positions.append(Position(game.copy(), hand, None, f"deal of hand {hand + 1}"))
-        for step, action in enumerate(actions):
-            seat = game.current
-            try:
-                game.apply(action)
-            except IllegalActionError as error:
-                raise ValueError(
-                    f"invalid replay: hand {hand}, move {step}: action {action}: {error}"
-                ) from None
-            positions.append(Position(game.copy(), hand, seat, ACTION_TEXTS[action]))
-    return positions
-
-
 class ReplayTable:
-    """A recorded game to step through, from one seat or with every hand open."""
+    """A recorded game to step through, from one seat or with every hand open.
+
+    It keeps a copy of the game every :data:`CHECKPOINT_EVERY` positions and plays
+    forward from the nearest one, so a long replay costs little memory.
+    """
 
     mode = "replay"
 
     def __init__(self, replay: Replay, names: list[str] | None = None, title: str = "replay"):
+        if replay.num_actions > MAX_REPLAY_STEPS:
+            raise ValueError(f"a replay has at most {MAX_REPLAY_STEPS} actions")
         self.id = new_table_id()
         self.replay = replay
         self.title = title
         self.names = names or [f"player {s}" for s in range(replay.num_players)]
-        self.positions = replay_positions(replay)
+        self.positions: list[Position] = []
+        self.checkpoints: dict[int, Game] = {}
+        self._record_positions()
         self.lock = threading.Lock()
+
+    def _record_positions(self) -> None:
+        """Every deal and every action, checking that each can be played (ValueError)."""
+        replay = self.replay
+        game = Game(replay.rules, replay.num_players, seed=replay.seed, deck=replay.deck)
+        self._add(game, Position(0, None, None, "deal of hand 1"))
+        for hand, actions in enumerate(replay.actions):
+            if hand:
+                if not game.hand_over or game.game_over:
+                    raise ValueError(f"invalid replay: hand {hand} cannot be dealt")
+                game.next_hand()
+                self._add(game, Position(hand, None, None, f"deal of hand {hand + 1}"))
+            for step, action in enumerate(actions):
+                seat = game.current
+                try:
+                    game.apply(action)
+                except IllegalActionError as error:
+                    raise ValueError(
+                        f"invalid replay: hand {hand}, move {step}: action {action}: {error}"
+                    ) from None
+                self._add(game, Position(hand, seat, action, ACTION_TEXTS[action]))
+
+    def _add(self, game: Game, position: Position) -> None:
+        if len(self.positions) % CHECKPOINT_EVERY == 0:
+            self.checkpoints[len(self.positions)] = game.copy()
+        self.positions.append(position)
+
+    def game_at(self, position: int) -> Game:
+        """The game at ``position``, played forward from the nearest checkpoint."""
+        start = position - position % CHECKPOINT_EVERY
+        game = self.checkpoints[start].copy()
+        for here in self.positions[start + 1 : position + 1]:
+            if here.action is None:
+                game.next_hand()
+            else:
+                game.apply(here.action)
+        return game
 
     def view(self, position: int, viewer: int, open_view: bool) -> dict:
         last = len(self.positions) - 1
@@ -276,25 +299,20 @@ class ReplayTable:
             raise TableError(400, f"position {position} is outside 0..{last}")
         if not 0 <= viewer < self.replay.num_players:
             raise TableError(400, f"viewer {viewer} is outside 0..{self.replay.num_players - 1}")
-        here = self.positions[position]
+        hand = self.positions[position].hand
         labels = [f"{name} (player {s})" for s, name in enumerate(self.names)]
-        view = seat_view(here.game, viewer, labels, open_view=open_view, legal=False)
-        # the moves so far (never the moves still to come)
-        moves = [
-            {"position": p, "hand": pos.hand, "seat": pos.seat, "text": pos.text}
-            for p, pos in enumerate(self.positions[1 : position + 1], start=1)
-            if pos.hand == here.hand
-        ]
+        view = seat_view(self.game_at(position), viewer, labels, open_view=open_view, legal=False)
         view.update(
             mode=self.mode,
             table=self.id,
             title=self.title,
             position=position,
             positions=len(self.positions),
+            # the moves of this hand so far (never the moves still to come)
             events=[
-                {"seat": m["seat"], "name": labels[m["seat"]], "text": m["text"]}
-                for m in moves
-                if m["seat"] is not None
+                {"seat": here.seat, "name": labels[here.seat], "text": here.text}
+                for here in self.positions[1 : position + 1]
+                if here.hand == hand and here.seat is not None
             ],
         )
         return view

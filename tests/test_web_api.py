@@ -24,10 +24,17 @@ import canasta_web.tables as tables_module  # noqa: E402
 from agents.arena import run_arena  # noqa: E402
 from canasta_env.engine.determinize import determinize  # noqa: E402
 from canasta_env.engine.game import Game  # noqa: E402
+from canasta_env.engine.state import same_state  # noqa: E402
 from canasta_env.replay import Replay, record  # noqa: E402
 from canasta_env.rules import make_rules  # noqa: E402
 from canasta_web.app import create_app  # noqa: E402
-from canasta_web.tables import LiveTable, ReplayTable, arena_replay  # noqa: E402
+from canasta_web.tables import (  # noqa: E402
+    CHECKPOINT_EVERY,
+    LiveTable,
+    ReplayTable,
+    arena_replay,
+    load_arena_hand,
+)
 from canasta_web.views import card, seat_view  # noqa: E402
 
 #: Determinized worlds compared with each payload.
@@ -438,6 +445,24 @@ def test_a_replay_steps_forward_and_back(client):
     assert client.get(path, params={"position": 5}).json() == back  # stepping is repeatable
 
 
+def test_every_replay_position_is_the_game_there():
+    """Positions played forward from checkpoints equal the game played step by step."""
+    replay = _played_replay(seed=7, moves=300)
+    table = ReplayTable(replay)
+    game = Game(replay.rules, 2, seed=replay.seed)
+    expected = [game.copy()]
+    for hand, ids in enumerate(replay.actions):
+        if hand:
+            game.next_hand()
+            expected.append(game.copy())
+        for action in ids:
+            game.apply(action)
+            expected.append(game.copy())
+    assert len(table.positions) == len(expected) > 2 * CHECKPOINT_EVERY
+    for position in (*range(len(expected)), 40, 3):  # any order
+        assert same_state(table.game_at(position), expected[position]), position
+
+
 def test_a_replay_seen_from_a_seat_hides_the_other_hands_unless_opened(client):
     replay = _played_replay(moves=30)
     view = client.post("/api/replays", json={"replay": replay.to_dict()}).json()
@@ -496,6 +521,8 @@ def test_an_arena_hand_is_played_again_from_its_seeds(tmp_path, client):
             game.apply(action)
         assert [s["total"] for s in game.hand_scores] == saved["team_scores"]
         assert names == saved["seats"]
+    # what canasta serve --arena DIR --hand N opens
+    assert load_arena_hand(tmp_path, 1)[0].to_dict() == arena_replay(results, 1)[0].to_dict()
     view = client.post("/api/replays", json={"arena": results, "hand": 1})
     assert view.status_code == 201 and view.json()["title"] == "arena hand 1"
     # a saved hand that the agents do not play again is refused
