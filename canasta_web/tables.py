@@ -300,7 +300,10 @@ class ReplayTable:
         if not 0 <= viewer < self.replay.num_players:
             raise TableError(400, f"viewer {viewer} is outside 0..{self.replay.num_players - 1}")
         hand = self.positions[position].hand
-        labels = [f"{name} (player {s})" for s, name in enumerate(self.names)]
+        labels = [
+            name if name == f"player {s}" else f"{name} (player {s})"
+            for s, name in enumerate(self.names)
+        ]
         view = seat_view(self.game_at(position), viewer, labels, open_view=open_view, legal=False)
         view.update(
             mode=self.mode,
