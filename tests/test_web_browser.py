@@ -7,6 +7,7 @@ tests are skipped, and the skip says which is missing.
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from pathlib import Path
@@ -25,6 +26,7 @@ if not Path(CHROMIUM).exists():
         f"no browser: {CHROMIUM} is missing (apt-get install chromium)", allow_module_level=True
     )
 
+from agents.arena import run_arena  # noqa: E402
 from canasta_env.engine.game import Game  # noqa: E402
 from canasta_env.replay import record  # noqa: E402
 from canasta_env.rules import make_rules  # noqa: E402
@@ -161,6 +163,26 @@ def test_an_illegal_move_is_refused_and_changes_nothing(page):
     assert page.locator("#error").is_hidden()
 
 
+def test_a_stale_click_is_refused_and_the_page_catches_up(page):
+    """Another tab moved the table on: the click made on the old view is refused (409)."""
+    start(page, seed=6)
+    before = view(page)
+    # the other tab draws
+    page.evaluate(
+        f"""fetch('/api/tables/{before["table"]}/act', {{method: 'POST',
+            headers: {{'Content-Type': 'application/json'}},
+            body: JSON.stringify({{version: {before["version"]}, action: 0}})}})"""
+    )
+    page.wait_for_function(
+        f"fetch('/api/tables/{before['table']}').then(r => r.json()).then(v => v.version === 1)"
+    )
+    page.click("#moves button.move[data-action='0']")  # a draw on the page's old view
+    page.wait_for_selector("#error:not(.hidden)")
+    assert "stale request" in page.inner_text("#error")
+    page.wait_for_function("window.canastaTable.state.view.version === 1")
+    assert view(page)["phase"] == "meld"  # one draw, not two
+
+
 def _replay_file(tmp_path: Path) -> tuple[Path, int]:
     rules = make_rules("classic")
     game = Game(rules, 2, seed=8)
@@ -201,6 +223,25 @@ def test_load_a_replay_and_step_through_it(page, tmp_path):
     page.wait_for_function(f"window.canastaTable.state.view.position === {moves}")
     page.keyboard.press("ArrowLeft")
     page.wait_for_function(f"window.canastaTable.state.view.position === {moves - 1}")
+
+
+def test_load_an_arena_hand(page, tmp_path):
+    run_arena(["random", "greedy"], "classic", 2, hands=2, seed=1, out_dir=tmp_path, plot=False)
+    saved = json.loads((tmp_path / "results.json").read_text())["hands"][1]
+    page.click("#tab-replay")
+    page.set_input_files("#arena-file", str(tmp_path / "results.json"))
+    page.fill("#arena-hand", "1")
+    page.click("#load-replay")
+    page.wait_for_selector("#replay-controls:not(.hidden)")
+    assert page.inner_text("#status").startswith("arena hand 1:")
+    assert page.inner_text("#position-label") == f"position 0 of {saved['steps']}"
+    page.click("#last")
+    page.wait_for_function(f"window.canastaTable.state.view.position === {saved['steps']}")
+    totals = [
+        int(cell)
+        for cell in page.locator("#score-table tr.total").first.all_inner_texts()[0].split()[2:]
+    ]
+    assert totals == saved["team_scores"]
 
 
 def test_the_open_view_never_shows_in_a_live_game(page):

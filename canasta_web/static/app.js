@@ -167,7 +167,7 @@ async function advance() {
   const view = state.view;
   if (!view || view.waiting_for !== "bot") return;
   const next = await request("POST", `/api/tables/${view.table}/advance`, { version: view.version });
-  if (next) render(next);
+  if (next) render(next);  // after an error the bots stop until the person acts
 }
 
 // The person's move: an id from the last view's legal list (the server checks it again).
@@ -181,9 +181,23 @@ async function act(actionId) {
     if (next) {
       state.selectedKind = null;
       render(next);
+    } else {
+      await resync();
     }
   } finally {
     state.busy = false;
+  }
+}
+
+// After a refused request: draw the table as the server has it (another tab may have
+// moved it on), keeping the server's message on screen.
+async function resync() {
+  const view = state.view;
+  if (!view || state.mode !== "live") return;
+  try {
+    render(await api("GET", `/api/tables/${view.table}`));
+  } catch (error) {
+    showError(error.message);
   }
 }
 
@@ -191,6 +205,7 @@ async function nextHand() {
   const view = state.view;
   const next = await request("POST", `/api/tables/${view.table}/next-hand`, { version: view.version });
   if (next) render(next);
+  else await resync();
 }
 
 // ---------------------------------------------------------------- replays
@@ -497,6 +512,9 @@ window.addEventListener("DOMContentLoaded", () => {
   $("tab-replay").addEventListener("click", () => switchTab("replay"));
   $("start").addEventListener("click", startGame);
   $("load-replay").addEventListener("click", loadReplay);
+  // the file chosen last is the one loaded
+  $("replay-file").addEventListener("change", () => { $("arena-file").value = ""; });
+  $("arena-file").addEventListener("change", () => { $("replay-file").value = ""; });
   $("speed").addEventListener("input", () => {
     $("speed-label").textContent = `${$("speed").value} ms`;
   });
