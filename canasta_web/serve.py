@@ -22,6 +22,7 @@ import sys
 import threading
 import webbrowser
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 MISSING_EXTRA = (
     "canasta serve: the browser table needs the 'web' extra (fastapi, uvicorn); "
     'install it with: pip install -c constraints.txt -e ".[web]"'
@@ -78,6 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as error:
         print(f"canasta serve: {error}", file=sys.stderr)
         return 2
+    if args.host not in LOOPBACK:
+        print(
+            f"canasta serve: listening on {args.host}: anyone who can reach this machine "
+            "can open tables here",
+            file=sys.stderr,
+        )
     app = create_app(startup=startup)
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
     server = uvicorn.Server(config)

@@ -44,7 +44,7 @@ def fetch(url: str) -> tuple[int, str]:
 
 
 @contextlib.contextmanager
-def serving(*arguments: str):
+def serving(*arguments: str, host: str = "127.0.0.1"):
     """``canasta serve --no-browser`` on a free port in its own process group; its URL."""
     port = free_port()
     command = [sys.executable, "-m", "canasta_cli", "serve", "--port", str(port), "--no-browser"]
@@ -58,7 +58,7 @@ def serving(*arguments: str):
         text=True,
         start_new_session=True,
     )
-    url = f"http://127.0.0.1:{port}/"
+    url = f"http://{host}:{port}/"
     try:
         deadline = time.monotonic() + START_TIMEOUT
         while True:
@@ -82,6 +82,7 @@ def serving(*arguments: str):
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
         process.output = process.stdout.read()
+        process.errors = process.stderr.read()
         process.stdout.close()
         process.stderr.close()
 
@@ -96,6 +97,13 @@ def test_serve_answers_with_the_page_and_stops():
     assert process.returncode is not None  # stopped
     # it listened on this machine only (no --host given)
     assert f"the table is at {url}" in process.output and url.startswith("http://127.0.0.1:")
+    assert "anyone who can reach this machine" not in process.errors
+
+
+def test_serve_listens_where_host_says_and_warns_off_this_machine():
+    with serving("--host", "127.0.0.2", host="127.0.0.2") as (url, process):
+        assert fetch(url)[0] == 200
+    assert "anyone who can reach this machine" in process.errors
 
 
 def test_serve_opens_a_replay_file(tmp_path):
