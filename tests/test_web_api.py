@@ -163,6 +163,9 @@ def play_hand_checked(client, variant, seats, seed, rng_seed=0) -> list[dict]:
         if waiting in ("next hand", "game over"):
             break
         if waiting == "you":
+            hand = [c["kind"] for c in view["players"][view["viewer"]]["hand"]]
+            for move in view["legal"]:  # the cards a click shows a move for are in the hand
+                assert all(move["cards"].count(k) <= hand.count(k) for k in move["cards"]), move
             action = rng.choice([move["id"] for move in view["legal"]])
             response = client.post(
                 f"/api/tables/{view['table']}/act",
