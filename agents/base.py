@@ -95,6 +95,7 @@ class HandRecord:
     seat_rewards: list[float]
     steps: int
     end_reason: str | None
+    went_out: int | None = None  # the seat that went out, if one did
     extra: dict = field(default_factory=dict)
 
 
@@ -151,6 +152,7 @@ def play_hands(
                 seat_rewards=rewards,
                 steps=steps,
                 end_reason=game.end_reason,
+                went_out=game.went_out,
             )
         )
     return records

@@ -12,7 +12,9 @@ Each line measures one suspect of masked self-play in a long card game:
 * observation scaling: the largest value of each feature over recorded states;
 * entropy: legal ids per decision, and the entropy of the old shipped policy
   (``training/models/sb3_classic_2p.zip``) against the uniform policy over legal ids;
-* opponent pool: what the old default pool put in front of the learner.
+* opponent pool: what the old default pool put in front of the learner;
+* losses (``--losses AGENT``): how the hands that an agent loses against ``random``
+  end: the random team went out, the agent's team went out behind, or the stock ran out.
 """
 
 from __future__ import annotations
@@ -122,11 +124,46 @@ def old_pool() -> dict:
     }
 
 
+def losses(
+    agent: str, players: int, hands: int, seed: int = 30_000, opponent: str = "random"
+) -> dict:
+    """How the hands ``agent`` loses against ``opponent`` end, over duplicate deals.
+
+    Every deal is played twice, the agent's team dealt first and second. A hand is
+    lost when the other team scores more (a tie is not a loss).
+    """
+    counts = {"hands": 0, "lost": 0, "opponent went out": 0, "agent went out": 0, "stock": 0}
+    for first in (0, 1):
+        names = [agent if (s + first) % 2 == 0 else opponent for s in range(players)]
+        seats = [make_agent(name, seed=seed + 7 * s + first) for s, name in enumerate(names)]
+        for record in play_hands(seats, hands, variant="classic", seed=seed):
+            counts["hands"] += 1
+            own, other = record.team_scores[first], record.team_scores[1 - first]
+            if own >= other:
+                continue
+            counts["lost"] += 1
+            if record.went_out is None:
+                counts["stock"] += 1
+            elif names[record.went_out] == agent:
+                counts["agent went out"] += 1
+            else:
+                counts["opponent went out"] += 1
+    return counts
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=400)
     parser.add_argument("--data", default=None, help="a run's data folder (recorded states)")
+    parser.add_argument(
+        "--losses", metavar="AGENT", help="only: how AGENT's hands lost to random end"
+    )
+    parser.add_argument("--players", type=int, default=4, help="with --losses (default 4)")
     args = parser.parse_args(argv)
+    if args.losses:
+        print(f"losses of {args.losses} against random, classic {args.players}p:")
+        print(losses(args.losses, args.players, args.hands))
+        return 0
     for players in (2, 4):
         print(f"reward scale, classic {players}p:", reward_scale(args.hands, players))
         print(f"horizon, classic {players}p:", horizon(args.hands // 2, players))
