@@ -4,7 +4,7 @@
 VENV ?= .venv
 PYTHON ?= python3
 PY := $(VENV)/bin/python
-EXTRAS ?= dev,train,arena,openspiel
+EXTRAS ?= dev,train,arena,openspiel,web
 
 .PHONY: install demo test soak check bench lint format clean
 

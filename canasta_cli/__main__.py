@@ -5,6 +5,7 @@ canasta arena  [...]   a tournament that ranks agents
 canasta play   [...]   play a hand in the terminal against bots
 canasta train  [...]   imitation warm start, then PPO against a league
 canasta demo   [...]   the main job: check, a short tournament, a trained agent
+canasta serve  [...]   a browser table: play the bots, watch replays (extra "web")
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ COMMANDS = {
     "play": ("agents.play", "main"),
     "train": ("training.league", "main"),
     "demo": ("canasta_cli.demo", "main"),
+    "serve": ("canasta_web.serve", "main"),
 }
 
 

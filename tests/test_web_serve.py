@@ -1,0 +1,149 @@
+"""``canasta serve``: started as a process on a free port, the page fetched, stopped."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from canasta_cli.__main__ import main as canasta
+from canasta_env.engine.game import Game
+from canasta_env.replay import record
+from canasta_env.rules import make_rules
+
+pytest.importorskip("fastapi", reason="canasta serve needs the 'web' extra (fastapi)")
+pytest.importorskip("uvicorn", reason="canasta serve needs the 'web' extra (uvicorn)")
+
+ROOT = Path(__file__).resolve().parents[1]
+START_TIMEOUT = 60
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def fetch(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status, response.read().decode("utf-8")
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode("utf-8")
+
+
+@contextlib.contextmanager
+def serving(*arguments: str, host: str = "127.0.0.1"):
+    """``canasta serve --no-browser`` on a free port in its own process group; its URL."""
+    port = free_port()
+    command = [sys.executable, "-m", "canasta_cli", "serve", "--port", str(port), "--no-browser"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        [*command, *arguments],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    url = f"http://{host}:{port}/"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            if process.poll() is not None:
+                pytest.fail(
+                    f"canasta serve exited with {process.returncode}: {process.stderr.read()}"
+                )
+            try:
+                fetch(url)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"canasta serve did not listen on {url} in {START_TIMEOUT} s")
+                time.sleep(0.1)
+        yield url, process
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        process.output = process.stdout.read()
+        process.errors = process.stderr.read()
+        process.stdout.close()
+        process.stderr.close()
+
+
+def test_serve_answers_with_the_page_and_stops():
+    with serving() as (url, process):
+        status, page = fetch(url)
+        assert status == 200 and "<title>canasta-env table</title>" in page
+        status, options = fetch(url + "api/options")
+        assert status == 200 and json.loads(options)["startup"] is None
+        assert fetch(url + "static/app.js")[0] == 200
+    assert process.returncode is not None  # stopped
+    # it listened on this machine only (no --host given)
+    assert f"the table is at {url}" in process.output and url.startswith("http://127.0.0.1:")
+    assert "anyone who can reach this machine" not in process.errors
+
+
+def test_serve_listens_where_host_says_and_warns_off_this_machine():
+    with serving("--host", "127.0.0.2", host="127.0.0.2") as (url, process):
+        assert fetch(url)[0] == 200
+    assert "anyone who can reach this machine" in process.errors
+
+
+def test_serve_opens_a_replay_file(tmp_path):
+    rules = make_rules("classic")
+    game = Game(rules, 2, seed=4)
+    rng = random.Random(4)
+    actions = []
+    while not game.hand_over and len(actions) < 40:
+        action = rng.choice(game.legal_actions())
+        game.apply(action)
+        actions.append(action)
+    path = tmp_path / "game.replay.json"
+    record(rules, 2, 4, actions).save(path)
+    with serving("--replay", str(path)) as (url, _process):
+        startup = json.loads(fetch(url + "api/options")[1])["startup"]
+        status, body = fetch(url + f"api/replays/{startup['replay']}?position=40")
+        assert status == 200 and json.loads(body)["position"] == 40
+
+
+@pytest.mark.parametrize(
+    "arguments, words",
+    [
+        (["--arena", "somewhere"], "--arena DIR and --hand N go together"),
+        (["--hand", "2"], "--arena DIR and --hand N go together"),
+        (["--replay", "no/such/file.json"], "No such file"),
+        (["--arena", "no/such/dir", "--hand", "0"], "cannot read"),
+        (["--port", "70000"], "--port"),
+    ],
+)
+def test_serve_refuses_bad_arguments(arguments, words, capsys):
+    assert canasta(["serve", "--no-browser", *arguments]) == 2
+    assert words in capsys.readouterr().err
+
+
+def test_serve_without_the_extra_says_how_to_install_it(monkeypatch, capsys):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "fastapi" else real(name, *a)
+    )
+    assert canasta(["serve", "--no-browser"]) == 2
+    assert '.[web]"' in capsys.readouterr().err
