@@ -26,16 +26,6 @@ from agents.registry import register_agent  # noqa: E402
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
-@pytest.fixture(scope="module")
-def local_ray():
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    if started:
-        ray.shutdown()
-
-
 class CrashOnce(RandomAgent):
     """A random agent whose process dies at its first move of the whole test, once.
 
