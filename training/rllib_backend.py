@@ -383,14 +383,10 @@ def train(run_dir: Path, settings: dict, address: str | None = None, progress: b
         while steps < settings["ppo_steps"]:
             result = algo.train()
             steps = int(_metric(result, "env_runners", "num_env_steps_sampled_lifetime"))
-            main_trained = _metric(
-                result, "learners", "main", "num_module_steps_trained_lifetime", default=None
-            )
             elapsed = time.perf_counter() - started
             row = {
                 "iteration": algo.iteration,
                 "env_steps": steps,
-                "main_steps_trained": main_trained,
                 "seconds": round(elapsed, 2),
                 "env_steps_per_s": round(steps / elapsed, 1),
                 "episode_return_mean": _metric(
