@@ -13,7 +13,10 @@ so a busy moment of the machine weighs on both. RLlib: ``canasta train
 --backend rllib`` on a local instance of ``--rllib-cpus`` CPUs with
 ``--env-runners`` sampling actors; learner steps/s is the env steps sampled and
 trained on per second of ``algo.train()`` (sampling plus the PPO update), the
-first iteration (start-up) left out.
+first iteration (start-up) left out, with the time of an iteration split into
+sampling (which more env runners divide) and the PPO update (one local learner).
+The empty-task rate bounds what one driver can hand out: tasks of ``--ray-batch``
+hands each.
 """
 
 from __future__ import annotations
@@ -42,8 +45,30 @@ def arena_rate(workers: int, agents: list[str], hands: int, players: int, seed: 
     return len(result.hands) / elapsed
 
 
-def rllib_rate(steps: int, cpus: int, env_runners: int, rollout: int) -> tuple[float, int]:
-    """(learner steps/s after the first iteration, steps of the run)."""
+def task_rate(tasks: int = 2000) -> float:
+    """Empty Ray tasks per second that one driver submits and collects (2 local CPUs)."""
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        nothing = ray.remote(num_cpus=1)(_nothing)
+        ray.get([nothing.remote() for _ in range(200)])  # start the workers
+        started = time.perf_counter()
+        ray.get([nothing.remote() for _ in range(tasks)])
+        elapsed = time.perf_counter() - started
+    finally:
+        ray.shutdown()
+    return tasks / elapsed
+
+
+def _nothing() -> None:
+    return None
+
+
+def rllib_rate(
+    steps: int, cpus: int, env_runners: int, rollout: int, envs: int
+) -> tuple[float, list[dict]]:
+    """(learner steps/s after the first iteration, the run's history)."""
     import json
 
     import ray
@@ -51,7 +76,9 @@ def rllib_rate(steps: int, cpus: int, env_runners: int, rollout: int) -> tuple[f
     from training import rllib_backend as rb
 
     settings = json.loads(json.dumps(rb.DEFAULTS))
-    settings.update(ppo_steps=steps, env_runners=env_runners, rollout_steps=rollout)
+    settings.update(
+        ppo_steps=steps, env_runners=env_runners, rollout_steps=rollout, envs_per_runner=envs
+    )
     ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
     try:
         with tempfile.TemporaryDirectory() as folder:
@@ -60,7 +87,7 @@ def rllib_rate(steps: int, cpus: int, env_runners: int, rollout: int) -> tuple[f
         ray.shutdown()
     first, last = history[0], history[-1]
     rate = (last["env_steps"] - first["env_steps"]) / (last["seconds"] - first["seconds"])
-    return rate, last["env_steps"]
+    return rate, history
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rllib-cpus", type=int, default=2)
     parser.add_argument("--env-runners", type=int, default=1)
     parser.add_argument("--rollout-steps", type=int, default=2_000)
+    parser.add_argument("--envs-per-runner", type=int, default=8)
     parser.add_argument("--skip-arena", action="store_true")
     parser.add_argument("--skip-rllib", action="store_true")
     args = parser.parse_args(argv)
@@ -94,14 +122,28 @@ def main(argv: list[str] | None = None) -> int:
             rate = played[workers] / times[workers]
             ratio = (played[workers] / times[workers]) / (played[base] / times[base])
             print(f"  {workers} workers: {rate:.1f} hands/s (x{ratio:.2f} of {base})")
+        print(f"  the driver's own ceiling: {task_rate():.0f} empty Ray tasks/s")
     if not args.skip_rllib:
-        rate, steps = rllib_rate(
-            args.rllib_steps, args.rllib_cpus, args.env_runners, args.rollout_steps
+        rate, history = rllib_rate(
+            args.rllib_steps,
+            args.rllib_cpus,
+            args.env_runners,
+            args.rollout_steps,
+            args.envs_per_runner,
         )
         print(
-            f"RLlib PPO ({args.rllib_cpus} CPUs, {args.env_runners} env runners, "
-            f"{steps} env steps): {rate:.0f} learner steps/s"
+            f"RLlib PPO ({args.rllib_cpus} CPUs, {args.env_runners} env runners x "
+            f"{args.envs_per_runner} envs, {history[-1]['env_steps']} env steps): "
+            f"{rate:.0f} learner steps/s"
         )
+        later = [row for row in history[1:] if row["sample_s"] and row["update_s"]]
+        if later:
+            sample = sum(row["sample_s"] for row in later) / len(later)
+            update = sum(row["update_s"] for row in later) / len(later)
+            print(
+                f"  per iteration of {args.rollout_steps} steps: sampling {sample:.2f} s, "
+                f"PPO update {update:.2f} s"
+            )
     return 0
 
 

@@ -79,7 +79,7 @@ DEFAULTS: dict = {
     "snapshots": 2,
     "snapshot_every": 5,
     "env_runners": 1,
-    "envs_per_runner": 1,
+    "envs_per_runner": 8,  # hands side by side in each env runner: one batched forward pass
     "checkpoint_every": 10,
     "eval_hands": 100,
     "init": None,
@@ -392,6 +392,10 @@ def train(run_dir: Path, settings: dict, address: str | None = None, progress: b
                 "episode_return_mean": _metric(
                     result, "env_runners", "agent_episode_returns_mean", default=None
                 ),
+                # where an iteration's time goes: sampling scales with env runners, the
+                # update (one local learner) does not
+                "sample_s": _metric(result, "timers", "env_runner_sampling_timer", default=None),
+                "update_s": _metric(result, "timers", "learner_update_timer", default=None),
             }
             history.append(row)
             with open(run_dir / "history.jsonl", "a", encoding="utf-8") as handle:
@@ -469,7 +473,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--snapshots", type=int, default=None, help="frozen copies of main (2)")
     parser.add_argument("--snapshot-every", type=int, default=None, help="iterations (5)")
     parser.add_argument("--env-runners", type=int, default=None, help="sampling actors (1)")
-    parser.add_argument("--envs-per-runner", type=int, default=None, help="hands at once (1)")
+    parser.add_argument("--envs-per-runner", type=int, default=None, help="hands at once (8)")
     parser.add_argument("--checkpoint-every", type=int, default=None, help="iterations (10)")
     parser.add_argument("--eval-hands", type=int, default=None, help="per bot, at the end (100)")
     parser.add_argument("--init", default=None, help="start from this .npz model file")
