@@ -5,6 +5,7 @@ Usage::
     canasta arena --variant classic --players 4 --agents random greedy expert \\
         --hands 2000 --seed 0 [--jobs 2] [--out arena_out] \\
         [--pairing round-robin|given] [--no-duplicate] [--no-progress] [--no-plot]
+        [--ray [ADDRESS] [--ray-batch 8] [--ray-retries 3]]
     canasta arena --speed --agents random greedy expert
     canasta arena --agents mypkg.bots:MyAgent expert   # an outside agent (docs/agents.md)
 
@@ -52,6 +53,11 @@ directory with its ``sys.path`` and imports the module itself. A worker keeps to
 thread (``OMP_NUM_THREADS=1`` before torch is imported, ``torch.set_num_threads(1)``
 after): the processes already use the cores, and on a busy machine OpenMP threads
 waiting on each other made loading a model take seconds instead of milliseconds.
+
+Ray (``--ray [ADDRESS]``, extra ``scale``): the same tasks, batched, as Ray tasks
+on a local instance or a cluster (:mod:`agents.ray_arena`, docs/ray.md); the
+results are the single-process run's, and hands lost with a worker are played again
+(the report says how many).
 """
 
 from __future__ import annotations
@@ -721,10 +727,16 @@ def run_arena(
     progress: bool = False,
     plot: bool = True,
     rules: dict | None = None,
+    ray: str | None = None,
+    ray_batch: int = 8,
+    ray_retries: int = 3,
 ) -> ArenaResult:
     """Run a tournament (see the module doc); write the outputs when ``out_dir`` is given.
 
     ``rules`` are field overrides of the preset (house rules, e.g. ``{"sequences": True}``).
+    ``ray``: play the hands as Ray tasks (:mod:`agents.ray_arena`), on a local
+    instance (``"local"``) or the cluster at that address, ``ray_batch`` hands per
+    task, a lost task submitted again up to ``ray_retries`` times.
     """
     overrides = dict(rules or {})
     rules = make_rules(variant, **overrides)
@@ -737,7 +749,26 @@ def run_arena(
         make_agent(name)  # fail early, with the list of names, on a typo
     pairings = make_pairings(list(agents), num_players, pairing)
     tasks = make_tasks(pairings, hands, seed, duplicate)
-    results = play_tasks(tasks, variant, num_players, seed, jobs, progress, overrides)
+    ray_run = None
+    if ray is None:
+        results = play_tasks(tasks, variant, num_players, seed, jobs, progress, overrides)
+    else:
+        from agents.ray_arena import play_tasks_ray
+
+        names = (n for t in tasks for _a, _s, seats in t.hands for n in seats)
+        results, ray_run = play_tasks_ray(
+            tasks,
+            variant,
+            num_players,
+            seed,
+            address=ray,
+            batch=ray_batch,
+            retries=ray_retries,
+            cpus=jobs if jobs > 1 else None,
+            factories=registered_factories(names),
+            rules=overrides,
+            progress=progress,
+        )
     summary = summarize(results, agents, num_players)
     config = {
         "variant": variant,
@@ -755,6 +786,9 @@ def run_arena(
         ],
     }
     report = format_report(summary, config)
+    if ray_run is not None:
+        config["ray"] = {"address": ray, "batch": ray_batch, "retried_hands": ray_run.retried_hands}
+        report += "\n\n" + ray_run.report_line()
     if out_dir is not None:
         write_outputs(Path(out_dir), results, summary, config, plot)
     return ArenaResult(config=config, hands=results, summary=summary, report=report)
@@ -777,6 +811,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--hands", type=int, default=2000, help="hands per pairing")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        default=None,
+        metavar="ADDRESS",
+        help="play the hands as Ray tasks: a local instance (no address; --jobs N caps it at "
+        "N CPUs) or the cluster at ADDRESS (docs/ray.md)",
+    )
+    parser.add_argument("--ray-batch", type=int, default=8, help="hands per Ray task (8)")
+    parser.add_argument(
+        "--ray-retries", type=int, default=3, help="times a task lost with its worker is resent"
+    )
     parser.add_argument("--out", default="arena_out", help="output folder")
     parser.add_argument("--pairing", default="round-robin", choices=PAIRINGS)
     parser.add_argument("--no-duplicate", action="store_true", help="a fresh deal for every hand")
@@ -810,6 +857,9 @@ def main(argv: list[str] | None = None) -> int:
             progress=not args.no_progress,
             plot=not args.no_plot,
             rules=overrides,
+            ray=args.ray,
+            ray_batch=args.ray_batch,
+            ray_retries=args.ray_retries,
         )
     except ValueError as error:
         print(f"canasta arena: {error}", file=sys.stderr)

@@ -52,6 +52,8 @@ from training.rollout import LEARNER
 
 VARIANTS = ("classic", "canastone", "spanish", "italian")
 BOTS = ("random", "greedy", "expert")
+#: ``--backend``: this module's recipe, or RLlib (training/rllib_backend.py, extra ``scale``).
+BACKENDS = ("torch", "rllib")
 
 DEFAULTS: dict = {
     "variant": ["classic"],
@@ -675,12 +677,26 @@ def _fail(message: str) -> None:
     raise SystemExit(2)
 
 
+def _backend(argv: list[str]) -> str:
+    """The ``--backend`` of a command line (``torch`` when not given)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--backend", choices=BACKENDS, default="torch")
+    return parser.parse_known_args(argv)[0].backend
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="canasta train",
         description="Imitation warm start, then PPO against a league (see training/README.md).",
     )
     parser.add_argument("stage", nargs="?", choices=STAGES + ("all",), default="all")
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="torch",
+        help="torch: this recipe; rllib: self-play PPO on RLlib (extra scale, "
+        "canasta train --backend rllib --help)",
+    )
     parser.add_argument("--run-dir", default=None, help="run directory (config, data, models)")
     parser.add_argument("--resume", default=None, metavar="RUN_DIR", help="continue this run")
     parser.add_argument("--variant", default=None, help="preset or comma list (classic)")
@@ -725,6 +741,12 @@ def main(argv: list[str] | None = None) -> int:
         from training.selfplay import main as selfplay_main
 
         return selfplay_main(argv)
+    if _backend(argv) == "rllib":
+        try:
+            from training.rllib_backend import main as rllib_main
+        except ImportError as error:
+            _fail(f"--backend rllib needs Ray: pip install -e '.[scale]' ({error})")
+        return rllib_main(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
     if (args.run_dir is None) == (args.resume is None):

@@ -1,0 +1,168 @@
+"""``canasta train --backend rllib`` (extra ``scale``): the env, the masked module, the
+policy mapping, and a tiny run whose exported policy plays in the arena and in ``canasta play``.
+
+Runs on a local Ray instance with 2 CPUs; skipped when Ray is not installed.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ray", reason="Ray is not installed (extra 'scale': pip install -e '.[scale]')")
+torch = pytest.importorskip("torch", reason="torch is not installed (extra 'train')")
+
+from agents import play  # noqa: E402
+from agents.arena import run_arena  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
+from training import rllib_backend as rb  # noqa: E402
+from training.league import main as train_main  # noqa: E402
+from training.net import ModelFile, build, save  # noqa: E402
+
+ENV = {"variant": "classic", "players": 2, "seed": 3, "bots": {}, "network": 1.0}
+
+
+def _play_hand(env, policy):
+    """One episode with ``policy(role, observation) -> action``; (roles seen, last step)."""
+    observations, _ = env.reset(seed=11)
+    seen = []
+    while True:
+        (role,) = observations  # exactly one agent is to move
+        seen.append(role)
+        action = policy(role, observations[role])
+        observations, rewards, terminateds, truncateds, infos = env.step({role: action})
+        if terminateds["__all__"]:
+            return seen, (observations, rewards, infos)
+
+
+def _first_legal(role, observation):
+    return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+def test_env_hands_the_move_to_one_role_and_rewards_every_player_at_the_end():
+    env = rb.CanastaMultiAgentEnv(ENV)
+    seen, (observations, rewards, infos) = _play_hand(env, _first_legal)
+    assert set(seen) == {"learner_0", "opponent_0"}
+    assert set(rewards) == {"learner_0", "opponent_0"}
+    # score difference rewards of two teams: outcomes +1 / -1 (or a tie), margins opposite
+    assert infos["learner_0"]["outcome"] == -infos["opponent_0"]["outcome"]
+    assert infos["learner_0"]["diff"] == -infos["opponent_0"]["diff"]
+    assert all(not o["action_mask"].any() for o in observations.values())  # nothing to do
+    # the same seed deals the same hand and seats the learner in the same team
+    again = rb.CanastaMultiAgentEnv(ENV)
+    assert _play_hand(again, _first_legal)[0] == seen
+
+
+def test_against_a_bot_only_the_learner_moves():
+    env = rb.CanastaMultiAgentEnv({**ENV, "bots": {"greedy": 1.0}, "network": 0.0})
+    seen, (observations, rewards, infos) = _play_hand(env, _first_legal)
+    assert set(seen) == {"learner_0"}
+    assert set(rewards) == {"learner_0"} and infos["learner_0"]["opponent"] == "greedy"
+
+
+def test_four_players_have_two_learner_seats():
+    env = rb.CanastaMultiAgentEnv({**ENV, "players": 4})
+    seen, _ = _play_hand(env, _first_legal)
+    assert set(seen) == {"learner_0", "learner_1", "opponent_0", "opponent_1"}
+
+
+def test_bad_tables_are_refused():
+    with pytest.raises(ValueError, match="player"):
+        rb.CanastaMultiAgentEnv({**ENV, "players": 5})
+    with pytest.raises(ValueError, match="2, 4 or 6 players"):
+        rb.CanastaMultiAgentEnv({**ENV, "players": 3})
+
+
+def test_the_module_never_picks_an_illegal_id():
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    env = rb.CanastaMultiAgentEnv(ENV)
+    spec = RLModuleSpec(
+        module_class=rb.MaskedPolicyModule,
+        observation_space=env.observation_spaces["learner_0"],
+        action_space=env.action_spaces["learner_0"],
+        model_config={"hidden": [32]},
+    )
+    module = spec.build()
+    observations, _ = env.reset(seed=5)
+    (obs,) = observations.values()
+    batch = {
+        Columns.OBS: {
+            "observations": torch.from_numpy(obs["observations"][None]),
+            "action_mask": torch.from_numpy(obs["action_mask"][None]),
+        }
+    }
+    logits = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS][0]
+    legal = obs["action_mask"] > 0
+    assert (logits[~torch.from_numpy(legal)] <= -1e8).all()
+    assert (logits[torch.from_numpy(legal)] > -1e8).all()
+    values = module.compute_values(batch)
+    assert values.shape == (1,)
+
+
+class _Episode:
+    def __init__(self, id_):
+        self.id_ = id_
+
+
+def test_policy_mapping_plays_main_for_the_learner_and_shares_the_opponents():
+    picks = [
+        rb.module_for("opponent_0", _Episode(f"e{i}"), self_share=0.5, snapshots=2)
+        for i in range(400)
+    ]
+    assert all(rb.module_for("learner_0", _Episode(f"e{i}"), 0.5, 2) == "main" for i in range(50))
+    counts = {m: picks.count(m) for m in set(picks)}
+    assert set(counts) == {"main", "snapshot_0", "snapshot_1"}
+    assert 150 < counts["main"] < 250 and counts["snapshot_0"] > 60 and counts["snapshot_1"] > 60
+    # both opponent seats of one hand play the same module
+    assert all(
+        rb.module_for("opponent_0", _Episode(f"e{i}"), 0.5, 2)
+        == rb.module_for("opponent_1", _Episode(f"e{i}"), 0.5, 2)
+        for i in range(50)
+    )
+
+
+def test_bad_settings_are_refused_before_any_run(tmp_path, capsys):
+    run = tmp_path / "run"
+    argv = ["--backend", "rllib", "--run-dir", str(run)]
+    assert train_main(argv + ["--opponents", "self=1,champion=1"]) == 2
+    assert "unknown opponents ['champion']" in capsys.readouterr().err
+    assert train_main(argv + ["--ppo-steps", "0"]) == 2
+    assert "--ppo-steps must be at least 1" in capsys.readouterr().err
+    assert train_main(argv + ["--players", "3"]) == 2
+    assert not run.exists()
+
+
+def test_a_tiny_run_trains_exports_and_plays(local_ray, tmp_path):
+    init = tmp_path / "init.npz"
+    torch.manual_seed(0)
+    save(build(686, 500, [32]), init)
+    run = tmp_path / "run"
+    argv = ["--backend", "rllib", "--run-dir", str(run), "--hidden", "32", "--init", str(init)]
+    argv += ["--ppo-steps", "400", "--rollout-steps", "200", "--minibatch", "100"]
+    argv += ["--epochs", "2", "--env-runners", "1", "--snapshot-every", "1", "--eval-hands", "2"]
+    argv += ["--no-progress"]
+    assert train_main(argv) == 0
+    history = [json.loads(line) for line in (run / "history.jsonl").read_text().splitlines()]
+    assert history[-1]["env_steps"] >= 400 and history[-1]["env_steps_per_s"] > 0
+    # the export is the project's model format, trained away from its start
+    before, after = ModelFile(init), ModelFile(run / "model.npz")
+    assert after.meta["trainer"] == "rllib" and after.meta["hidden"] == [32]
+    assert [w.shape for w, _ in after.actor] == [w.shape for w, _ in before.actor]
+    assert any(not np.array_equal(a, b) for (a, _), (b, _) in zip(after.actor, before.actor))
+    evaluation = json.loads((run / "evaluation.json").read_text())
+    assert set(evaluation) == {"random", "greedy", "expert"}
+    assert all(row["hands"] == 2 for row in evaluation.values())
+    # it plays in the arena and in canasta play under ppo:PATH
+    name = f"ppo:{run / 'model.npz'}"
+    assert make_agent(name).meta["trainer"] == "rllib"
+    result = run_arena([name, "random"], num_players=2, hands=2, seed=1, plot=False)
+    assert len(result.hands) == 2
+    output = io.StringIO()
+    argv = ["--players", "2", "--opponents", name, "--seed", "1", "--no-color"]
+    assert play.main(argv, input_fn=lambda prompt: "1", output=output) == 0
+    assert "hand over:" in output.getvalue()

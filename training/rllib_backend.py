@@ -1,0 +1,544 @@
+"""``canasta train --backend rllib``: masked self-play PPO on RLlib (extra ``scale``).
+
+    canasta train --backend rllib --run-dir runs/r1 --variant classic --players 2 \\
+        --ppo-steps 60000 --env-runners 2 [--ray ADDRESS]
+
+What it builds, on RLlib's new API stack (``ray[rllib]==2.60.0``, torch):
+
+* :class:`CanastaMultiAgentEnv`, an own ``MultiAgentEnv`` over the engine. Its
+  agents are named by role, not by seat: ``learner_i`` (the seats of the
+  learning team, randomly team 0 or 1 each hand) and ``opponent_i``. Each hand
+  the env draws the opponent: a bot (``random``, ``greedy``, ``expert``, played
+  inside the env, so a bot keeps its memory of the hand) or a network, whose
+  seats it hands to RLlib as ``opponent_i``. Only the agent to move gets an
+  observation, ``{"observations": 686 floats, "action_mask": 500 0/1}``; the
+  reward comes when the hand ends (:func:`training.rollout.hand_reward`: won or
+  lost plus a clipped margin), for every agent that played.
+* :class:`MaskedPolicyModule`, a ``TorchRLModule`` with the value-function API
+  wrapping this project's own network (:func:`training.net.build`): illegal
+  ids get -1e9 logits, so they are never sampled and the terminal observation
+  (an empty mask) still gives finite numbers.
+* The league through the policy mapping: ``learner_*`` -> module ``main``;
+  ``opponent_*`` -> ``main`` (self-play) or one of ``--snapshots`` frozen
+  copies ``snapshot_k``, chosen per episode. Every ``--snapshot-every``
+  iterations the oldest snapshot becomes a copy of ``main`` (RLlib syncs the
+  weights to every env runner). Only ``main`` is trained.
+* ``--env-runners N`` sampling actors (0: sample in the driver), each with
+  ``--envs-per-runner`` hands at once; one local learner.
+
+Outputs in ``RUN``: ``model.npz`` (the ``main`` policy in :mod:`training.net`'s
+format: ``canasta arena --agents ppo:RUN/model.npz``, ``canasta play
+--opponents ppo:RUN``), ``checkpoint/`` (RLlib's own, written every
+``--checkpoint-every`` iterations and at the end; ``--resume RUN`` continues
+from it), ``rllib_config.json``, ``history.jsonl`` (per iteration: env steps,
+steps/s, mean return) and ``evaluation.json`` (the exported policy against
+each bot in the arena, ``--eval-hands`` duplicate hands each).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import zlib
+from functools import partial
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
+from ray.rllib.core.rl_module.torch import TorchRLModule
+from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
+from canasta_env.actions import NUM_ACTIONS
+from canasta_env.engine.game import PHASE_HAND_OVER, Game
+from canasta_env.observation import OBS_SIZE, ObservationBuilder
+from canasta_env.rules import check_player_count, make_rules
+from training.rollout import hand_reward
+
+BOTS = ("random", "greedy", "expert")
+
+DEFAULTS: dict = {
+    "variant": "classic",
+    "players": 2,
+    "seed": 0,
+    "hidden": [256, 256],
+    "ppo_steps": 60_000,  # env steps sampled (decisions of the networks), in all
+    "rollout_steps": 4_000,  # train batch per iteration
+    "minibatch": 500,
+    "epochs": 4,
+    "lr": 3e-4,
+    "ent_coef": 0.01,
+    "gamma": 1.0,
+    "gae_lambda": 0.95,
+    "clip": 0.2,
+    "score_coef": 0.25,
+    "opponents": {"self": 0.3, "snapshot": 0.2, "expert": 0.25, "greedy": 0.15, "random": 0.1},
+    "snapshots": 2,
+    "snapshot_every": 5,
+    "env_runners": 1,
+    "envs_per_runner": 8,  # hands side by side in each env runner: one batched forward pass
+    "checkpoint_every": 10,
+    "eval_hands": 100,
+    "init": None,
+}
+
+
+# ---------------------------------------------------------------------- the env
+def team_agents(num_players: int) -> int:
+    """Seats per team: 1 in a solo game (2, 3 players), else 2 or 3 (4, 6 players)."""
+    return 1 if num_players < 4 else num_players // 2
+
+
+class CanastaMultiAgentEnv(MultiAgentEnv):
+    """One hand per episode; agents by role (``learner_i``, ``opponent_i``); see the module doc.
+
+    ``config``: ``variant``, ``players`` (2 or 4), ``seed``, ``score_coef``,
+    ``bots`` (weights of the bot opponents) and ``network`` (weight of a network
+    opponent: ``main`` or a snapshot, chosen by the policy mapping).
+    """
+
+    def __init__(self, config: dict | None = None):
+        super().__init__()
+        config = dict(config or {})
+        self.rules = make_rules(config.get("variant", "classic"))
+        self.num_players = int(config.get("players", 2))
+        check_player_count(self.rules, self.num_players)
+        if self.num_players == 3:
+            raise ValueError("the RLlib backend plays 2, 4 or 6 players (two teams)")
+        self.score_coef = float(config.get("score_coef", 0.25))
+        kinds = dict(config.get("bots", {}))
+        kinds["network"] = float(config.get("network", 1.0))
+        self.kinds = [k for k, w in kinds.items() if w > 0]
+        weights = np.array([kinds[k] for k in self.kinds], dtype=float)
+        self.kind_weights = weights / weights.sum()
+        worker = getattr(config, "worker_index", 0)
+        vector = getattr(config, "vector_index", 0)
+        self.rng = np.random.default_rng([int(config.get("seed", 0)), worker, vector])
+        size = team_agents(self.num_players)
+        roles = [f"learner_{i}" for i in range(size)] + [f"opponent_{i}" for i in range(size)]
+        self.agents = self.possible_agents = roles
+        space = gym.spaces.Dict(
+            {
+                "observations": gym.spaces.Box(-np.inf, np.inf, (OBS_SIZE,), np.float32),
+                "action_mask": gym.spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
+            }
+        )
+        self.observation_spaces = dict.fromkeys(roles, space)
+        self.action_spaces = dict.fromkeys(roles, gym.spaces.Discrete(NUM_ACTIONS))
+        self.game: Game | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        from agents.registry import make_agent
+
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        deal_seed = int(self.rng.integers(2**62))
+        self.game = Game(self.rules, self.num_players, seed=deal_seed)
+        self.observer = ObservationBuilder(self.game)
+        self.learner_team = int(self.rng.integers(2))
+        kind = self.kinds[int(self.rng.choice(len(self.kinds), p=self.kind_weights))]
+        self.opponent = kind
+        self.role_of: dict[int, str] = {}
+        self.bots: dict[int, object] = {}
+        counts = [0, 0]
+        for seat in range(self.num_players):
+            team = self.game.team_of[seat]
+            learner = team == self.learner_team
+            index = counts[learner]
+            counts[learner] += 1
+            if learner or kind == "network":
+                self.role_of[seat] = f"{'learner' if learner else 'opponent'}_{index}"
+            else:
+                bot = make_agent(kind, seed=int(self.rng.integers(2**62)))
+                bot.reset(seat, self.num_players, self.rules)
+                self.bots[seat] = bot
+        self.played: set[str] = set()
+        self._play_bots()
+        return self._observe(), {}
+
+    def _observation(self, seat: int, to_act: bool = True) -> dict:
+        mask = np.zeros(NUM_ACTIONS, dtype=np.float32)
+        if to_act:
+            mask[self.game.legal_actions()] = 1.0
+        return {"observations": self.observer.build(seat), "action_mask": mask}
+
+    def _observe(self) -> dict:
+        seat = self.game.current
+        return {self.role_of[seat]: self._observation(seat)}
+
+    def _play_bots(self) -> None:
+        game = self.game
+        while game.phase != PHASE_HAND_OVER and game.current in self.bots:
+            seat = game.current
+            observation = self._observation(seat)
+            mask = observation["action_mask"].astype(np.int8)
+            game.apply(int(self.bots[seat].act(observation["observations"], mask)))
+
+    def step(self, action_dict: dict):
+        seat = self.game.current
+        role = self.role_of[seat]
+        self.game.apply(int(action_dict[role]))
+        self.played.add(role)
+        self._play_bots()
+        if self.game.phase != PHASE_HAND_OVER:
+            observations = self._observe()
+            # RLlib wants a reward with every observation after an agent's first action
+            rewards = {r: 0.0 for r in observations if r in self.played}
+            return observations, rewards, {"__all__": False}, {"__all__": False}, {}
+        totals = [sheet["total"] for sheet in self.game.hand_scores]
+        observations, rewards, infos = {}, {}, {}
+        for seat, role in self.role_of.items():
+            if role not in self.played:
+                continue
+            reward, outcome, diff = hand_reward(totals, self.game.team_of[seat], self.score_coef)
+            observations[role] = self._observation(seat, to_act=False)
+            rewards[role] = reward
+            infos[role] = {"outcome": outcome, "diff": diff, "opponent": self.opponent}
+        done = dict.fromkeys(observations, True)
+        return observations, rewards, {**done, "__all__": True}, {"__all__": False}, infos
+
+
+# ---------------------------------------------------------------------- the module
+class MaskedPolicyModule(TorchRLModule, ValueFunctionAPI):
+    """This project's actor-critic (:func:`training.net.build`) as an RLlib module, masked.
+
+    ``model_config``: ``hidden`` (layer widths). The observation is the env's dict;
+    the network reads ``observations`` and the logits of ids outside
+    ``action_mask`` are set to -1e9.
+    """
+
+    def setup(self):
+        from training.net import build
+
+        hidden = [int(width) for width in self.model_config.get("hidden", DEFAULTS["hidden"])]
+        size = self.observation_space["observations"].shape[0]
+        self.net = build(int(size), int(self.action_space.n), hidden)
+
+    def _logits(self, batch: dict):
+        obs = batch[Columns.OBS]
+        features = self.net.trunk(obs["observations"][:, : self.net.obs_size])
+        logits = self.net.pi(features).masked_fill(obs["action_mask"] < 0.5, -1e9)
+        return logits, features
+
+    def _forward(self, batch: dict, **kwargs) -> dict:
+        logits, _ = self._logits(batch)
+        return {Columns.ACTION_DIST_INPUTS: logits}
+
+    def _forward_train(self, batch: dict, **kwargs) -> dict:
+        logits, features = self._logits(batch)
+        return {Columns.ACTION_DIST_INPUTS: logits, Columns.EMBEDDINGS: features}
+
+    def compute_values(self, batch: dict, embeddings=None):
+        if embeddings is None:
+            obs = batch[Columns.OBS]["observations"]
+            embeddings = self.net.trunk(obs[:, : self.net.obs_size])
+        return self.net.v(embeddings).squeeze(-1)
+
+
+# ---------------------------------------------------------------------- the league
+def snapshot_ids(count: int) -> list[str]:
+    return [f"snapshot_{k}" for k in range(count)]
+
+
+def module_for(agent_id: str, episode, self_share: float = 1.0, snapshots: int = 0, **kwargs):
+    """The policy mapping: the learner's seats play ``main``; a network opponent plays
+    ``main`` (a ``self_share`` of the hands) or one snapshot, the same for every
+    opponent seat of a hand (chosen from the episode id)."""
+    if agent_id.startswith("learner") or snapshots == 0:
+        return "main"
+    draw = zlib.crc32(str(episode.id_).encode()) / 2**32
+    if draw < self_share:
+        return "main"
+    k = int((draw - self_share) / (1.0 - self_share) * snapshots)
+    return f"snapshot_{min(k, snapshots - 1)}"
+
+
+def build_config(settings: dict):
+    """The ``PPOConfig`` of a run's settings."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    opponents = dict(settings["opponents"])
+    unknown = set(opponents) - {"self", "snapshot", *BOTS}
+    if unknown:
+        raise ValueError(
+            f"unknown opponents {sorted(unknown)}; choose from self, snapshot, {', '.join(BOTS)}"
+        )
+    if any(w < 0 for w in opponents.values()) or sum(opponents.values()) <= 0:
+        raise ValueError(f"opponent weights must be >= 0 with a positive sum: {opponents}")
+    network = opponents.get("self", 0.0) + opponents.get("snapshot", 0.0)
+    snapshots = int(settings["snapshots"]) if opponents.get("snapshot", 0.0) > 0 else 0
+    self_share = opponents.get("self", 0.0) / network if network else 1.0
+    env_config = {
+        "variant": settings["variant"],
+        "players": settings["players"],
+        "seed": settings["seed"],
+        "score_coef": settings["score_coef"],
+        "bots": {b: opponents.get(b, 0.0) for b in BOTS},
+        "network": network,
+    }
+    CanastaMultiAgentEnv(env_config)  # bad variant or player count: the error here, at once
+    modules = ["main", *snapshot_ids(snapshots)]
+    spec = RLModuleSpec(
+        module_class=MaskedPolicyModule, model_config={"hidden": settings["hidden"]}
+    )
+    return (
+        PPOConfig()
+        # random actions are illegal in most states: RLlib's env check would fail on them
+        .environment(CanastaMultiAgentEnv, env_config=env_config, disable_env_checking=True)
+        .framework("torch")
+        .env_runners(
+            num_env_runners=settings["env_runners"],
+            num_envs_per_env_runner=settings["envs_per_runner"],
+            num_cpus_per_env_runner=1,
+        )
+        .learners(num_learners=0)
+        .multi_agent(
+            policies=set(modules),
+            policy_mapping_fn=partial(module_for, self_share=self_share, snapshots=snapshots),
+            policies_to_train=["main"],
+        )
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=dict.fromkeys(modules, spec)))
+        .training(
+            train_batch_size_per_learner=settings["rollout_steps"],
+            minibatch_size=settings["minibatch"],
+            num_epochs=settings["epochs"],
+            lr=settings["lr"],
+            entropy_coeff=settings["ent_coef"],
+            gamma=settings["gamma"],
+            lambda_=settings["gae_lambda"],
+            clip_param=settings["clip"],
+            vf_clip_param=10.0,
+        )
+        .debugging(seed=settings["seed"], log_level="ERROR")
+    )
+
+
+def main_module(algo):
+    """The learner's copy of ``main`` (the one the optimizer updates)."""
+    return algo.learner_group._learner.module["main"]
+
+
+def copy_module(algo, source: str, target: str) -> None:
+    """``target`` becomes a copy of ``source`` in the learner and every env runner."""
+    state = algo.learner_group._learner.module[source].get_state()
+    algo.set_state({"learner_group": {"learner": {"rl_module": {target: state}}}})
+
+
+def load_init(algo, path: str) -> None:
+    """Start ``main`` (and the snapshots) from a :mod:`training.net` model file."""
+    from training.net import ModelFile
+
+    model = ModelFile(path)
+    module = main_module(algo)
+    model.load_into(module.net)
+    state = module.get_state()
+    modules = algo.learner_group._learner.module.keys()
+    algo.set_state({"learner_group": {"learner": {"rl_module": dict.fromkeys(modules, state)}}})
+
+
+def export(algo, path: Path, settings: dict) -> Path:
+    """``main`` as a :mod:`training.net` model file (``ppo:PATH`` plays it)."""
+    from training.net import save
+
+    meta = {"trainer": "rllib", "variant": settings["variant"], "players": settings["players"]}
+    return save(main_module(algo).net, path, meta)
+
+
+# ---------------------------------------------------------------------- the run
+def _metric(result: dict, *keys, default=0.0):
+    value = result
+    for key in keys:
+        if not isinstance(value, dict) or key not in value:
+            return default
+        value = value[key]
+    return value
+
+
+def train(run_dir: Path, settings: dict, address: str | None = None, progress: bool = True):
+    """Train until ``ppo_steps`` env steps; export, checkpoint and evaluate. Returns the history."""
+    import ray
+
+    config = build_config(settings)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "rllib_config.json").write_text(json.dumps(settings, indent=1) + "\n")
+    if not ray.is_initialized():
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    algo = config.build_algo()
+    checkpoint = run_dir / "checkpoint"
+    history: list[dict] = []
+    try:
+        if checkpoint.exists():
+            algo.restore_from_path(checkpoint.resolve())
+            _log(run_dir, f"[rllib] resumed from {checkpoint}")
+        elif settings.get("init"):
+            load_init(algo, settings["init"])
+        snapshots = snapshot_ids(len(algo.learner_group._learner.module.keys()) - 1)
+        started = time.perf_counter()
+        steps = 0
+        while steps < settings["ppo_steps"]:
+            result = algo.train()
+            steps = int(_metric(result, "env_runners", "num_env_steps_sampled_lifetime"))
+            elapsed = time.perf_counter() - started
+            row = {
+                "iteration": algo.iteration,
+                "env_steps": steps,
+                "seconds": round(elapsed, 2),
+                "env_steps_per_s": round(steps / elapsed, 1),
+                "episode_return_mean": _metric(
+                    result, "env_runners", "agent_episode_returns_mean", default=None
+                ),
+                # where an iteration's time goes: sampling scales with env runners, the
+                # update (one local learner) does not
+                "sample_s": _metric(result, "timers", "env_runner_sampling_timer", default=None),
+                "update_s": _metric(result, "timers", "learner_update_timer", default=None),
+            }
+            history.append(row)
+            with open(run_dir / "history.jsonl", "a", encoding="utf-8") as handle:
+                handle.write(json.dumps(row, default=float) + "\n")
+            if progress:
+                print(
+                    f"[rllib] iteration {row['iteration']}: {steps} env steps, "
+                    f"{row['env_steps_per_s']:.0f}/s",
+                    file=sys.stderr,
+                )
+            if snapshots and algo.iteration % settings["snapshot_every"] == 0:
+                slot = snapshots[(algo.iteration // settings["snapshot_every"]) % len(snapshots)]
+                copy_module(algo, "main", slot)
+            if algo.iteration % settings["checkpoint_every"] == 0:
+                algo.save_to_path(checkpoint.resolve())
+        algo.save_to_path(checkpoint.resolve())
+        export(algo, run_dir / "model.npz", settings)
+    finally:
+        algo.stop()
+    _log(run_dir, f"[rllib] {steps} env steps; wrote {run_dir / 'model.npz'} and {checkpoint}")
+    return history
+
+
+def evaluate(run_dir: Path, settings: dict, hands: int) -> dict:
+    """The exported policy against each bot in the arena (duplicate deals, seed 0)."""
+    from agents.arena import run_arena
+
+    name = f"ppo:{run_dir / 'model.npz'}"
+    table = {}
+    for bot in BOTS:
+        result = run_arena(
+            [name, bot],
+            variant=settings["variant"],
+            num_players=settings["players"],
+            hands=hands,
+            seed=0,
+            plot=False,
+        )
+        row = result.summary["head_to_head"][name][bot]
+        table[bot] = {"hands": row["hands"], "win_rate": row["win_rate"], "win_ci": row["win_ci"]}
+    (run_dir / "evaluation.json").write_text(json.dumps(table, indent=1) + "\n")
+    return table
+
+
+def _log(run_dir: Path, text: str) -> None:
+    print(text, file=sys.stderr)
+    with open(run_dir / "train.log", "a", encoding="utf-8") as handle:
+        handle.write(text + "\n")
+
+
+# ---------------------------------------------------------------------- the command
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="canasta train --backend rllib",
+        description="Masked self-play PPO on RLlib (see training/rllib_backend.py, docs/ray.md).",
+    )
+    parser.add_argument("--backend", choices=["rllib"], default="rllib")
+    parser.add_argument("--run-dir", default=None, help="run directory")
+    parser.add_argument("--resume", default=None, metavar="RUN_DIR", help="continue this run")
+    parser.add_argument("--variant", default=None, help="preset (classic)")
+    parser.add_argument("--players", type=int, default=None, help="2, 4 or 6 (2)")
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--hidden", default=None, help="hidden layer widths (256,256)")
+    parser.add_argument("--ppo-steps", type=int, default=None, help="env steps in all (60000)")
+    parser.add_argument("--rollout-steps", type=int, default=None, help="batch per iteration")
+    parser.add_argument("--minibatch", type=int, default=None)
+    parser.add_argument("--epochs", type=int, default=None)
+    parser.add_argument("--lr", type=float, default=None)
+    parser.add_argument("--ent-coef", type=float, default=None)
+    parser.add_argument(
+        "--opponents",
+        default=None,
+        help="weights, e.g. self=0.3,snapshot=0.2,expert=0.25,greedy=0.15,random=0.1",
+    )
+    parser.add_argument("--snapshots", type=int, default=None, help="frozen copies of main (2)")
+    parser.add_argument("--snapshot-every", type=int, default=None, help="iterations (5)")
+    parser.add_argument("--env-runners", type=int, default=None, help="sampling actors (1)")
+    parser.add_argument("--envs-per-runner", type=int, default=None, help="hands at once (8)")
+    parser.add_argument("--checkpoint-every", type=int, default=None, help="iterations (10)")
+    parser.add_argument("--eval-hands", type=int, default=None, help="per bot, at the end (100)")
+    parser.add_argument("--init", default=None, help="start from this .npz model file")
+    parser.add_argument(
+        "--ray", default=None, metavar="ADDRESS", help="a running cluster (default: local)"
+    )
+    parser.add_argument("--no-progress", action="store_true")
+    return parser
+
+
+def settings_of(args, base: dict | None = None) -> dict:
+    """The run settings: ``base`` (a resumed run's) or the defaults, then the given options."""
+    settings = json.loads(json.dumps(base or DEFAULTS))
+    for key in DEFAULTS:
+        value = getattr(args, key, None)
+        if value is not None:
+            settings[key] = value
+    if args.hidden:
+        settings["hidden"] = [int(x) for x in args.hidden.split(",")]
+    if args.opponents:
+        weights = {}
+        for item in args.opponents.split(","):
+            name, _, weight = item.partition("=")
+            try:
+                weights[name.strip()] = float(weight)
+            except ValueError as error:
+                raise ValueError(f"--opponents: {item!r} is not NAME=WEIGHT") from error
+        settings["opponents"] = weights
+    for key in ("ppo_steps", "rollout_steps", "minibatch", "epochs", "eval_hands"):
+        if settings[key] < 1:
+            raise ValueError(f"--{key.replace('_', '-')} must be at least 1, got {settings[key]}")
+    for key in ("env_runners", "snapshots"):
+        if settings[key] < 0:
+            raise ValueError(f"--{key.replace('_', '-')} must be at least 0, got {settings[key]}")
+    if settings["envs_per_runner"] < 1 or settings["snapshot_every"] < 1:
+        raise ValueError("--envs-per-runner and --snapshot-every must be at least 1")
+    if settings["init"] is not None and not Path(settings["init"]).exists():
+        raise ValueError(f"--init {settings['init']}: no such model file")
+    return settings
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if (args.run_dir is None) == (args.resume is None):
+        print("canasta train: give exactly one of --run-dir and --resume RUN_DIR", file=sys.stderr)
+        return 2
+    run_dir = Path(args.resume or args.run_dir)
+    try:
+        base = None
+        if args.resume:
+            saved = run_dir / "rllib_config.json"
+            if not saved.exists():
+                raise ValueError(f"{run_dir}: not an RLlib run directory (no rllib_config.json)")
+            base = json.loads(saved.read_text())
+        settings = settings_of(args, base)
+        build_config(settings)
+    except ValueError as error:
+        print(f"canasta train: {error}", file=sys.stderr)
+        return 2
+    train(run_dir, settings, address=args.ray, progress=not args.no_progress)
+    table = evaluate(run_dir, settings, settings["eval_hands"])
+    for bot, row in table.items():
+        low, high = row["win_ci"]
+        print(
+            f"vs {bot}: {100 * row['win_rate']:.1f}% of {row['hands']} hands "
+            f"[{100 * low:.1f}, {100 * high:.1f}]"
+        )
+    return 0
