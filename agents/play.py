@@ -31,20 +31,12 @@ from agents.base import choose_action, refused_action
 from agents.registry import available_agents, make_agent
 from canasta_env.actions import action_to_str, str_to_action
 from canasta_env.engine.game import IllegalActionError, team_of_seat, teams_of
+from canasta_env.engine.scoring import SHEET_ROWS as SCORE_SHEET
 from canasta_env.render import render_table
 from canasta_env.rules import PRESETS, add_rule_option, make_rules, parse_rule_overrides
 
-#: Score sheet rows, in the order they are added up (G-9).
-SHEET_ROWS = (
-    "melded",
-    "canasta_bonus",
-    "sequences",  # S-19 runs (0 unless the option is on)
-    "red3",
-    "count_bonus",
-    "going_out",
-    "hand_penalty",
-    "total",
-)
+#: Score sheet rows (keys), in the order they are added up (G-9).
+SHEET_ROWS = tuple(key for key, _ in SCORE_SHEET)
 
 HELP = (
     "type the number of a move, or the move in words (draw, take, take +2, take onto meld, "

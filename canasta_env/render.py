@@ -13,6 +13,7 @@ from canasta_env.actions import NUM_SLOTS, SLOT_BLACK3, SLOT_WILD
 from canasta_env.cards import KIND_NAMES, NUM_HAND_KINDS, NUM_NATURALS, RED3, RED_SUITS, SUITS
 from canasta_env.engine.game import PHASE_HAND_OVER
 from canasta_env.engine.melds import canasta_kind
+from canasta_env.engine.scoring import SHEET_ROWS
 from canasta_env.engine.sequences import NUM_SUITS
 
 _SYMBOL = {"2": "2", "JK": "🃏", "B3": "3♠", "R3": "3♥"}
@@ -144,24 +145,12 @@ def render_table(game, viewer: int | None = None, color: bool = False) -> str:
     return "\n".join(lines)
 
 
-_SHEET_ROWS = (
-    ("melded", "melded cards"),
-    ("canasta_bonus", "canasta bonuses"),
-    ("sequences", "runs (escalas, S-19)"),
-    ("red3", "red 3s"),
-    ("count_bonus", "canasta-count bonus"),
-    ("going_out", "going out"),
-    ("hand_penalty", "cards left in hand"),
-    ("total", "hand total"),
-)
-
-
 def score_sheet(game) -> str:
     """The end-of-hand score sheet, one column per team, and the game totals."""
     sheets = game.hand_scores or []
     header = "".rjust(22) + "".join(f"team {t}".rjust(10) for t in range(len(sheets)))
     lines = [header]
-    for key, label in _SHEET_ROWS:
+    for key, label in SHEET_ROWS:
         if key == "sequences" and not game.rules.sequences:
             continue
         lines.append(label.rjust(22) + "".join(f"{sheet[key]:>10}" for sheet in sheets))

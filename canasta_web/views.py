@@ -55,20 +55,9 @@ from canasta_env.cards import (
 )
 from canasta_env.engine.game import Game
 from canasta_env.engine.melds import canasta_kind
+from canasta_env.engine.scoring import SHEET_ROWS
 from canasta_env.engine.sequences import NUM_SUITS, run_of_action
 from canasta_env.engine.state import PHASE_HAND_OVER, PHASE_NAMES
-
-#: Score sheet rows, in the order they add up (G-9).
-SHEET_ROWS = (
-    ("melded", "melded cards"),
-    ("canasta_bonus", "canasta bonuses"),
-    ("sequences", "runs (escalas, S-19)"),
-    ("red3", "red 3s"),
-    ("count_bonus", "canasta-count bonus"),
-    ("going_out", "going out"),
-    ("hand_penalty", "cards left in hand"),
-    ("total", "hand total"),
-)
 
 _LABELS = {"T": "10", "2": "2", "JK": "Joker", "B3": "3", "R3": "3"}
 _SUIT_SYMBOLS = "♠♥♦♣"  # S H D C, as SUITS
@@ -312,4 +301,4 @@ def seat_view(
     return view
 
 
-__all__ = ["SHEET_ROWS", "action_cards", "card", "legal_moves", "seat_view"]
+__all__ = ["action_cards", "card", "legal_moves", "seat_view"]

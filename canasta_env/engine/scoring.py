@@ -14,6 +14,20 @@ from canasta_env.rules import (
     Rules,
 )
 
+#: The rows of a hand's score sheet (the keys of :func:`hand_score`'s dict), in the
+#: order they add up to ``total``, each with its label. The terminal, the
+#: image, ``canasta play`` and the browser table all print these.
+SHEET_ROWS = (
+    ("melded", "melded cards"),
+    ("canasta_bonus", "canasta bonuses"),
+    ("sequences", "runs (escalas, S-19)"),
+    ("red3", "red 3s"),
+    ("count_bonus", "canasta-count bonus"),
+    ("going_out", "going out"),
+    ("hand_penalty", "cards left in hand"),
+    ("total", "hand total"),
+)
+
 
 def canasta_bonus(rules: Rules, slot: int, n: int, twos: int, jokers: int, hidden: bool) -> int:
     """Bonus of one canasta (C-17, S-10, I-12)."""
