@@ -9,21 +9,9 @@ Usage::
     canasta arena --speed --agents random greedy expert
     canasta arena --agents mypkg.bots:MyAgent expert   # an outside agent (docs/agents.md)
 
-Schedule. ``round-robin`` plays every pair of agents. In team games (4 and 6
-players) each team is one agent kind; in solo games the seats are filled by
-rotating the pair (3 players: ``A B A``). ``given`` plays the agents exactly
-as listed, one per seat. Every *arrangement* of the seats is played: all the
-distinct rotations of the seat pattern and of the pattern with the agents
-swapped, so every agent sits in every seat. With duplicate deals (the default)
-each deal is replayed once per arrangement, so luck of the cards cancels;
-``--hands`` is per pairing, rounded up to a whole number of deals. Without
-duplicate deals every hand has its own deal.
-
-Outcome of a hand. A team's score is its hand total (the score sheet's
-``total``). An agent's *best score* is the highest score among the teams it
-plays in; the agents with the highest best score share the win (1, or 1/k for
-a k-way tie, e.g. an agent on both teams). An agent's *score difference* is the
-mean score of its teams minus the mean score of the other agents' teams.
+The schedule (pairings, seat arrangements, duplicate deals, seeds), the outcome of a
+hand and the worker processes are :mod:`agents.schedule`'s; this module ranks the
+agents from the hands and writes the report.
 
 Statistics (:mod:`agents.stats`). Hands won % with a 95% Wilson score interval (ties count half);
 mean score difference per hand with a 95% Student-t interval; an Elo rating,
@@ -35,24 +23,9 @@ deal (agents ranked by best score), shown as its ordinal ``mu - 3 sigma``
 agent over the hands they both played). ``--speed`` only measures each agent's
 decisions per second.
 
-Reproducibility. Deck seeds come from ``--seed`` and the deal index; each agent
-is re-seeded before every hand from ``--seed``, the pairing, the deal, the
-arrangement and the seat; results are sorted by schedule position before any
-statistic, so ``--jobs`` never changes a number. Outputs (in ``--out``):
+Results are sorted by schedule position before any statistic, so ``--jobs`` never
+changes a number. Outputs (in ``--out``):
 ``hands.csv`` and ``results.json`` (every hand), ``ratings.png``.
-
-Worker processes (``--jobs`` above 1) are *spawned*: fresh interpreters that
-inherit no state of the parent, whatever it has imported or run (a forked child
-of a process that had run torch's OpenMP thread pool, as loading a ``ppo:``
-agent does, blocks forever in its first parallel torch call). Each worker builds
-its own agents by name; names added with ``register_agent`` in the parent are
-handed over with the pool's arguments, so their factories must be picklable
-(module-level functions or classes, not lambdas). An import path
-(``mypkg.bots:MyAgent``) is not handed over: a worker starts in the parent's
-directory with its ``sys.path`` and imports the module itself. A worker keeps torch to one
-thread (``OMP_NUM_THREADS=1`` before torch is imported, ``torch.set_num_threads(1)``
-after): the processes already use the cores, and on a busy machine OpenMP threads
-waiting on each other made loading a model take seconds instead of milliseconds.
 
 Ray (``--ray [ADDRESS]``, extra ``scale``): the same tasks, batched, as Ray tasks
 on a local instance or a cluster (:mod:`agents.ray_arena`, docs/ray.md); the
@@ -66,26 +39,30 @@ import argparse
 import csv
 import json
 import math
-import multiprocessing
-import os
-import pickle
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from itertools import combinations
 from pathlib import Path
 
-from agents.base import choose_action, play_hands, refused_action
+from agents.base import choose_action, refused_action
 from agents.registry import (
     available_agents,
     make_agent,
-    register_agent,
     registered_factories,
-    reseed,
+)
+from agents.schedule import (
+    PAIRINGS,
+    HandResult,
+    deck_seed,
+    hand_outcome,
+    make_pairings,
+    make_tasks,
+    play_tasks,
 )
 from agents.stats import mean_interval, wilson_interval
-from canasta_env.engine.game import IllegalActionError, team_of_seat, teams_of
+from canasta_env.engine.game import IllegalActionError, teams_of
 from canasta_env.rules import (
     PRESETS,
     add_rule_option,
@@ -93,280 +70,6 @@ from canasta_env.rules import (
     make_rules,
     parse_rule_overrides,
 )
-
-PAIRINGS = ("round-robin", "given")
-
-# ---------------------------------------------------------------------- schedule
-
-
-def seat_arrangements(pattern: Sequence[str], swap: bool) -> list[tuple[str, ...]]:
-    """Distinct rotations of ``pattern`` (and of it with its two agents swapped)."""
-    patterns = [tuple(pattern)]
-    if swap:
-        first, second = sorted(set(pattern), key=pattern.index)[:2]
-        patterns.append(tuple(second if a == first else first for a in pattern))
-    arrangements: list[tuple[str, ...]] = []
-    n = len(pattern)
-    for base in patterns:
-        for shift in range(n):
-            rotated = base[n - shift :] + base[: n - shift]
-            if rotated not in arrangements:
-                arrangements.append(rotated)
-    return arrangements
-
-
-def pair_pattern(first: str, second: str, num_players: int) -> list[str]:
-    """One agent per team (team games), or the pair rotated over the seats (solo)."""
-    return [first if team_of_seat(num_players, s) % 2 == 0 else second for s in range(num_players)]
-
-
-@dataclass(frozen=True)
-class Pairing:
-    """One match of the tournament: its agents and seat arrangements."""
-
-    index: int
-    agents: tuple[str, ...]
-    arrangements: tuple[tuple[str, ...], ...]
-
-
-def make_pairings(agents: Sequence[str], num_players: int, pairing: str) -> list[Pairing]:
-    if pairing == "given":
-        if len(agents) != num_players:
-            raise ValueError(
-                f"--pairing given needs one agent per seat: {num_players}, got {len(agents)}"
-            )
-        return [Pairing(0, tuple(dict.fromkeys(agents)), tuple(seat_arrangements(agents, False)))]
-    if pairing != "round-robin":
-        raise ValueError(f"pairing must be one of {PAIRINGS}, got {pairing!r}")
-    if len(set(agents)) != len(agents) or len(agents) < 2:
-        raise ValueError("round-robin needs at least two distinct agent names")
-    result = []
-    for index, (first, second) in enumerate(combinations(agents, 2)):
-        pattern = pair_pattern(first, second, num_players)
-        result.append(Pairing(index, (first, second), tuple(seat_arrangements(pattern, True))))
-    return result
-
-
-@dataclass(frozen=True)
-class Task:
-    """One deal of one pairing: its hands are the arrangements (or one, without duplicate)."""
-
-    pairing: int
-    deal: int
-    hands: tuple[tuple[int, int, tuple[str, ...]], ...]  # (arrangement, deck seed, seats)
-
-
-def deck_seed(seed: int, index: int) -> int:
-    """The deck seed of deal ``index`` of an arena seeded with ``seed``."""
-    return (seed * 1_000_003 + index) % (2**63)
-
-
-def agent_seed(seed: int, pairing: int, deal: int, arrangement: int, seat: int) -> int:
-    """A seed for one agent in one hand, from the arena seed and the hand's position."""
-    value = seed
-    for part in (pairing, deal, arrangement, seat):
-        value = (value * 6364136223846793005 + part * 1442695040888963407 + 1) % (2**63)
-    return value
-
-
-def make_tasks(pairings: Sequence[Pairing], hands: int, seed: int, duplicate: bool) -> list[Task]:
-    tasks = []
-    for pairing in pairings:
-        count = len(pairing.arrangements)
-        deals = math.ceil(hands / count) if duplicate else hands
-        for deal in range(deals):
-            if duplicate:
-                arrangements = enumerate(pairing.arrangements)
-                items = tuple((a, deck_seed(seed, deal), seats) for a, seats in arrangements)
-            else:
-                a = deal % count
-                items = ((a, deck_seed(seed, deal), pairing.arrangements[a]),)
-            tasks.append(Task(pairing.index, deal, items))
-    return tasks
-
-
-# ---------------------------------------------------------------------- playing
-
-
-@dataclass
-class HandResult:
-    """One hand of the arena."""
-
-    pairing: int
-    deal: int
-    arrangement: int
-    deck_seed: int
-    seats: list[str]
-    team_scores: list[int]
-    winners: list[str]  # agents sharing the win
-    steps: int
-    end_reason: str | None
-    score_diff: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def key(self) -> tuple[int, int, int]:
-        return (self.pairing, self.deal, self.arrangement)
-
-
-def hand_outcome(
-    seats: Sequence[str], team_scores: Sequence[int], num_players: int
-) -> tuple[list[str], dict[str, float], dict[str, int]]:
-    """(winners, score difference per agent, best score per agent) of one hand."""
-    teams_of: dict[str, set[int]] = {}
-    for seat, agent in enumerate(seats):
-        teams_of.setdefault(agent, set()).add(team_of_seat(num_players, seat))
-    best = {a: max(team_scores[t] for t in teams) for a, teams in teams_of.items()}
-    top = max(best.values())
-    winners = sorted(a for a, b in best.items() if b == top)
-    diffs = {}
-    for agent, teams in teams_of.items():
-        own = sum(team_scores[t] for t in teams) / len(teams)
-        others = {t for a, ts in teams_of.items() if a != agent for t in ts}
-        if others:
-            diffs[agent] = own - sum(team_scores[t] for t in others) / len(others)
-        else:
-            diffs[agent] = 0.0
-    return winners, diffs, best
-
-
-_WORKER: dict = {}
-
-
-def _worker_init(
-    variant: str,
-    num_players: int,
-    seed: int,
-    rules: dict | None = None,
-    factories: bytes | None = None,
-) -> None:
-    """Set up the playing state of this process.
-
-    ``factories`` (worker processes only) are the parent's ``register_agent``
-    names, pickled. A worker keeps OpenMP (torch) to one thread: through
-    ``OMP_NUM_THREADS`` before anything imports torch, and through
-    ``torch.set_num_threads`` if something already has. A failure here is raised
-    by the worker's first task: a pool restarts a worker whose initializer
-    raises, forever.
-    """
-    _WORKER.clear()
-    _WORKER.update(
-        variant=variant,
-        num_players=num_players,
-        seed=seed,
-        agents={},
-        rules=rules or {},
-        worker=factories is not None,
-        error=None,
-    )
-    if factories is None:
-        return
-    os.environ["OMP_NUM_THREADS"] = "1"
-    _limit_torch_threads()
-    try:
-        for name, factory in pickle.loads(factories).items():
-            register_agent(name, factory)
-    except Exception as error:  # any error: _play_task raises it
-        _WORKER["error"] = error
-
-
-def _limit_torch_threads() -> None:
-    """One torch thread, if an agent has imported torch (never imports it)."""
-    torch = sys.modules.get("torch")
-    if torch is not None and torch.get_num_threads() != 1:
-        torch.set_num_threads(1)
-
-
-def _agent_for(name: str, seat: int):
-    cache = _WORKER["agents"]
-    if (name, seat) not in cache:
-        cache[(name, seat)] = make_agent(name)
-        if _WORKER["worker"]:
-            _limit_torch_threads()
-    return cache[(name, seat)]
-
-
-def _play_task(task: Task) -> list[HandResult]:
-    if _WORKER.get("error") is not None:
-        raise RuntimeError("the arena worker could not be set up") from _WORKER["error"]
-    variant, num_players, seed = _WORKER["variant"], _WORKER["num_players"], _WORKER["seed"]
-    results = []
-    for arrangement, deal_seed, seats in task.hands:
-        agents = []
-        for seat, name in enumerate(seats):
-            agent = _agent_for(name, seat)
-            reseed(agent, agent_seed(seed, task.pairing, task.deal, arrangement, seat))
-            agents.append(agent)
-        record = play_hands(agents, 1, variant, deck_seeds=[deal_seed], **_WORKER["rules"])[0]
-        winners, diffs, _best = hand_outcome(seats, record.team_scores, num_players)
-        results.append(
-            HandResult(
-                pairing=task.pairing,
-                deal=task.deal,
-                arrangement=arrangement,
-                deck_seed=deal_seed,
-                seats=list(seats),
-                team_scores=list(record.team_scores),
-                winners=winners,
-                steps=record.steps,
-                end_reason=record.end_reason,
-                score_diff=diffs,
-            )
-        )
-    return results
-
-
-def play_tasks(
-    tasks: Sequence[Task],
-    variant: str,
-    num_players: int,
-    seed: int,
-    jobs: int = 1,
-    progress: bool = True,
-    rules: dict | None = None,
-) -> list[HandResult]:
-    """Play every task (in ``jobs`` spawned processes); results in schedule order.
-
-    Raises ``ValueError`` when ``jobs`` is above 1 and an agent registered in this
-    process has a factory that cannot be pickled for the workers.
-    """
-    from tqdm import tqdm
-
-    factories = b""
-    if jobs > 1:
-        names = (n for t in tasks for _a, _s, seats in t.hands for n in seats)
-        registered = registered_factories(names)
-        try:
-            factories = pickle.dumps(registered)
-        except (pickle.PicklingError, AttributeError, TypeError) as error:
-            raise ValueError(
-                f"with jobs above 1 the factories of registered agents ({', '.join(registered)}) "
-                f"must be picklable, e.g. module-level functions, not lambdas: {error}"
-            ) from error
-    total = sum(len(t.hands) for t in tasks)
-    bar = tqdm(total=total, desc="arena", unit="hand", file=sys.stderr, disable=not progress)
-    results: list[HandResult] = []
-    try:
-        if jobs <= 1:
-            _worker_init(variant, num_players, seed, rules)
-            for task in tasks:
-                hands = _play_task(task)
-                results += hands
-                bar.update(len(hands))
-        else:
-            initargs = (variant, num_players, seed, rules, factories)
-            context = multiprocessing.get_context("spawn")  # no fork: see the module doc
-            with context.Pool(jobs, initializer=_worker_init, initargs=initargs) as pool:
-                chunk = max(1, min(16, len(tasks) // (jobs * 8)))
-                for hands in pool.imap_unordered(_play_task, tasks, chunksize=chunk):
-                    results += hands
-                    bar.update(len(hands))
-    finally:
-        bar.close()
-    results.sort(key=lambda r: r.key)
-    return results
-
-
-# ---------------------------------------------------------------------- summary
 
 
 @dataclass

@@ -1,10 +1,10 @@
 """The arena's hands as Ray tasks: ``canasta arena ... --ray [ADDRESS]``.
 
 The schedule, the seeds and the statistics are the arena's own
-(:mod:`agents.arena`); only where the hands are played changes. The arena's
+(:mod:`agents.schedule`, :mod:`agents.arena`); only where the hands are played changes. The arena's
 tasks (one deal of one pairing each) are cut into batches of ``--ray-batch``
 hands at most; each batch is one Ray task that plays its hands with
-:func:`agents.arena._play_task` and returns them with their schedule position
+:func:`agents.schedule.play_task` and returns them with their schedule position
 (pairing, deal, arrangement). The driver sorts every hand by that position
 before any statistic, exactly as the local run does, so the same arguments and
 seed give the same results as a single-process run, whatever the number of
@@ -33,7 +33,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agents.arena import HandResult, Task, _play_task, _worker_init
+from agents.schedule import HandResult, Task, init_worker_once, play_task
 
 #: ``--ray`` without an address: a local Ray instance.
 LOCAL = "local"
@@ -88,15 +88,10 @@ def _play_batch(
     """
     import os
 
-    from agents import arena
-
-    key = (variant, num_players, seed, repr(sorted(rules.items())), factories)
-    if arena._WORKER.get("ray_key") != key:
-        _worker_init(variant, num_players, seed, rules, factories)
-        arena._WORKER["ray_key"] = key
+    init_worker_once(variant, num_players, seed, rules, factories)
     results: list[HandResult] = []
     for task in tasks:
-        results += _play_task(task)
+        results += play_task(task)
     return os.getpid(), results
 
 

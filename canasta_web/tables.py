@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena import agent_seed
 from agents.base import choose_action
 from agents.registry import make_agent, reseed
+from agents.schedule import agent_seed
 from canasta_env.actions import ACTION_TEXTS, NUM_ACTIONS
 from canasta_env.engine.game import Game, IllegalActionError
 from canasta_env.engine.state import PHASE_HAND_OVER
@@ -326,7 +326,7 @@ def arena_replay(results: Any, hand: int) -> tuple[Replay, list[str]]:
 
     The arena saves each hand's deck seed, seats and schedule position; the agents
     are rebuilt by name and re-seeded as the arena seeded them
-    (:func:`agents.arena.agent_seed`), and the hand is checked against the saved
+    (:func:`agents.schedule.agent_seed`), and the hand is checked against the saved
     scores and step count. Raises ValueError naming what does not fit.
     """
     if not isinstance(results, dict) or "config" not in results or "hands" not in results:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import agents.arena as arena
+import agents.schedule as schedule
 from agents.base import Agent, HandRecord
 from agents.registry import register_agent
 from agents.stats import Z_95, mean_interval, t_quantile_95, wilson_interval
@@ -58,20 +59,20 @@ def test_bradley_terry_elo():
 
 
 def test_seat_arrangements_put_every_agent_in_every_seat():
-    team = arena.seat_arrangements(arena.pair_pattern("a", "b", 4), swap=True)
+    team = schedule.seat_arrangements(schedule.pair_pattern("a", "b", 4), swap=True)
     assert team == [("a", "b", "a", "b"), ("b", "a", "b", "a")]
-    solo = arena.seat_arrangements(arena.pair_pattern("a", "b", 3), swap=True)
+    solo = schedule.seat_arrangements(schedule.pair_pattern("a", "b", 3), swap=True)
     assert len(solo) == 6 and len(set(solo)) == 6
     for seat in range(3):
         assert sorted(a[seat] for a in solo) == ["a", "a", "a", "b", "b", "b"]
-    given = arena.seat_arrangements(["x", "y", "z", "y"], swap=False)
+    given = schedule.seat_arrangements(["x", "y", "z", "y"], swap=False)
     assert len(given) == 4 and {a[0] for a in given} == {"x", "y", "z"}
 
 
 def test_hand_outcome_shares_ties_and_averages_teams():
-    winners, diffs, best = arena.hand_outcome(["a", "b", "a", "b"], [500, 500], 4)
+    winners, diffs, best = schedule.hand_outcome(["a", "b", "a", "b"], [500, 500], 4)
     assert winners == ["a", "b"] and diffs == {"a": 0, "b": 0}
-    winners, diffs, best = arena.hand_outcome(["a", "b", "a"], [100, 400, 300], 3)
+    winners, diffs, best = schedule.hand_outcome(["a", "b", "a"], [100, 400, 300], 3)
     assert winners == ["b"] and best == {"a": 300, "b": 400}
     assert diffs == {"a": 200 - 400, "b": 400 - 200}
 
@@ -99,7 +100,7 @@ def _scripted_play_hands(agents, num_hands, variant, deck_seeds, **kwargs):
 def test_scripted_tournament_statistics(monkeypatch, tmp_path):
     register_agent("alpha", lambda seed=None: _Scripted("alpha"))
     register_agent("beta", lambda seed=None: _Scripted("beta"))
-    monkeypatch.setattr(arena, "play_hands", _scripted_play_hands)
+    monkeypatch.setattr(schedule, "play_hands", _scripted_play_hands)
     result = arena.run_arena(["alpha", "beta"], hands=8, seed=0, out_dir=tmp_path, plot=False)
     # 4 deals x 2 seatings; alpha wins deals 0, 1, 2 in both seatings: 6 of 8 hands
     assert len(result.hands) == 8

@@ -18,6 +18,7 @@ ray = pytest.importorskip(
 import cloudpickle  # noqa: E402  (ships with ray)
 
 import agents.arena as arena  # noqa: E402
+import agents.schedule as schedule  # noqa: E402
 from agents.base import RandomAgent  # noqa: E402
 from agents.ray_arena import make_batches  # noqa: E402
 from agents.registry import register_agent  # noqa: E402
@@ -50,8 +51,8 @@ KWARGS = dict(variant="classic", num_players=2, hands=12, seed=5, plot=False)
 
 
 def test_batches_keep_whole_deals_in_schedule_order():
-    pairings = arena.make_pairings(["random", "greedy"], 2, "round-robin")
-    tasks = arena.make_tasks(pairings, 12, 0, True)  # 6 deals of 2 arrangements
+    pairings = schedule.make_pairings(["random", "greedy"], 2, "round-robin")
+    tasks = schedule.make_tasks(pairings, 12, 0, True)  # 6 deals of 2 arrangements
     batches = make_batches(tasks, 5)
     assert [len(b) for b in batches] == [2, 2, 2]  # 4 hands each: a third deal would make 6
     assert [t for b in batches for t in b] == tasks
