@@ -56,6 +56,24 @@ def test_env_hands_the_move_to_one_role_and_rewards_every_player_at_the_end():
     assert _play_hand(again, _first_legal)[0] == seen
 
 
+def test_env_runners_deal_different_hands():
+    """RLlib resets env i of env runner w with seed + w + i: every env of every runner must
+    still deal its own hands (a positive control shows the seeds alone collide)."""
+    from ray.rllib.env.env_context import EnvContext
+
+    def first_hand(worker: int, seed: int) -> tuple:
+        env = rb.CanastaMultiAgentEnv(EnvContext(ENV, worker_index=worker))
+        env.reset(seed=seed)
+        return tuple(env.game.hands[0])
+
+    runners, envs, base = 3, 8, ENV["seed"]
+    seeds = [(w, base + w + i) for w in range(1, runners + 1) for i in range(envs)]
+    assert len({seed for _, seed in seeds}) == envs + runners - 1  # the collisions are real
+    assert len({first_hand(w, seed) for w, seed in seeds}) == runners * envs
+    # the same runner and seed deal the same hand again
+    assert first_hand(2, 7) == first_hand(2, 7)
+
+
 def test_against_a_bot_only_the_learner_moves():
     env = rb.CanastaMultiAgentEnv({**ENV, "bots": {"greedy": 1.0}, "network": 0.0})
     seen, (observations, rewards, infos) = _play_hand(env, _first_legal)

@@ -102,6 +102,9 @@ class CanastaMultiAgentEnv(MultiAgentEnv):
 
     def __init__(self, config: dict | None = None):
         super().__init__()
+        # RLlib's EnvContext: which env runner this is (read before the dict copy drops it)
+        self.worker = int(getattr(config, "worker_index", 0))
+        vector = int(getattr(config, "vector_index", 0))
         config = dict(config or {})
         self.rules = make_rules(config.get("variant", "classic"))
         self.num_players = int(config.get("players", 2))
@@ -114,9 +117,7 @@ class CanastaMultiAgentEnv(MultiAgentEnv):
         self.kinds = [k for k, w in kinds.items() if w > 0]
         weights = np.array([kinds[k] for k in self.kinds], dtype=float)
         self.kind_weights = weights / weights.sum()
-        worker = getattr(config, "worker_index", 0)
-        vector = getattr(config, "vector_index", 0)
-        self.rng = np.random.default_rng([int(config.get("seed", 0)), worker, vector])
+        self.rng = np.random.default_rng([int(config.get("seed", 0)), self.worker, vector])
         size = team_agents(self.num_players)
         roles = [f"learner_{i}" for i in range(size)] + [f"opponent_{i}" for i in range(size)]
         self.agents = self.possible_agents = roles
@@ -134,7 +135,9 @@ class CanastaMultiAgentEnv(MultiAgentEnv):
         from agents.registry import make_agent
 
         if seed is not None:
-            self.rng = np.random.default_rng(seed)
+            # RLlib seeds env i of runner w with seed + w + i, so runner 1's env 1 and runner
+            # 2's env 0 get the same number: the runner's index keeps their hands apart
+            self.rng = np.random.default_rng([seed, self.worker])
         deal_seed = int(self.rng.integers(2**62))
         self.game = Game(self.rules, self.num_players, seed=deal_seed)
         self.observer = ObservationBuilder(self.game)
