@@ -184,3 +184,12 @@ def test_a_tiny_run_trains_exports_and_plays(local_ray, tmp_path):
     argv = ["--players", "2", "--opponents", name, "--seed", "1", "--no-color"]
     assert play.main(argv, input_fn=lambda prompt: "1", output=output) == 0
     assert "hand over:" in output.getvalue()
+    # --resume continues from the checkpoint; its rate counts this session's steps only
+    done = history[-1]["env_steps"]
+    assert train_main(["--backend", "rllib", "--resume", str(run), "--ppo-steps", "800"]) == 0
+    resumed = [json.loads(line) for line in (run / "history.jsonl").read_text().splitlines()]
+    new = resumed[len(history) :]
+    assert new and new[0]["iteration"] == history[-1]["iteration"] + 1
+    assert new[-1]["env_steps"] >= 800
+    for row in new:
+        assert 0 < row["env_steps_per_s"] * row["seconds"] <= row["env_steps"] - done + 1

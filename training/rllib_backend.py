@@ -382,16 +382,18 @@ def train(run_dir: Path, settings: dict, address: str | None = None, progress: b
             load_init(algo, settings["init"])
         snapshots = snapshot_ids(len(algo.learner_group._learner.module.keys()) - 1)
         started = time.perf_counter()
-        steps = 0
+        steps, before = 0, None  # before: the steps of earlier sessions of a resumed run
         while steps < settings["ppo_steps"]:
             result = algo.train()
             steps = int(_metric(result, "env_runners", "num_env_steps_sampled_lifetime"))
+            if before is None:
+                before = steps - int(_metric(result, "env_runners", "num_env_steps_sampled"))
             elapsed = time.perf_counter() - started
             row = {
                 "iteration": algo.iteration,
                 "env_steps": steps,
                 "seconds": round(elapsed, 2),
-                "env_steps_per_s": round(steps / elapsed, 1),
+                "env_steps_per_s": round((steps - before) / elapsed, 1),
                 "episode_return_mean": _metric(
                     result, "env_runners", "agent_episode_returns_mean", default=None
                 ),
