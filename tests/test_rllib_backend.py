@@ -152,10 +152,11 @@ def test_bad_settings_are_refused_before_any_run(tmp_path, capsys):
     assert train_main(argv + ["--ppo-steps", "0"]) == 2
     assert "--ppo-steps must be at least 1" in capsys.readouterr().err
     assert train_main(argv + ["--players", "3"]) == 2
+    assert "canasta train: error: " in capsys.readouterr().err
     assert not run.exists()
 
 
-def test_a_tiny_run_trains_exports_and_plays(local_ray, tmp_path):
+def test_a_tiny_run_trains_exports_and_plays(local_ray, tmp_path, capsys):
     init = tmp_path / "init.npz"
     torch.manual_seed(0)
     save(build(686, 500, [32]), init)
@@ -186,7 +187,10 @@ def test_a_tiny_run_trains_exports_and_plays(local_ray, tmp_path):
     assert "hand over:" in output.getvalue()
     # --resume continues from the checkpoint; its rate counts this session's steps only
     done = history[-1]["env_steps"]
-    assert train_main(["--backend", "rllib", "--resume", str(run), "--ppo-steps", "800"]) == 0
+    resume = ["--backend", "rllib", "--resume", str(run)]
+    assert train_main(resume + ["--hidden", "64", "--players", "4"]) == 2  # refused, nothing run
+    assert "players, hidden cannot change" in capsys.readouterr().err
+    assert train_main(resume + ["--ppo-steps", "800"]) == 0
     resumed = [json.loads(line) for line in (run / "history.jsonl").read_text().splitlines()]
     new = resumed[len(history) :]
     assert new and new[0]["iteration"] == history[-1]["iteration"] + 1

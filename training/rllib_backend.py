@@ -489,6 +489,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Settings that may change when a run is resumed; the others (the table, the network, the
+#: modules, the seed, the PPO batch) are in RLlib's checkpoint and stay as they were.
+RESUMABLE = (
+    "ppo_steps", "lr", "ent_coef", "opponents", "snapshot_every", "env_runners",
+    "envs_per_runner", "checkpoint_every", "eval_hands",
+)  # fmt: skip
+
+
 def settings_of(args, base: dict | None = None) -> dict:
     """The run settings: ``base`` (a resumed run's) or the defaults, then the given options."""
     settings = json.loads(json.dumps(base or DEFAULTS))
@@ -498,6 +506,13 @@ def settings_of(args, base: dict | None = None) -> dict:
             settings[key] = value
     if args.hidden:
         settings["hidden"] = [int(x) for x in args.hidden.split(",")]
+    if base is not None:
+        fixed = [k for k in DEFAULTS if k not in RESUMABLE and settings[k] != base.get(k)]
+        if fixed:
+            raise ValueError(
+                f"--resume: {', '.join(fixed)} cannot change in a resumed run "
+                f"(these may: {', '.join(RESUMABLE)})"
+            )
     if args.opponents:
         weights = {}
         for item in args.opponents.split(","):
@@ -523,7 +538,10 @@ def settings_of(args, base: dict | None = None) -> dict:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if (args.run_dir is None) == (args.resume is None):
-        print("canasta train: give exactly one of --run-dir and --resume RUN_DIR", file=sys.stderr)
+        print(
+            "canasta train: error: give exactly one of --run-dir and --resume RUN_DIR",
+            file=sys.stderr,
+        )
         return 2
     run_dir = Path(args.resume or args.run_dir)
     try:
@@ -536,7 +554,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = settings_of(args, base)
         build_config(settings)
     except ValueError as error:
-        print(f"canasta train: {error}", file=sys.stderr)
+        print(f"canasta train: error: {error}", file=sys.stderr)
         return 2
     train(run_dir, settings, address=args.ray, progress=not args.no_progress)
     table = evaluate(run_dir, settings, settings["eval_hands"])
