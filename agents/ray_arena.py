@@ -29,6 +29,7 @@ as it is.
 
 from __future__ import annotations
 
+import socket
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -95,6 +96,24 @@ def _play_batch(
     return os.getpid(), results
 
 
+def check_address(address: str, timeout: float = 5.0) -> None:
+    """Refuse at once an address where no Ray head answers: ``ray.init`` would keep
+    retrying for minutes. ``local`` and ``auto`` are not network addresses."""
+    if address in (LOCAL, "auto"):
+        return
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not (host and sep and port.isdigit()):
+        raise ValueError(f"--ray {address}: expected HOST:PORT, ray://HOST:PORT or auto")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout):
+            pass
+    except OSError as error:
+        raise ValueError(
+            f"--ray {address}: no Ray cluster answers there ({error}); "
+            "start one with `ray start --head` (docs/ray.md)"
+        ) from error
+
+
 def connect(address: str, cpus: int | None = None):
     """The ``ray`` module, connected: a running instance, a local one, or ``address``."""
     try:
@@ -103,6 +122,7 @@ def connect(address: str, cpus: int | None = None):
         raise ValueError(
             "--ray needs Ray: pip install -e '.[scale]' (ray[rllib]==2.60.0)"
         ) from error
+    check_address(address)
     if not ray.is_initialized():
         if address == LOCAL:
             ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)

@@ -6,6 +6,7 @@ Runs on a local Ray instance with 2 CPUs; skipped when Ray is not installed.
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from functools import partial
 
@@ -103,3 +104,14 @@ def test_bad_ray_arguments_are_refused_before_any_hand(tmp_path):
         arena.run_arena(["random", "greedy"], ray="local", ray_batch=0, **KWARGS)
     with pytest.raises(ValueError, match="--ray-retries must be at least 0"):
         arena.run_arena(["random", "greedy"], ray="local", ray_retries=-1, **KWARGS)
+
+
+def test_an_address_without_a_cluster_is_refused_at_once():
+    with socket.socket() as probe:  # a port where nothing listens
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    for address in (f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}"):
+        with pytest.raises(ValueError, match="no Ray cluster answers there"):
+            arena.run_arena(["random", "greedy"], ray=address, **KWARGS)
+    with pytest.raises(ValueError, match="expected HOST:PORT"):
+        arena.run_arena(["random", "greedy"], ray="headnode", **KWARGS)

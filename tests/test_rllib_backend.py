@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import socket
 
 import numpy as np
 import pytest
@@ -153,6 +154,11 @@ def test_bad_settings_are_refused_before_any_run(tmp_path, capsys):
     assert "--ppo-steps must be at least 1" in capsys.readouterr().err
     assert train_main(argv + ["--players", "3"]) == 2
     assert "canasta train: error: " in capsys.readouterr().err
+    with socket.socket() as probe:  # a port where nothing listens
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    assert train_main(argv + ["--ray", f"127.0.0.1:{port}"]) == 2
+    assert "no Ray cluster answers there" in capsys.readouterr().err
     assert not run.exists()
 
 

@@ -553,6 +553,10 @@ def main(argv: list[str] | None = None) -> int:
             base = json.loads(saved.read_text())
         settings = settings_of(args, base)
         build_config(settings)
+        if args.ray is not None:
+            from agents.ray_arena import check_address
+
+            check_address(args.ray)
     except ValueError as error:
         print(f"canasta train: error: {error}", file=sys.stderr)
         return 2
