@@ -5,12 +5,15 @@ VENV ?= .venv
 PYTHON ?= python3
 PY := $(VENV)/bin/python
 EXTRAS ?= dev,train,arena,openspiel,web
+comma := ,
+# one stamp per set of extras: `make test EXTRAS=...,scale` installs the extra set too
+STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
 .PHONY: install demo test soak check bench lint format clean
 
-install: $(VENV)/.installed
+install: $(STAMP)
 
-$(VENV)/.installed: pyproject.toml constraints.txt
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[$(EXTRAS)]"
 	@$(PY) -c "import torch, sys; sys.exit('torch must be a CPU build' if torch.version.cuda else 0)"
