@@ -201,5 +201,5 @@ def test_a_tiny_run_trains_exports_and_plays(local_ray, tmp_path, capsys):
     new = resumed[len(history) :]
     assert new and new[0]["iteration"] == history[-1]["iteration"] + 1
     assert new[-1]["env_steps"] >= 800
-    for row in new:
-        assert 0 < row["env_steps_per_s"] * row["seconds"] <= row["env_steps"] - done + 1
+    for row in new:  # rate x time = this session's steps (both are rounded in the file)
+        assert 0 < row["env_steps_per_s"] * row["seconds"] <= 1.1 * (row["env_steps"] - done)
