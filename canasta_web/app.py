@@ -28,6 +28,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from starlette.exceptions import HTTPException
 
 from canasta_env.replay import Replay
 from canasta_env.rules import PRESETS, Rules
@@ -90,6 +91,16 @@ def create_app(startup: ReplayTable | None = None, store: TableStore | None = No
     @app.exception_handler(TableError)
     async def table_error(_request: Request, error: TableError) -> JSONResponse:
         return _error(error.status, error.message)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, error: HTTPException) -> JSONResponse:
+        # the framework's own refusals (no such route, a body it cannot parse) in the
+        # same {"error": ...} shape as ours
+        if error.status_code == 404:
+            return _error(404, f"no such page or API route: {request.url.path}")
+        if error.status_code == 400 and "parsing the body" in str(error.detail):
+            return _error(400, "the body could not be read as JSON (e.g. a number too long)")
+        return _error(error.status_code, str(error.detail))
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(_request: Request, error: RequestValidationError) -> JSONResponse:

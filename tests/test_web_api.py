@@ -336,6 +336,20 @@ def test_garbled_json_is_refused(client):
         headers={"Content-Type": "application/json"},
     )
     _unchanged(client, view, response, 422, "not valid JSON")
+    # valid JSON syntax that Python's reader refuses: an integer of 5,000 digits
+    response = client.post(
+        f"/api/tables/{view['table']}/act",
+        content=b'{"version": 0, "action": ' + b"9" * 5000 + b"}",
+        headers={"Content-Type": "application/json"},
+    )
+    _unchanged(client, view, response, 400, "could not be read as JSON")
+
+
+def test_unknown_routes_answer_in_the_same_error_shape(client):
+    for path in ("/api/nothing", "/api/tables/abc/nothing", "/static/missing.js"):
+        response = client.get(path)
+        assert response.status_code == 404
+        assert response.json() == {"error": f"no such page or API route: {path}"}
 
 
 @pytest.mark.parametrize(
