@@ -28,7 +28,7 @@ from canasta_env.cards import RED3  # noqa: E402
 from canasta_env.engine.determinize import determinize  # noqa: E402
 from canasta_env.engine.game import Game  # noqa: E402
 from canasta_env.engine.state import same_state  # noqa: E402
-from canasta_env.replay import Replay, record  # noqa: E402
+from canasta_env.replay import Replay  # noqa: E402
 from canasta_env.rules import make_rules  # noqa: E402
 from canasta_web.app import create_app  # noqa: E402
 from canasta_web.tables import (  # noqa: E402
@@ -39,6 +39,7 @@ from canasta_web.tables import (  # noqa: E402
     load_arena_hand,
 )
 from canasta_web.views import card, seat_view  # noqa: E402
+from tests.replays import random_replay  # noqa: E402
 
 #: Determinized worlds compared with each payload.
 WORLDS = 2
@@ -461,17 +462,7 @@ def test_the_store_keeps_a_bounded_number_of_tables():
 
 def _played_replay(seed: int = 2, moves: int = 400) -> Replay:
     """A replay of random play over more than one hand."""
-    rules = make_rules("classic")
-    game = Game(rules, 2, seed=seed)
-    rng = random.Random(seed)
-    actions = []
-    while len(actions) < moves and not game.game_over:
-        if game.hand_over:
-            game.next_hand()
-        action = rng.choice(game.legal_actions())
-        game.apply(action)
-        actions.append(action)
-    return record(rules, 2, seed, actions)
+    return random_replay(seed, moves)
 
 
 def test_a_replay_steps_forward_and_back(client):

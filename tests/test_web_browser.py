@@ -27,11 +27,9 @@ if not Path(CHROMIUM).exists():
     )
 
 from agents.arena import run_arena  # noqa: E402
-from canasta_env.engine.game import Game  # noqa: E402
-from canasta_env.replay import record  # noqa: E402
-from canasta_env.rules import make_rules  # noqa: E402
 from canasta_web.app import create_app  # noqa: E402
 from canasta_web.serve import background_server  # noqa: E402
+from tests.replays import random_replay  # noqa: E402
 
 #: Milliseconds the page may take for one request and redraw.
 STEP_TIMEOUT = 15_000
@@ -184,17 +182,10 @@ def test_a_stale_click_is_refused_and_the_page_catches_up(page):
 
 
 def _replay_file(tmp_path: Path) -> tuple[Path, int]:
-    rules = make_rules("classic")
-    game = Game(rules, 2, seed=8)
-    rng = random.Random(8)
-    actions = []
-    while not game.hand_over and len(actions) < 30:
-        action = rng.choice(game.legal_actions())
-        game.apply(action)
-        actions.append(action)
+    replay = random_replay(8, 30, one_hand=True)
     path = tmp_path / "game.replay.json"
-    record(rules, 2, 8, actions).save(path)
-    return path, len(actions)
+    replay.save(path)
+    return path, replay.num_actions
 
 
 def test_load_a_replay_and_step_through_it(page, tmp_path):

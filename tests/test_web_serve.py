@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import random
 import signal
 import socket
 import subprocess
@@ -18,9 +17,7 @@ from pathlib import Path
 import pytest
 
 from canasta_cli.__main__ import main as canasta
-from canasta_env.engine.game import Game
-from canasta_env.replay import record
-from canasta_env.rules import make_rules
+from tests.replays import random_replay
 
 pytest.importorskip("fastapi", reason="canasta serve needs the 'web' extra (fastapi)")
 pytest.importorskip("uvicorn", reason="canasta serve needs the 'web' extra (uvicorn)")
@@ -107,16 +104,8 @@ def test_serve_listens_where_host_says_and_warns_off_this_machine():
 
 
 def test_serve_opens_a_replay_file(tmp_path):
-    rules = make_rules("classic")
-    game = Game(rules, 2, seed=4)
-    rng = random.Random(4)
-    actions = []
-    while not game.hand_over and len(actions) < 40:
-        action = rng.choice(game.legal_actions())
-        game.apply(action)
-        actions.append(action)
     path = tmp_path / "game.replay.json"
-    record(rules, 2, 4, actions).save(path)
+    random_replay(4, 40, one_hand=True).save(path)
     with serving("--replay", str(path)) as (url, _process):
         startup = json.loads(fetch(url + "api/options")[1])["startup"]
         status, body = fetch(url + f"api/replays/{startup['replay']}?position=40")
