@@ -38,7 +38,8 @@ Arguments
     ``variant`` ("classic", "canastone", "spanish", "italian" or a Rules object),
     ``num_players`` (2, 3, 4, 6; italian 2, 4), ``render_mode`` ("ansi", "human",
     "rgb_array"; see Rendering),
-    ``reward``, ``reward_scale`` (finite, > 0), ``episode``, ``max_cycles``,
+    ``reward``, ``reward_scale`` (1e-3..1e9, so that every reward is finite),
+    ``episode``, ``max_cycles``,
     ``illegal_reward`` (finite), and any rules field as a keyword (house rules):
     ``env(variant="spanish", target_score=5000)``. Each rules field is checked
     against its declared range (``canasta_env.rules.BOUNDS``); every bad argument
@@ -91,6 +92,12 @@ RESET_OPTIONS = ("deck", "state")
 #: What ``step`` takes from a live agent: exactly what ``Discrete(NUM_ACTIONS).contains`` takes.
 ACTION_TYPES = f"an int, a numpy integer or a 0-d integer array in 0..{NUM_ACTIONS - 1}"
 _RULES_FIELDS = frozenset(f.name for f in dataclasses.fields(Rules))
+#: ``reward_scale``'s range. A hand's score difference is at most some 10**10 points even with
+#: every house-rule bonus at ``MAX_POINTS`` and at least 1/5 of a point when not 0, so divided by
+#: a scale in this range it stays a finite, normal float (5e-324 gave rewards of ``inf``).
+MIN_REWARD_SCALE = 1e-3
+MAX_REWARD_SCALE = 1e9
+REWARD_SCALE_RANGE = "1e-3..1e9"
 
 
 class UnknownAgentError(KeyError, ValueError):
@@ -125,7 +132,10 @@ OPTIONS: dict[str, tuple[str, Callable[[object], bool]]] = {
         lambda value: value is None or one_of(RENDER_MODES)(value),
     ),
     "reward": (f"one of {REWARD_MODES}", one_of(REWARD_MODES)),
-    "reward_scale": ("a finite number > 0", lambda value: is_finite_number(value) and value > 0),
+    "reward_scale": (
+        f"a number in {REWARD_SCALE_RANGE}",
+        lambda value: is_finite_number(value) and MIN_REWARD_SCALE <= value <= MAX_REWARD_SCALE,
+    ),
     "episode": (f"one of {EPISODE_MODES}", one_of(EPISODE_MODES)),
     "max_cycles": (
         "a positive integer or None",
@@ -405,7 +415,13 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ render
     def render(self):
         if self.render_mode is None:
-            EnvLogger.warn_on_calling_render_without_render_mode()
+            # PettingZoo's own envs warn and return None (its EnvLogger no longer has a helper)
+            warnings.warn(
+                "render() was called without a render_mode: pass render_mode "
+                f"(one of {RENDER_MODES}) to the env",
+                UserWarning,
+                stacklevel=2,
+            )
             return None
         if self.render_mode == "rgb_array":
             from canasta_env.image import table_image
