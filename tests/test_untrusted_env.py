@@ -9,6 +9,8 @@ text, or that holds too many actions, raises one ``ValueError`` naming the file.
 
 from __future__ import annotations
 
+import copy
+import json
 import math
 import random
 import re
@@ -17,8 +19,13 @@ import numpy as np
 import pytest
 
 import canasta_env
+from canasta_env.engine.game import Game
 from canasta_env.env import raw_env
 from canasta_env.gym_env import CanastaGymEnv
+from canasta_env.rules import make_rules
+from canasta_env.state_io import load_state, state_from_dict, state_from_json, state_to_dict
+
+CLASSIC = make_rules("classic")
 
 
 def play_hand(env, seed: int = 3) -> dict[str, float]:
@@ -92,3 +99,98 @@ def test_the_smallest_reward_scale_of_the_gym_face_gives_finite_rewards():
         total += reward
         over = terminated or truncated
     assert total != 0 and math.isfinite(total)
+
+
+# ---------------------------------------------------------------------- the saved generator
+def _saved(seed: int = 1) -> dict:
+    return state_to_dict(Game(CLASSIC, 2, seed=seed))
+
+
+def _with_words(words: list[int], index: int = 624) -> dict:
+    data = _saved()
+    data["rng"]["internal"] = [*words, index]
+    return data
+
+
+ZERO_WORDS = [0] * 624
+RNG_REFUSED = r"^invalid state: field 'rng\.internal': "
+
+
+def test_a_saved_generator_loads_and_deals_as_the_original():
+    game = Game(CLASSIC, 2, seed=1)
+    loaded = state_from_dict(state_to_dict(game))
+    assert loaded.rng.getstate() == game.rng.getstate()
+    assert loaded.rng.random() == game.rng.random()
+
+
+@pytest.mark.parametrize("index", [0, 1, 623, 624])
+def test_an_all_zero_generator_is_refused_and_the_input_kept(index):
+    data = _with_words(ZERO_WORDS, index)
+    before = copy.deepcopy(data)
+    with pytest.raises(
+        ValueError,
+        match=RNG_REFUSED
+        + re.escape(
+            "0 of the generator's 19,937 state bits are set (all zero: it would return 0 "
+            "forever); a seeded generator has about half of them (8,000..12,000 accepted)"
+        ),
+    ):
+        state_from_dict(data)
+    assert data == before
+
+
+def test_an_all_zero_generator_from_json_text_and_a_file_is_refused(tmp_path):
+    text = json.dumps(_with_words(ZERO_WORDS))
+    with pytest.raises(ValueError, match=RNG_REFUSED + "0 of"):
+        state_from_json(text)
+    path = tmp_path / "zero.state.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=RNG_REFUSED + "0 of"):
+        load_state(path)
+
+
+@pytest.mark.parametrize(
+    ("words", "bits"),
+    [
+        # the low 31 bits of word 0 are no part of the state: zero forever after one word
+        pytest.param([0x7FFFFFFF] + [0] * 623, "0", id="only-word-0-low-bits"),
+        pytest.param([0x80000000] + [0] * 623, "1", id="one-bit"),
+        pytest.param([0] * 300 + [1] + [0] * 323, "1", id="one-bit-mid"),
+        pytest.param([0xFFFFFFFF] * 624, "19,937", id="all-ones"),
+    ],
+)
+def test_a_generator_with_few_or_many_bits_set_is_refused(words, bits):
+    with pytest.raises(ValueError, match=RNG_REFUSED + f"{bits} of the generator's"):
+        state_from_dict(_with_words(words))
+
+
+def test_the_degenerate_generators_are_degenerate():
+    """What the refusals guard against: the twister from those states returns zeros."""
+    for words in ([0] * 624, [0x7FFFFFFF] + [0] * 623, [0x80000000] + [0] * 623):
+        rng = random.Random()
+        rng.setstate((3, (*words, 624), None))
+        assert [rng.getrandbits(32) for _ in range(1000)].count(0) > 990
+
+
+def test_generators_of_many_seeds_are_well_inside_the_accepted_range():
+    for seed in [*range(100), "lunch", 2**200, None]:
+        rng = random.Random(seed)
+        for _ in range(4):  # the seeded state, then after 1, 2 and 3 full regenerations
+            words = rng.getstate()[1]
+            bits = (words[0] >> 31) + sum(bin(word).count("1") for word in words[1:624])
+            assert 9_500 <= bits <= 10_450
+            rng.getrandbits(32 * 624)
+
+
+def test_env_reset_with_a_zeroed_generator_changes_nothing():
+    env = canasta_env.env(variant="classic", num_players=2)
+    env.reset(seed=4)
+    env.step(int(np.flatnonzero(env.action_mask())[0]))
+    game, saved = env.unwrapped.game, state_to_dict(env.unwrapped.game)
+    selection, moves = env.agent_selection, env.unwrapped.num_moves
+    with pytest.raises(ValueError, match=RNG_REFUSED + "0 of"):
+        env.reset(options={"state": _with_words(ZERO_WORDS)})
+    assert env.unwrapped.game is game and state_to_dict(game) == saved
+    assert (env.agent_selection, env.unwrapped.num_moves) == (selection, moves)
+    env.reset(options={"state": _saved()})  # the positive control: a real state loads
+    assert state_to_dict(env.unwrapped.game) == _saved()

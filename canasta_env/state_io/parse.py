@@ -87,12 +87,41 @@ def _parse_seed(seed: Any) -> int | str | None:
     fail("seed", f"expected an integer, a string or null, got {show(seed)}")
 
 
+#: Python's ``random.Random`` is the Mersenne Twister MT19937: ``internal`` holds its 624
+#: words and the index of the next one. Its state proper is 19,937 bits (the top bit of word 0
+#: and words 1..623). All of them zero is a fixed point (it returns 0 forever, every shuffle
+#: the same); with few bits set (or few clear) the twister takes hundreds of thousands of
+#: draws to recover, thousands of hands of deals that are far from random. A generator
+#: seeded by Python has about half of them set (9,968 +- 71), so a state with fewer than
+#: MIN_RNG_BITS or more than MAX_RNG_BITS set (over 27 standard deviations out) came from no
+#: seeded generator: a zeroed or corrupt file.
+MT_WORDS = 624
+MT_STATE_BITS = 19937
+MIN_RNG_BITS = 8000
+MAX_RNG_BITS = 12000
+
+
+def _rng_bits_set(words: list[int]) -> int:
+    """How many of the twister's 19,937 state bits are set (``words``: its 624 words)."""
+    return (words[0] >> 31) + sum(bin(word).count("1") for word in words[1:MT_WORDS])
+
+
 def _parse_rng(data: Any) -> random.Random:
     check_keys(data, RNG_KEYS, "rng")
     version = parse_int(data["version"], "rng.version")
     internal = parse_list(data["internal"], "rng.internal")
     for i, word in enumerate(internal):
         parse_int(word, f"rng.internal[{i}]", 0, 2**32 - 1)
+    if len(internal) == MT_WORDS + 1:  # any other length: setstate names the problem below
+        bits = _rng_bits_set(internal)
+        if not MIN_RNG_BITS <= bits <= MAX_RNG_BITS:
+            zero = " (all zero: it would return 0 forever)" if bits == 0 else ""
+            fail(
+                "rng.internal",
+                f"{bits:,} of the generator's {MT_STATE_BITS:,} state bits are set{zero}; a "
+                f"seeded generator has about half of them ({MIN_RNG_BITS:,}..{MAX_RNG_BITS:,} "
+                "accepted), and from this state every shuffle would be far from random",
+            )
     gauss = data["gauss_next"]
     if gauss is not None and (
         isinstance(gauss, bool)
