@@ -20,7 +20,9 @@ Stages (each skipped when its output exists, so a killed run resumes):
    ``--eval-every`` iterations the greedy policy plays duplicate deals against
    each bot and the newest snapshot; it joins the league as a snapshot when it
    beats that snapshot. ``RUN/checkpoint.pt`` (network, Adam, RNG and league
-   state) is written atomically after every evaluation, ``RUN/model.npz`` is
+   state: tensors and plain values, loaded with ``weights_only`` so a run from
+   elsewhere never runs code) is written atomically after every evaluation, the
+   one before it kept as ``RUN/checkpoint.prev.pt``; ``RUN/model.npz`` is
    the latest policy, ``RUN/best.npz`` the best against the expert, and
    ``RUN/evals/`` keeps every evaluated policy.
 
@@ -28,7 +30,9 @@ Stages (each skipped when its output exists, so a killed run resumes):
 so a resumed run is the same run (bit for bit when nothing changes: a test
 checks it). Budgets, parallelism, the evaluation cadence, the kickstarting
 schedule, the learning rate, the league's weights and the table weights may be
-changed on a resume; ``train.log`` records each change. Progress: a bar with learner steps/s and the
+changed on a resume, each checked as on a new run before anything is written;
+``train.log`` records each change. ``--time-limit`` holds for one session only
+and is not saved. Progress: a bar with learner steps/s and the
 latest win rates, TensorBoard in ``RUN/tb``, ``RUN/curve.png`` (win rate
 against each bot over steps) and ``RUN/history.jsonl``.
 """
@@ -37,7 +41,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -47,6 +53,7 @@ import numpy as np
 from agents.stats import wilson_interval
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.engine.game import teams_of
+from canasta_env.jsonfile import loads_bounded, read_json_file
 from canasta_env.rules import make_rules
 from training.rollout import LEARNER
 
@@ -98,6 +105,8 @@ DEFAULTS: dict = {
     "threads": 2,
     "time_limit": None,
 }
+#: Settings of one invocation, never written to ``config.json`` (a resume does not inherit them).
+SESSION = ("time_limit",)
 
 
 # ---------------------------------------------------------------------- config
@@ -116,36 +125,163 @@ def tables_of(variants, players) -> list[tuple[str, int]]:
 
 
 def make_config(**overrides) -> dict:
+    """A new run's settings: the defaults, then ``overrides`` (checked: :func:`check_config`)."""
     config = json.loads(json.dumps(DEFAULTS))
     for key, value in overrides.items():
         if key not in DEFAULTS:
             raise ValueError(f"unknown setting {key!r}")
         if value is not None:
             config[key] = value
-    for key in ("players",):
-        bad = [n for n in config[key] if n not in (2, 3, 4, 6)]
-        if bad:
-            raise ValueError(f"players must be among 2, 3, 4, 6; got {bad}")
+    _check_tables(config)
     config["tables"] = tables_of(config["variant"], config["players"])
     if config["table_weights"] is None:
         # each table equally often in decisions: 4-player hands give the learner twice as many
         config["table_weights"] = [teams_of(n) / n for _, n in config["tables"]]
-    elif len(config["table_weights"]) != len(config["tables"]):
-        raise ValueError(f"table_weights needs one number per table {config['tables']}")
-    for name in config["teachers"] + list(config["record_opponents"]) + config["eval_opponents"]:
-        if name not in BOTS:
-            raise ValueError(f"unknown bot {name!r}; choose from {', '.join(BOTS)}")
-    if config["kick_teacher"] is not None and config["kick_teacher"] not in BOTS:
-        raise ValueError(f"unknown bot {config['kick_teacher']!r}; choose from {', '.join(BOTS)}")
-    for name in config["opponents"]:
-        if name not in BOTS + ("self", "snapshot"):
-            raise ValueError(f"unknown league entry {name!r}")
-    for key in ("record_steps", "ppo_steps", "rollout_steps", "envs", "bc_epochs", "minibatch"):
-        if int(config[key]) < 1:
-            raise ValueError(f"{key} must be at least 1, got {config[key]}")
-    if int(config["jobs"]) < 0:
-        raise ValueError(f"jobs must be 0 (in process) or more, got {config['jobs']}")
+    check_config(config)
     return config
+
+
+class SettingError(ValueError):
+    """A setting out of its range; ``key`` names it."""
+
+    def __init__(self, key: str, message: str):
+        super().__init__(message)
+        self.key = key
+
+
+#: Whole-number settings and their least value (``seed``: below 2**63, torch's bound).
+INT_RANGES = {
+    "seed": 0, "record_steps": 1, "record_chunk": 1, "bc_epochs": 1, "bc_batch": 1,
+    "ppo_steps": 1, "rollout_steps": 1, "ppo_epochs": 1, "minibatch": 1, "kick_steps": 0,
+    "max_snapshots": 1, "eval_every": 1, "eval_deals": 1, "envs": 1, "jobs": 0, "threads": 1,
+}  # fmt: skip
+#: Real-number settings: (least value, whether the least value itself is allowed, greatest).
+FLOAT_RANGES = {
+    "bc_lr": (0.0, False, None), "lr": (0.0, False, None), "clip": (0.0, False, None),
+    "ent_coef": (0.0, True, None), "vf_coef": (0.0, True, None), "gamma": (0.0, True, 1.0),
+    "gae_lambda": (0.0, True, 1.0), "max_grad_norm": (0.0, False, None),
+    "score_coef": (0.0, True, None), "kick_coef": (0.0, True, None),
+    "time_limit": (0.0, False, None),
+}  # fmt: skip
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_real(value) -> bool:
+    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)
+
+
+def _check_int(key: str, value) -> None:
+    least = INT_RANGES[key]
+    if not _is_int(value):
+        raise SettingError(key, f"{key} must be a whole number, got {value!r}")
+    if value < least:
+        extra = " (0: in process)" if key == "jobs" else ""
+        raise SettingError(key, f"{key} must be at least {least}{extra}, got {value}")
+    if value >= 2**63:
+        raise SettingError(key, f"{key} must be below 2**63, got {value}")
+
+
+def _check_float(key: str, value) -> None:
+    least, inclusive, greatest = FLOAT_RANGES[key]
+    if value is None and key == "time_limit":
+        return
+    bound = f"at least {least}" if inclusive else f"above {least}"
+    if greatest is not None:
+        bound += f" and at most {greatest}"
+    if (
+        not _is_real(value)
+        or value < least
+        or (value == least and not inclusive)
+        or (greatest is not None and value > greatest)
+    ):
+        raise SettingError(key, f"{key} must be a finite number {bound}, got {value!r}")
+
+
+def _check_weights(key: str, weights, names: tuple | None) -> None:
+    """Relative weights: finite, >= 0, a positive sum; a mapping of ``names`` when given."""
+    values = weights
+    if names is not None:
+        if not isinstance(weights, dict) or not weights:
+            raise SettingError(key, f"{key} must map names to weights, got {weights!r}")
+        for name in weights:
+            if name not in names:
+                what = "league entry" if key == "opponents" else "bot"
+                raise SettingError(
+                    key, f"unknown {what} {name!r} in {key}; choose from {', '.join(names)}"
+                )
+        values = list(weights.values())
+    if not isinstance(values, list) or not all(_is_real(w) and w >= 0 for w in values):
+        raise SettingError(key, f"{key} must be finite numbers >= 0, got {weights!r}")
+    if not sum(values) > 0:
+        raise SettingError(key, f"{key} must have a positive sum, got {weights!r}")
+
+
+def _check_names(key: str, names, allowed: tuple, empty: bool = False) -> None:
+    if not isinstance(names, list) or not (names or empty):
+        raise SettingError(key, f"{key} must be a list of names, got {names!r}")
+    for name in names:
+        if name not in allowed:
+            raise SettingError(key, f"unknown bot {name!r}; choose from {', '.join(allowed)}")
+
+
+def _check_tables(config: dict) -> None:
+    """``variant`` (names) and ``players`` (2, 3, 4, 6), the settings that make the tables."""
+    variants, players = config.get("variant"), config.get("players")
+    if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
+        raise SettingError("variant", f"variant must be a list of names, got {variants!r}")
+    if not isinstance(players, list) or not all(_is_int(n) for n in players):
+        raise SettingError("players", f"players must be a list of whole numbers, got {players!r}")
+    bad = [n for n in players if n not in (2, 3, 4, 6)]
+    if bad:
+        raise SettingError("players", f"players must be among 2, 3, 4, 6; got {bad}")
+
+
+def check_config(config: dict) -> None:
+    """Every setting of ``config`` in its range (``SettingError`` naming the first that is
+    not): a new run's, and a saved run's with the changes of a resume, before anything is
+    written."""
+    missing = [key for key in DEFAULTS if key not in config and key not in SESSION]
+    if missing or "tables" not in config:
+        raise SettingError(
+            (missing or ["tables"])[0], f"settings missing: {', '.join(missing or ['tables'])}"
+        )
+    _check_tables(config)
+    try:
+        tables = tables_of(config["variant"], config["players"])
+    except ValueError as error:
+        raise SettingError("variant", str(error)) from None
+    if config["tables"] != [list(t) for t in tables] and config["tables"] != tables:
+        raise SettingError(
+            "tables", f"tables {config['tables']!r} are not those of the variants and players"
+        )
+    for key in INT_RANGES:
+        _check_int(key, config[key])
+    for key in FLOAT_RANGES:
+        _check_float(key, config.get(key))
+    hidden = config["hidden"]
+    if not isinstance(hidden, list) or not all(_is_int(w) and w >= 1 for w in hidden):
+        raise SettingError("hidden", f"hidden must be layer widths of at least 1, got {hidden!r}")
+    weights = config["table_weights"]
+    _check_weights("table_weights", weights, None)
+    if len(weights) != len(tables):
+        raise SettingError(
+            "table_weights",
+            f"table_weights needs {len(tables)} numbers, one per table {tables}; got {weights}",
+        )
+    _check_names("teachers", config["teachers"], BOTS)
+    _check_weights("record_opponents", config["record_opponents"], BOTS)
+    _check_names("eval_opponents", config["eval_opponents"], BOTS, empty=True)
+    teacher = config["kick_teacher"]
+    if teacher is not None and teacher not in BOTS:
+        raise SettingError(
+            "kick_teacher", f"unknown bot {teacher!r}; choose from {', '.join(BOTS)}"
+        )
+    _check_weights("opponents", config["opponents"], BOTS + ("self", "snapshot"))
+    if config["init"] is not None and not isinstance(config["init"], str):
+        raise SettingError("init", f"init must be a model file's path, got {config['init']!r}")
 
 
 # ---------------------------------------------------------------------- run state
@@ -167,11 +303,20 @@ class Run:
 
     @classmethod
     def open(cls, path, overrides: dict):
-        """A new run from ``overrides``, or the saved one with only the resumable ones applied."""
+        """A new run from ``overrides``, or the saved one with only the resumable ones applied.
+
+        Every setting is checked (:func:`check_config`) before anything is written, so a
+        refused change leaves the run as it was. ``ValueError``: one line naming the problem
+        (and ``config.json`` when the problem is in it).
+        """
         path = Path(path)
         saved = path / "config.json"
         if saved.exists():
-            config = json.loads(saved.read_text())
+            config = read_json_file(saved, what="run config")
+            if not isinstance(config, dict):
+                raise ValueError(f"run config {saved}: not a JSON object")
+            for key in SESSION:  # older runs saved them: this session's values (or none) count
+                config[key] = None
             given = {k: v for k, v in overrides.items() if v is not None}
             fixed = sorted(k for k in given if k not in cls.RESUMABLE)
             if fixed:
@@ -179,14 +324,18 @@ class Run:
                     f"{path} is an existing run; only {', '.join(cls.RESUMABLE)} may change "
                     f"(got {', '.join(fixed)})"
                 )
-            weights = given.get("table_weights")
-            if weights is not None and len(weights) != len(config["tables"]):
-                raise ValueError(
-                    f"--table-weights needs {len(config['tables'])} numbers, one per table "
-                    f"{config['tables']}; got {weights}"
-                )
-            changed = {k: (config.get(k), v) for k, v in given.items() if config.get(k) != v}
+            changed = {
+                k: (config.get(k), v)
+                for k, v in given.items()
+                if config.get(k) != v and k not in SESSION
+            }
             config.update(given)
+            try:
+                check_config(config)
+            except SettingError as error:
+                if error.key in given:
+                    raise
+                raise ValueError(f"run config {saved}: {error}") from None
         else:
             config = make_config(**overrides)
             changed = {}
@@ -197,7 +346,9 @@ class Run:
         return run
 
     def save_config(self) -> None:
-        _atomic_write(self.path / "config.json", json.dumps(self.config, indent=2) + "\n")
+        """``config.json``: every setting but those of this session (:data:`SESSION`)."""
+        config = {k: v for k, v in self.config.items() if k not in SESSION}
+        _atomic_write(self.path / "config.json", json.dumps(config, indent=2) + "\n")
 
     def log(self, text: str) -> None:
         print(text, file=sys.stderr, flush=True)
@@ -216,9 +367,84 @@ class Run:
 
 
 def _atomic_write(path: Path, text: str) -> None:
+    """``path`` holds ``text`` or what it held before, never a part (temporary file, fsync,
+    rename)."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
     os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """The renames in ``folder`` on disk (where the system allows opening a folder)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class RunFileError(ValueError):
+    """A file of a run directory that cannot be used (one line: the file and the way out)."""
+
+
+# ---------------------------------------------------------------------- checkpoints
+CHECKPOINT = "checkpoint.pt"
+PREV_CHECKPOINT = "checkpoint.prev.pt"
+#: What ``checkpoint.pt`` holds (:meth:`Trainer.save_checkpoint`); older ones are refused.
+CHECKPOINT_FORMAT = "canasta-ppo-checkpoint-2"
+
+
+def _way_out(path: Path) -> str:
+    prev = path.with_name(PREV_CHECKPOINT)
+    if prev.exists():
+        return f"the previous one is kept at {prev}: rename it to {CHECKPOINT} to resume from it"
+    return "remove it to start the ppo stage over (the run's other files are kept)"
+
+
+def read_checkpoint(path: Path) -> dict:
+    """The checkpoint's state, read with ``torch.load(weights_only=True)``: tensors and plain
+    values only, so a file from elsewhere is data and never runs code. ``RunFileError`` (one
+    line: the file, the problem, the way out) for a file that is truncated, corrupt, of an
+    older format, or holds anything else."""
+    import pickle
+
+    import torch
+
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as error:
+        found = re.search(r"Unsupported global: GLOBAL (\S+)", str(error))
+        if found is None:  # not a pickle torch writes: cut short or overwritten
+            detail = re.search(r"Unsupported operand \S+", str(error))
+            raise RunFileError(
+                f"checkpoint {path} is truncated or corrupt "
+                f"({detail.group(0) if detail else 'not a torch checkpoint'}); {_way_out(path)}"
+            ) from None
+        raise RunFileError(
+            f"checkpoint {path} holds more than tensors and plain values (it names "
+            f"{found.group(1)}); it is not loaded, as loading it could run code. A checkpoint "
+            f"written before canasta-env saved plain data reads so too: {_way_out(path)}"
+        ) from None
+    except Exception as error:  # noqa: BLE001 - zip, EOF, OS errors: all one line
+        detail = (str(error).splitlines() or [""])[0][:160] or type(error).__name__
+        raise RunFileError(
+            f"checkpoint {path} is truncated or corrupt ({detail}); {_way_out(path)}"
+        ) from None
+    if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
+        raise RunFileError(
+            f"checkpoint {path} is not a {CHECKPOINT_FORMAT} checkpoint (one of an older "
+            f"canasta-env?); {_way_out(path)}"
+        )
+    return state
 
 
 # ---------------------------------------------------------------------- ppo
@@ -272,45 +498,93 @@ class Trainer:
 
     # -------------------------------------------------------------- checkpoint
     def _load_checkpoint(self) -> None:
-        path = self.run.path / "checkpoint.pt"
+        """Continue from ``checkpoint.pt``: read as data only (``weights_only``), never run."""
+        path = self.run.path / CHECKPOINT
         if not path.exists():
             return
-        state = self.torch.load(path, weights_only=False)
-        self.model.load_state_dict(state["model"])
-        self.optimizer.load_state_dict(state["optimizer"])
+        state = read_checkpoint(path)
+        try:
+            league = loads_bounded(state["league"], what="its league state")
+            snapshots = [
+                (key, [(w.numpy(), b.numpy()) for w, b in layers])
+                for key, layers in zip(league["snapshots"], state["snapshots"], strict=True)
+            ]
+            self.model.load_state_dict(state["model"])
+            self.optimizer.load_state_dict(state["optimizer"])
+            self.rng.bit_generator.state = league["rng"]
+            self.torch.set_rng_state(state["torch_rng"])
+            steps, iteration = state["steps"], state["iteration"]
+            if not (_is_int(steps) and _is_int(iteration) and steps >= 0 and iteration >= 0):
+                raise ValueError(f"steps {steps!r} and iteration {iteration!r}")
+            history, best = league["history"], float(state["best"])
+            seconds = float(state["seconds"])
+            collect_seconds = float(state["collect_seconds"])
+        except (KeyError, TypeError, ValueError, RuntimeError, IndexError, AttributeError) as e:
+            detail = (str(e).splitlines() or [type(e).__name__])[0][:200]
+            raise RunFileError(
+                f"checkpoint {path} does not fit this run ({type(e).__name__}: {detail}); "
+                f"{_way_out(path)}"
+            ) from None
         for group in self.optimizer.param_groups:  # the learning rate may change on resume
             group["lr"] = self.config["lr"]
-        self.steps, self.iteration = state["steps"], state["iteration"]
-        self.snapshots = state["snapshots"]
-        self.history = state["history"]
-        self.best = state["best"]
-        self.rng.bit_generator.state = state["rng"]
-        self.torch.set_rng_state(state["torch_rng"])
-        self.seconds = state.get("seconds", 0.0)
-        self.collect_seconds = state.get("collect_seconds", 0.0)
+        self.steps, self.iteration = steps, iteration
+        self.snapshots, self.history, self.best = snapshots, history, best
+        self.seconds, self.collect_seconds = seconds, collect_seconds
         # evaluations logged after the checkpoint was written are dropped with it
         lines = "".join(json.dumps(entry) + "\n" for entry in self.history)
         _atomic_write(self.run.path / "history.jsonl", lines)
         self.run.log(f"[ppo] resumed at iteration {self.iteration}, {self.steps} learner steps")
 
     def save_checkpoint(self) -> None:
+        """``checkpoint.pt``: tensors and plain values only (loadable with ``weights_only``).
+
+        The network, Adam, torch's RNG state and the league's snapshots as tensors; the
+        counters as numbers; the history, the snapshots' names and numpy's RNG state (whose
+        integers pass 64 bits) as one JSON string. Written to a temporary file, synced, then renamed over the last one,
+        which stays as ``checkpoint.prev.pt``.
+        """
+        torch = self.torch
+        league = {
+            "snapshots": [key for key, _ in self.snapshots],
+            "history": self.history,
+            "rng": self.rng.bit_generator.state,
+        }
         state = {
+            "format": CHECKPOINT_FORMAT,
+            "steps": int(self.steps),
+            "iteration": int(self.iteration),
+            "best": float(self.best),
+            "seconds": float(self.seconds),
+            "collect_seconds": float(self.collect_seconds),
             "model": self.model.state_dict(),
             "optimizer": self.optimizer.state_dict(),
-            "steps": self.steps,
-            "iteration": self.iteration,
-            "snapshots": self.snapshots,
-            "history": self.history,
-            "best": self.best,
-            "rng": self.rng.bit_generator.state,
-            "torch_rng": self.torch.get_rng_state(),
-            "seconds": self.seconds,
-            "collect_seconds": self.collect_seconds,
+            "torch_rng": torch.get_rng_state(),
+            "snapshots": [
+                [[torch.from_numpy(np.array(w)), torch.from_numpy(np.array(b))] for w, b in layers]
+                for _, layers in self.snapshots
+            ],
+            "league": json.dumps(league, default=float),
         }
-        path = self.run.path / "checkpoint.pt"
-        tmp = path.with_name("checkpoint.pt.tmp")
-        self.torch.save(state, tmp)
+        path = self.run.path / CHECKPOINT
+        tmp = path.with_name(CHECKPOINT + ".tmp")
+        with open(tmp, "wb") as handle:
+            torch.save(state, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if path.exists():
+            # the last checkpoint stays as checkpoint.prev.pt; checkpoint.pt is never missing
+            prev = path.with_name(PREV_CHECKPOINT)
+            prev_tmp = path.with_name(PREV_CHECKPOINT + ".tmp")
+            prev_tmp.unlink(missing_ok=True)
+            try:
+                os.link(path, prev_tmp)
+            except OSError:  # no hard links here: a copy
+                import shutil
+
+                shutil.copyfile(path, prev_tmp)
+            os.replace(prev_tmp, prev)
         os.replace(tmp, path)
+        _fsync_dir(path.parent)
 
     # -------------------------------------------------------------- league
     def _actor(self) -> list:
@@ -659,15 +933,22 @@ def run_stages(run: Run, stages, progress: bool = True) -> None:
             Trainer(run, pool).train(progress=progress)
 
 
-def _list(text: str, cast=str) -> list:
-    return [cast(item.strip()) for item in text.split(",") if item.strip()]
+def _list(text: str, cast=str, option: str = "") -> list:
+    try:
+        return [cast(item.strip()) for item in text.split(",") if item.strip()]
+    except ValueError:
+        kind = "whole numbers" if cast is int else "numbers"
+        raise ValueError(f"{option} takes {kind} separated by commas, got {text!r}") from None
 
 
-def _weights(text: str) -> dict:
+def _weights(text: str, option: str = "--opponents") -> dict:
     out = {}
     for item in _list(text):
         name, _, weight = item.partition("=")
-        out[name] = float(weight) if weight else 1.0
+        try:
+            out[name.strip()] = float(weight) if weight else 1.0
+        except ValueError:
+            raise ValueError(f"{option}: {item!r} is not NAME=WEIGHT") from None
     return out
 
 
@@ -766,7 +1047,6 @@ def main(argv: list[str] | None = None) -> int:
         "kick_teacher": args.kick_teacher,
         "kick_coef": args.kick_coef,
         "kick_steps": args.kick_steps,
-        "opponents": _weights(args.opponents) if args.opponents else None,
         "eval_every": args.eval_every,
         "eval_deals": args.eval_deals,
         "init": args.init,
@@ -776,10 +1056,11 @@ def main(argv: list[str] | None = None) -> int:
         "time_limit": args.time_limit,
     }
     try:
-        overrides["players"] = _list(args.players, int) if args.players else None
-        overrides["hidden"] = _list(args.hidden, int) if args.hidden else None
+        overrides["opponents"] = _weights(args.opponents) if args.opponents else None
+        overrides["players"] = _list(args.players, int, "--players") if args.players else None
+        overrides["hidden"] = _list(args.hidden, int, "--hidden") if args.hidden else None
         overrides["table_weights"] = (
-            _list(args.table_weights, float) if args.table_weights else None
+            _list(args.table_weights, float, "--table-weights") if args.table_weights else None
         )
         path = Path(args.resume or args.run_dir)
         if args.resume and not (path / "config.json").exists():
@@ -796,6 +1077,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         run.log("[run] interrupted; continue with: canasta train --resume " + str(run.path))
         return 130
+    except RunFileError as error:
+        _fail(str(error))
     if args.ship:
         import shutil
 
