@@ -23,6 +23,7 @@ from typing import Any, NoReturn
 from canasta_env.actions import ACTION_TEXTS, NUM_ACTIONS, str_to_action
 from canasta_env.cards import NUM_KINDS, kind_code, parse_suited, suited_code
 from canasta_env.engine.game import Game, IllegalActionError
+from canasta_env.jsonfile import check_depth
 from canasta_env.rules import Rules
 from canasta_env.state_io import (
     parse_rules,
@@ -36,6 +37,13 @@ from canasta_env.state_io.values import check_code_lengths, digits, names, show
 
 REPLAY_FORMAT = "canasta-env/replay"
 REPLAY_VERSION = 1
+#: Bounds on a replay read from elsewhere. A whole game has a few thousand actions (a random
+#: game of classic about 1,000 in 4 to 10 hands); a game to the highest target score
+#: (``MAX_POINTS``) has more, but not a million. An action takes some 17 bytes of a file
+#: (its id and its text), 50 at most.
+MAX_REPLAY_ACTIONS = 1_000_000
+MAX_REPLAY_HANDS = 100_000
+MAX_REPLAY_BYTES = 64 * 2**20
 REPLAY_FIELDS = (
     "format",
     "version",
@@ -196,6 +204,16 @@ class Replay:
             _fail("field 'actions': expected a list of per-hand lists of action ids")
         if not actions:
             _fail("field 'actions': expected at least one (possibly empty) hand")
+        if len(actions) > MAX_REPLAY_HANDS:
+            _fail(
+                f"field 'actions': {len(actions):,} hands; a replay holds at most "
+                f"{MAX_REPLAY_HANDS:,}"
+            )
+        total = sum(len(hand) for hand in actions)
+        if total > MAX_REPLAY_ACTIONS:
+            _fail(
+                f"field 'actions': {total:,} actions; a replay holds at most {MAX_REPLAY_ACTIONS:,}"
+            )
         if not isinstance(texts, list) or [
             len(h) if isinstance(h, list) else None for h in texts
         ] != [len(h) for h in actions]:
@@ -231,14 +249,30 @@ class Replay:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Replay:
-        return cls.from_dict(read_json(text, "replay"))
+        """A replay from JSON text (``str``, or UTF-8/16/32 ``bytes``); ``ValueError`` for
+        anything that is not one: too large, nested too deeply, not JSON, not a replay."""
+        if len(text) > MAX_REPLAY_BYTES:
+            _fail(f"larger than {MAX_REPLAY_BYTES:,} bytes")
+        data = check_depth(read_json(text, "replay"), "invalid replay")
+        return cls.from_dict(data)
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(self.to_json() + "\n", encoding="utf-8")
 
     @classmethod
     def load(cls, path: str | Path) -> Replay:
-        return cls.from_json(Path(path).read_bytes())
+        """The replay in a file; every problem (the file cannot be read, is too large, not
+        text, not JSON, not a replay) raises one ``ValueError`` naming the file."""
+        path = Path(path)
+        try:
+            with open(path, "rb") as file:
+                data = file.read(MAX_REPLAY_BYTES + 1)
+        except OSError as error:
+            raise ValueError(f"cannot read replay {path}: {error.strerror or error}") from None
+        try:
+            return cls.from_json(data)
+        except ValueError as error:
+            raise ValueError(f"{path}: {error}") from None
 
 
 def _new_game(rules: Rules, num_players: int, seed: int | str, deck: Any) -> Game:

@@ -702,21 +702,32 @@ def parse_rule_overrides(items: list[str] | None) -> dict:
     """``["sequences=true", "target_score=5000"]`` (command-line ``--rule``) to overrides.
 
     Values are JSON (``true``, ``5000``, ``[[2, 15]]``); anything else is a string.
-    Raises ``ValueError`` naming an item without ``=``. The fields themselves are
-    checked by :func:`make_rules`.
+    Raises ``ValueError`` naming an item without ``=``, or one whose value nests deeper
+    than ``canasta_env.jsonfile.MAX_DEPTH`` or holds an integer too long to read. The
+    fields themselves are checked by :func:`make_rules`.
     """
     import json
+
+    from canasta_env.jsonfile import check_depth
 
     overrides = {}
     for item in items or []:
         key, sep, text = item.partition("=")
         if not sep or not key.strip():
             raise ValueError(f"a rule override is KEY=VALUE (e.g. sequences=true), got {item!r}")
+        name = key.strip()
         try:
             value = json.loads(text)
         except json.JSONDecodeError:
             value = text
-        overrides[key.strip()] = value
+        except RecursionError:
+            raise ValueError(
+                f"rule override {name[:60]!r}: the value is nested too deeply"
+            ) from None
+        except ValueError as error:  # an integer of more digits than Python reads
+            problem = str(error).split(":")[0]
+            raise ValueError(f"rule override {name[:60]!r}: {problem}") from None
+        overrides[name] = check_depth(value, f"rule override {name[:60]!r}")
     return overrides
 
 

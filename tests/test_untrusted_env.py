@@ -22,8 +22,16 @@ import canasta_env
 from canasta_env.engine.game import Game
 from canasta_env.env import raw_env
 from canasta_env.gym_env import CanastaGymEnv
-from canasta_env.rules import make_rules
-from canasta_env.state_io import load_state, state_from_dict, state_from_json, state_to_dict
+from canasta_env.replay import MAX_REPLAY_ACTIONS, MAX_REPLAY_BYTES, MAX_REPLAY_HANDS, Replay
+from canasta_env.rules import make_rules, parse_rule_overrides
+from canasta_env.state_io import (
+    load_state,
+    save_state,
+    state_from_dict,
+    state_from_json,
+    state_to_dict,
+)
+from canasta_env.state_io.layout import MAX_STATE_BYTES
 
 CLASSIC = make_rules("classic")
 
@@ -145,7 +153,7 @@ def test_an_all_zero_generator_from_json_text_and_a_file_is_refused(tmp_path):
         state_from_json(text)
     path = tmp_path / "zero.state.json"
     path.write_text(text, encoding="utf-8")
-    with pytest.raises(ValueError, match=RNG_REFUSED + "0 of"):
+    with pytest.raises(ValueError, match=re.escape(f"{path}: ") + RNG_REFUSED[1:] + "0 of"):
         load_state(path)
 
 
@@ -194,3 +202,158 @@ def test_env_reset_with_a_zeroed_generator_changes_nothing():
     assert (env.agent_selection, env.unwrapped.num_moves) == (selection, moves)
     env.reset(options={"state": _saved()})  # the positive control: a real state loads
     assert state_to_dict(env.unwrapped.game) == _saved()
+
+
+# ---------------------------------------------------------------------- replay and state files
+def _replay() -> Replay:
+    game = Game(CLASSIC, 2, seed=7)
+    rng = random.Random(7)
+    actions = []
+    for _ in range(30):
+        action = rng.choice(game.legal_actions())
+        game.apply(action)
+        actions.append(action)
+    return Replay.from_game(game, actions)
+
+
+def _refused(path, problem: str) -> str:
+    """The one message of a refused file: its path, then the problem."""
+    return "^" + re.escape(f"{path}: ") + problem
+
+
+def test_a_saved_replay_loads(tmp_path):
+    replay = _replay()
+    path = tmp_path / "game.replay.json"
+    replay.save(path)
+    assert Replay.load(path) == replay
+    assert Replay.load(str(path)) == replay
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        pytest.param(
+            b"[" * 200_000, r"invalid replay: not valid JSON \(nested too deeply\)$", id="deep"
+        ),
+        pytest.param(
+            b"[" * 100 + b"]" * 100,
+            r"invalid replay: nested deeper than 64 levels$",
+            id="deeper-than-64",
+        ),
+        pytest.param(
+            b'{"format": "canasta-env/replay", "version": 1, "actions": [[0, 12',
+            r"invalid replay: not valid JSON \(Expecting ',' delimiter",
+            id="truncated",
+        ),
+        pytest.param(
+            b"\x80\x81{}",
+            r"invalid replay: not valid JSON \(the bytes are not UTF-8, UTF-16 or UTF-32 text",
+            id="not-utf8",
+        ),
+        pytest.param(b"", r"invalid replay: not valid JSON \(Expecting value", id="empty"),
+    ],
+)
+def test_a_bad_replay_file_raises_one_value_error_naming_it(tmp_path, content, problem):
+    path = tmp_path / "bad.replay.json"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=_refused(path, problem)):
+        Replay.load(path)
+
+
+def test_a_truncated_saved_replay_names_the_file(tmp_path):
+    text = _replay().to_json()
+    path = tmp_path / "cut.replay.json"
+    path.write_text(text[: len(text) // 2], encoding="utf-8")
+    with pytest.raises(ValueError, match=_refused(path, r"invalid replay: not valid JSON")):
+        Replay.load(path)
+
+
+def test_a_replay_file_larger_than_the_bound_is_refused_unread(tmp_path):
+    path = tmp_path / "huge.replay.json"
+    with open(path, "wb") as file:  # sparse: no disk space taken
+        file.truncate(MAX_REPLAY_BYTES + 1)
+    with pytest.raises(
+        ValueError, match=_refused(path, re.escape("invalid replay: larger than 67,108,864 bytes"))
+    ):
+        Replay.load(path)
+
+
+def test_a_replay_file_that_cannot_be_read_raises_value_error(tmp_path):
+    for path in (tmp_path / "missing.replay.json", tmp_path):
+        with pytest.raises(ValueError, match="^" + re.escape(f"cannot read replay {path}: ")):
+            Replay.load(path)
+
+
+def test_a_replay_with_too_many_actions_or_hands_is_refused():
+    data = _replay().to_dict()
+    data["actions"] = [[0] * (MAX_REPLAY_ACTIONS + 1)]
+    data["action_texts"] = [[]]
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "invalid replay: field 'actions': 1,000,001 actions; a replay holds at most 1,000,000"
+        ),
+    ):
+        Replay.from_dict(data)
+    data["actions"] = [[] for _ in range(MAX_REPLAY_HANDS + 1)]
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "invalid replay: field 'actions': 100,001 hands; a replay holds at most 100,000"
+        ),
+    ):
+        Replay.from_dict(data)
+
+
+def test_replay_text_is_checked_for_depth_and_size():
+    with pytest.raises(ValueError, match=r"^invalid replay: nested deeper than 64 levels$"):
+        Replay.from_json("[" * 100 + "]" * 100)
+    with pytest.raises(ValueError, match=r"^invalid replay: larger than 67,108,864 bytes$"):
+        Replay.from_json(b" " * (MAX_REPLAY_BYTES + 1))
+
+
+def test_a_saved_state_loads_and_a_bad_state_file_names_itself(tmp_path):
+    game = Game(CLASSIC, 2, seed=3)
+    path = tmp_path / "game.state.json"
+    save_state(game, path)
+    assert state_to_dict(load_state(path)) == state_to_dict(game)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text[:100], encoding="utf-8")
+    with pytest.raises(ValueError, match=_refused(path, r"invalid state: not valid JSON")):
+        load_state(path)
+    path.write_bytes(b"[" * 200_000)
+    with pytest.raises(ValueError, match=_refused(path, r"invalid state: not valid JSON")):
+        load_state(path)
+    with open(path, "wb") as file:
+        file.truncate(MAX_STATE_BYTES + 1)
+    with pytest.raises(
+        ValueError, match=_refused(path, re.escape("invalid state: larger than 67,108,864 bytes"))
+    ):
+        load_state(path)
+    missing = tmp_path / "missing.state.json"
+    with pytest.raises(ValueError, match="^" + re.escape(f"cannot read state {missing}: ")):
+        load_state(missing)
+
+
+# ---------------------------------------------------------------------- --rule KEY=VALUE
+def test_rule_overrides_read_json_values_and_words():
+    assert parse_rule_overrides(["target_score=5000", "sequences=true", "x=abc"]) == {
+        "target_score": 5000,
+        "sequences": True,
+        "x": "abc",
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("[" * 200_000, "the value is nested too deeply"),
+        ("[" * 100 + "]" * 100, "nested deeper than 64 levels"),
+        ("1" * 5000, "Exceeds the limit (4300 digits) for integer string conversion"),
+    ],
+)
+def test_a_rule_override_too_deep_or_too_long_raises_value_error(text, problem):
+    with pytest.raises(
+        ValueError, match="^" + re.escape(f"rule override 'target_score': {problem}") + "$"
+    ):
+        parse_rule_overrides([f"target_score={text}"])

@@ -24,6 +24,7 @@ from canasta_env.engine.state import (
     teams_of,
 )
 from canasta_env.state_io.checks import CHECKS, GAME_CHECKS
+from canasta_env.state_io.layout import MAX_STATE_BYTES
 from canasta_env.state_io.parse import parse_state
 from canasta_env.state_io.values import fail, read_json
 
@@ -139,5 +140,20 @@ def state_from_json(text: str | bytes, *, require_playable: bool = False) -> Gam
 
 
 def load_state(path: str | Path, *, require_playable: bool = False) -> Game:
-    """Read a state saved by :func:`~canasta_env.state_io.encode.save_state`."""
-    return state_from_json(Path(path).read_bytes(), require_playable=require_playable)
+    """Read a state saved by :func:`~canasta_env.state_io.encode.save_state`.
+
+    Every problem (the file cannot be read, is larger than ``MAX_STATE_BYTES``, is not
+    text, not JSON, not a valid state) raises one ``ValueError`` naming the file.
+    """
+    path = Path(path)
+    try:
+        with open(path, "rb") as file:
+            data = file.read(MAX_STATE_BYTES + 1)
+    except OSError as error:
+        raise ValueError(f"cannot read state {path}: {error.strerror or error}") from None
+    try:
+        if len(data) > MAX_STATE_BYTES:
+            raise ValueError(f"invalid state: larger than {MAX_STATE_BYTES:,} bytes")
+        return state_from_json(data, require_playable=require_playable)
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None

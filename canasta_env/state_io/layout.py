@@ -78,3 +78,6 @@ MAX_INT = 2**53 - 1
 #: The most digits Python turns an integer into text or back by default (``sys.int_info``):
 #: a longer one could be neither read from a file nor written to one.
 MAX_DIGITS = 4300
+#: The largest state file :func:`~canasta_env.state_io.decode.load_state` reads (a state is
+#: some 13 KB, plus about 100 bytes per finished hand of ``hand_history``).
+MAX_STATE_BYTES = 64 * 2**20
