@@ -3,7 +3,7 @@
 Usage::
 
     canasta arena --variant classic --players 4 --agents random greedy expert \\
-        --hands 2000 --seed 0 [--jobs 2] [--out arena_out] \\
+        --hands 2000 --seed 0 [--jobs 2] [--out arena_out] [--overwrite] [--trust-pickle] \\
         [--pairing round-robin|given] [--no-duplicate] [--no-progress] [--no-plot]
         [--ray [ADDRESS] [--ray-batch 8] [--ray-retries 3]]
     canasta arena --speed --agents random greedy expert
@@ -25,7 +25,15 @@ decisions per second.
 
 Results are sorted by schedule position before any statistic, so ``--jobs`` never
 changes a number. Outputs (in ``--out``):
-``hands.csv`` and ``results.json`` (every hand), ``ratings.png``.
+``hands.csv`` and ``results.json`` (every hand), ``ratings.png``. A folder that is not
+empty is refused (an earlier result is never overwritten) unless ``--overwrite`` is
+given. Ctrl-C stops the tournament and still writes the hands finished so far, with
+``"partial": true`` in results.json (exit code 130).
+
+``--trust-pickle``: a ``ppo:`` agent that is a Stable-Baselines3 ``.zip`` (other than
+the shipped ``ppo:sb3-classic-2p``) is loaded only with it, since pickle loads it and
+can run code it carries; it reaches every worker process (``.npz`` model files are data
+and need no flag).
 
 Ray (``--ray [ADDRESS]``, extra ``scale``): the same tasks, batched, as Ray tasks
 on a local instance or a cluster (:mod:`agents.ray_arena`, docs/ray.md); the
@@ -54,6 +62,7 @@ from agents.registry import (
 )
 from agents.schedule import (
     PAIRINGS,
+    ArenaInterrupted,
     HandResult,
     deck_seed,
     hand_outcome,
@@ -288,8 +297,12 @@ def write_outputs(
     summary: dict,
     config: dict,
     plot: bool = True,
+    partial: bool = False,
 ) -> None:
-    """Write ``hands.csv``, ``results.json`` and (with ``plot``) ``ratings.png``."""
+    """Write ``hands.csv``, ``results.json`` and (with ``plot``) ``ratings.png``.
+
+    ``partial``: the tournament was interrupted; results.json says so (``"partial"``).
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     num_players = config["players"]
     num_teams = teams_of(num_players)
@@ -309,6 +322,7 @@ def write_outputs(
                 + ["+".join(hand.winners), hand.steps, hand.end_reason]
             )
     document = {
+        "partial": partial,
         "config": config,
         "ranking": summary["ranking"],
         "head_to_head": summary["head_to_head"],
@@ -369,13 +383,20 @@ def plot_ratings(path: Path, summary: dict, config: dict) -> None:
 
 
 def measure_speed(
-    name: str, variant: str = "classic", num_players: int = 4, hands: int = 20, seed: int = 0
+    name: str,
+    variant: str = "classic",
+    num_players: int = 4,
+    hands: int = 20,
+    seed: int = 0,
+    trust_pickle: bool = False,
 ) -> dict:
     """Decisions per second of one agent kind playing every seat (time inside ``act``)."""
     import canasta_env
 
     env = canasta_env.raw_env(variant=variant, num_players=num_players)
-    agents = [make_agent(name, seed=seed + seat) for seat in range(num_players)]
+    agents = [
+        make_agent(name, seed=seed + seat, trust_pickle=trust_pickle) for seat in range(num_players)
+    ]
     decisions = 0
     spent = 0.0
     for k in range(hands):
@@ -415,6 +436,20 @@ class ArenaResult:
     hands: list[HandResult]
     summary: dict
     report: str
+    partial: bool = False  # interrupted (Ctrl-C): the hands finished before it
+
+
+def check_out_dir(out_dir: str | Path, overwrite: bool) -> None:
+    """Refuse (``ValueError``) an output folder that exists and is not empty, unless
+    ``overwrite``; and a path that is not a folder."""
+    path = Path(out_dir)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"--out {path}: exists and is not a folder")
+    if not overwrite and path.is_dir() and any(path.iterdir()):
+        raise ValueError(
+            f"--out {path}: the folder is not empty (an earlier result?); choose another "
+            "folder, or pass --overwrite to replace its files"
+        )
 
 
 def run_arena(
@@ -433,6 +468,8 @@ def run_arena(
     ray: str | None = None,
     ray_batch: int = 8,
     ray_retries: int = 3,
+    trust_pickle: bool = False,
+    overwrite: bool = True,
 ) -> ArenaResult:
     """Run a tournament (see the module doc); write the outputs when ``out_dir`` is given.
 
@@ -440,6 +477,13 @@ def run_arena(
     ``ray``: play the hands as Ray tasks (:mod:`agents.ray_arena`), on a local
     instance (``"local"``) or the cluster at that address, ``ray_batch`` hands per
     task, a lost task submitted again up to ``ray_retries`` times.
+    ``trust_pickle`` reaches :func:`make_agent` in every process (``--trust-pickle``).
+    ``overwrite`` False refuses an ``out_dir`` that is not empty, before any hand
+    (the command's default; ``--overwrite``).
+
+    On Ctrl-C the hands finished so far are summarised and written (``"partial":
+    true`` in results.json), then :class:`~agents.schedule.ArenaInterrupted` is
+    raised with that partial :class:`ArenaResult` as its ``result``.
     """
     overrides = dict(rules or {})
     rules = make_rules(variant, **overrides)
@@ -449,29 +493,38 @@ def run_arena(
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
     for name in dict.fromkeys(agents):
-        make_agent(name)  # fail early, with the list of names, on a typo
+        make_agent(name, trust_pickle=trust_pickle)  # fail early, with the names, on a typo
     pairings = make_pairings(list(agents), num_players, pairing)
     tasks = make_tasks(pairings, hands, seed, duplicate)
+    if out_dir is not None:
+        check_out_dir(out_dir, overwrite)
     ray_run = None
-    if ray is None:
-        results = play_tasks(tasks, variant, num_players, seed, jobs, progress, overrides)
-    else:
-        from agents.ray_arena import play_tasks_ray
+    interrupted = None
+    try:
+        if ray is None:
+            results = play_tasks(
+                tasks, variant, num_players, seed, jobs, progress, overrides, trust_pickle
+            )
+        else:
+            from agents.ray_arena import play_tasks_ray
 
-        names = (n for t in tasks for _a, _s, seats in t.hands for n in seats)
-        results, ray_run = play_tasks_ray(
-            tasks,
-            variant,
-            num_players,
-            seed,
-            address=ray,
-            batch=ray_batch,
-            retries=ray_retries,
-            cpus=jobs if jobs > 1 else None,
-            factories=registered_factories(names),
-            rules=overrides,
-            progress=progress,
-        )
+            names = (n for t in tasks for _a, _s, seats in t.hands for n in seats)
+            results, ray_run = play_tasks_ray(
+                tasks,
+                variant,
+                num_players,
+                seed,
+                address=ray,
+                batch=ray_batch,
+                retries=ray_retries,
+                cpus=jobs if jobs > 1 else None,
+                factories=registered_factories(names),
+                rules=overrides,
+                progress=progress,
+                trust_pickle=trust_pickle,
+            )
+    except ArenaInterrupted as error:  # Ctrl-C: keep what was played
+        interrupted, results = error, error.results
     summary = summarize(results, agents, num_players)
     config = {
         "variant": variant,
@@ -492,9 +545,18 @@ def run_arena(
     if ray_run is not None:
         config["ray"] = {"address": ray, "batch": ray_batch, "retried_hands": ray_run.retried_hands}
         report += "\n\n" + ray_run.report_line()
+    partial = interrupted is not None
+    if partial:
+        report += f"\n\npartial: interrupted after {len(results)} hands"
     if out_dir is not None:
-        write_outputs(Path(out_dir), results, summary, config, plot)
-    return ArenaResult(config=config, hands=results, summary=summary, report=report)
+        write_outputs(Path(out_dir), results, summary, config, plot, partial=partial)
+    result = ArenaResult(
+        config=config, hands=results, summary=summary, report=report, partial=partial
+    )
+    if interrupted is not None:
+        interrupted.result = result
+        raise interrupted
+    return result
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -527,7 +589,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--ray-retries", type=int, default=3, help="times a task lost with its worker is resent"
     )
-    parser.add_argument("--out", default="arena_out", help="output folder")
+    parser.add_argument(
+        "--out",
+        default="arena_out",
+        help="output folder (arena_out); one that is not empty is refused without --overwrite",
+    )
+    parser.add_argument(
+        "--overwrite", action="store_true", help="replace the files of a --out folder in use"
+    )
+    parser.add_argument(
+        "--trust-pickle",
+        action="store_true",
+        help="load ppo: agents that are Stable-Baselines3 .zip files, which Python's pickle "
+        "loads and can run code: only for files whose source you trust",
+    )
     parser.add_argument("--pairing", default="round-robin", choices=PAIRINGS)
     parser.add_argument("--no-duplicate", action="store_true", help="a fresh deal for every hand")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -563,10 +638,27 @@ def main(argv: list[str] | None = None) -> int:
             ray=args.ray,
             ray_batch=args.ray_batch,
             ray_retries=args.ray_retries,
+            trust_pickle=args.trust_pickle,
+            overwrite=args.overwrite,
         )
     except ValueError as error:
         print(f"canasta arena: {error}", file=sys.stderr)
         return 2
+    except ArenaInterrupted as interrupted:
+        result = getattr(interrupted, "result", None)
+        if result is None:  # a second Ctrl-C before the outputs were written
+            print("canasta arena: interrupted; nothing written", file=sys.stderr)
+            return 130
+        print(result.report)
+        print(
+            f"canasta arena: interrupted; wrote the {len(result.hands)} hands played so far "
+            f"to {args.out}/results.json, marked partial",
+            file=sys.stderr,
+        )
+        return 130
+    except KeyboardInterrupt:  # before any hand was played (loading the agents)
+        print("canasta arena: interrupted before any hand was played", file=sys.stderr)
+        return 130
     print(result.report)
     elapsed = time.perf_counter() - started
     print(f"\nwrote {args.out}/hands.csv, results.json" + ("" if args.no_plot else ", ratings.png"))
@@ -579,7 +671,9 @@ def _print_speeds(args) -> int:
     print(f"decisions per second ({args.variant}, {args.players} players, {hands} hands each)")
     for name in dict.fromkeys(args.agents):
         try:
-            speed = measure_speed(name, args.variant, args.players, hands, args.seed)
+            speed = measure_speed(
+                name, args.variant, args.players, hands, args.seed, args.trust_pickle
+            )
         except ValueError as error:
             print(f"canasta arena: {error}", file=sys.stderr)
             return 2

@@ -3,7 +3,7 @@
 Usage::
 
     canasta play --variant classic --players 4 --opponents expert [--partners greedy]
-                 [--seat 0] [--seed N] [--no-color]
+                 [--seat 0] [--seed N] [--no-color] [--trust-pickle]
 
 The table is drawn from your seat (other hands hidden). On your turn the legal
 moves are listed as a numbered menu; type a number or an action in words
@@ -13,7 +13,9 @@ action is refused with the reason and you are asked again. ``q`` quits,
 (``--partners`` defaults to ``--opponents``), any name ``make_agent`` takes: an
 outside agent by import path too (``--opponents mypkg.bots:MyAgent``). A bot
 that returns an illegal action ends the command with an error naming it. At
-the end of the hand the score sheet of every team is shown.
+the end of the hand the score sheet of every team is shown. A ``ppo:`` bot that
+is a Stable-Baselines3 ``.zip`` (other than the shipped ones) needs
+``--trust-pickle``: pickle loads it and can run code it carries.
 
 ``main(argv, input_fn, output)`` takes the input function and the output stream
 so a test can drive a whole hand with scripted input.
@@ -94,8 +96,10 @@ def play_hand(
     input_fn: Callable[[str], str],
     output: TextIO,
     rules: dict | None = None,
+    trust_pickle: bool = False,
 ) -> int:
-    """Play one hand; return 0 when it ends or the player quits. ``rules``: house rules."""
+    """Play one hand; return 0 when it ends or the player quits. ``rules``: house rules;
+    ``trust_pickle``: handed to :func:`make_agent` (``--trust-pickle``)."""
 
     def say(text: str = "") -> None:
         print(text, file=output)
@@ -109,7 +113,8 @@ def play_hand(
             continue
         teammate = game.team_of[seat] == game.team_of[human]
         name = partners if teammate else opponents
-        bot = make_agent(name, seed=None if seed is None else seed * 31 + seat)
+        bot_seed = None if seed is None else seed * 31 + seat
+        bot = make_agent(name, seed=bot_seed, trust_pickle=trust_pickle)
         bot.reset(seat, num_players, env.rules)
         bots[seat] = (name, bot)
     say(f"you are player {human}; {HELP}")
@@ -182,6 +187,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seat", type=int, default=0, help="your seat (player number)")
     parser.add_argument("--seed", type=int, default=None, help="deal seed")
     parser.add_argument("--no-color", action="store_true", help="plain text, no ANSI colours")
+    parser.add_argument(
+        "--trust-pickle",
+        action="store_true",
+        help="load ppo: bots that are Stable-Baselines3 .zip files, which Python's pickle loads "
+        "and can run code: only for files whose source you trust",
+    )
     return parser
 
 
@@ -208,9 +219,9 @@ def main(
         print(f"canasta play: --seat must be 0..{args.players - 1}", file=output)
         return 2
     try:
-        make_agent(args.opponents)
+        make_agent(args.opponents, trust_pickle=args.trust_pickle)
         if args.partners:
-            make_agent(args.partners)
+            make_agent(args.partners, trust_pickle=args.trust_pickle)
     except ValueError as error:
         print(f"canasta play: {error}", file=output)
         return 2
@@ -226,6 +237,7 @@ def main(
             input_fn,
             output,
             overrides,
+            args.trust_pickle,
         )
     except IllegalActionError as error:  # a bot's bug: the table refused its move
         print(f"canasta play: {error}", file=output)

@@ -34,7 +34,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agents.schedule import HandResult, Task, init_worker_once, play_task
+from agents.schedule import ArenaInterrupted, HandResult, Task, init_worker_once, play_task
 
 #: ``--ray`` without an address: a local Ray instance.
 LOCAL = "local"
@@ -80,16 +80,22 @@ def make_batches(tasks: Sequence[Task], batch: int) -> list[list[Task]]:
 
 
 def _play_batch(
-    tasks: list[Task], variant: str, num_players: int, seed: int, rules: dict, factories: bytes
+    tasks: list[Task],
+    variant: str,
+    num_players: int,
+    seed: int,
+    rules: dict,
+    factories: bytes,
+    trust_pickle: bool = False,
 ) -> tuple[int, list[HandResult]]:
     """The body of one Ray task: (worker pid, the hands of ``tasks``).
 
     A worker process keeps its agents from one batch to the next of the same
-    arena (same table, seed, house rules and registered names).
+    arena (same table, seed, house rules, registered names and ``trust_pickle``).
     """
     import os
 
-    init_worker_once(variant, num_players, seed, rules, factories)
+    init_worker_once(variant, num_players, seed, rules, factories, trust_pickle)
     results: list[HandResult] = []
     for task in tasks:
         results += play_task(task)
@@ -146,12 +152,15 @@ def play_tasks_ray(
     factories: dict | None = None,
     rules: dict | None = None,
     progress: bool = True,
+    trust_pickle: bool = False,
 ) -> tuple[list[HandResult], RayRun]:
     """Play every task as Ray tasks; the hands in schedule order, and what the run did.
 
+    ``trust_pickle`` reaches :func:`~agents.registry.make_agent` on every worker.
     Raises ``ValueError`` for a bad batch size or retry count, or when Ray is
     missing or the address has no cluster; ``RuntimeError`` when a batch is lost
-    more than ``retries`` times; an agent's or the game's error as it is.
+    more than ``retries`` times; an agent's or the game's error as it is;
+    :class:`~agents.schedule.ArenaInterrupted` with the hands finished so far on Ctrl-C.
     """
     from tqdm import tqdm
 
@@ -164,7 +173,8 @@ def play_tasks_ray(
 
     remote = ray.remote(num_cpus=1, max_retries=0)(_play_batch)
     # registered names travel as the multiprocessing pool's do: pickled factories
-    shared = (variant, num_players, seed, dict(rules or {}), cloudpickle.dumps(factories or {}))
+    factories = cloudpickle.dumps(factories or {})
+    shared = (variant, num_players, seed, dict(rules or {}), factories, trust_pickle)
     run = RayRun(batches=len(batches))
 
     def submit(index: int):
@@ -198,6 +208,9 @@ def play_tasks_ray(
             pids.add(pid)
             results += hands
             bar.update(len(hands))
+    except KeyboardInterrupt as error:  # Ctrl-C: the hands finished so far are kept
+        results.sort(key=lambda r: r.key)
+        raise ArenaInterrupted(results) from error
     finally:
         bar.close()
         for ref in pending:

@@ -10,7 +10,9 @@ A name is resolved in this order, the first match winning:
    ``training`` declares ``ppo``: see ``pyproject.toml``), called with ``PATH``.
    The loader is imported only when such a name is asked for, so everything else
    works when the training extras are not installed, and the bots know nothing
-   of training;
+   of training. A loader with a ``trust_pickle`` parameter is given
+   :func:`make_agent`'s (``ppo`` refuses a Stable-Baselines3 ``.zip``, which
+   pickle loads and can run code, unless it is true: ``--trust-pickle``);
 3. an import path ``module.path:Attribute`` (any other name with ``:``): the
    module is imported, the current working directory searched first as
    ``python -m`` does, and the attribute (a class or factory function) is called
@@ -85,8 +87,12 @@ def registered_factories(names: Iterable[str]) -> dict[str, Callable[..., Agent]
     }
 
 
-def make_agent(name: str, seed: int | None = None) -> Agent:
+def make_agent(name: str, seed: int | None = None, trust_pickle: bool = False) -> Agent:
     """Build the agent called ``name`` (resolved as the module doc says), seeded with ``seed``.
+
+    ``trust_pickle`` is handed to a loader that takes that keyword (``ppo``): a
+    model file that Python's pickle loads (a Stable-Baselines3 ``.zip``) can run
+    code, so such a loader refuses one unless it is true (``--trust-pickle``).
 
     An import path ``module.path:Attribute`` names a class or factory function.
     It is called as ``factory(seed=seed)`` when it takes a ``seed`` keyword (a
@@ -107,7 +113,7 @@ def make_agent(name: str, seed: int | None = None) -> Agent:
         agent = _FACTORIES[name](seed=seed)
     elif ":" in name and name.split(":", 1)[0] in loader_prefixes():
         prefix, path = name.split(":", 1)
-        agent = _load(prefix, path)
+        agent = _load(prefix, path, trust_pickle)
         reseed(agent, seed)
     elif ":" in name:
         agent = _build_imported(name, seed)
@@ -119,8 +125,9 @@ def make_agent(name: str, seed: int | None = None) -> Agent:
     return agent
 
 
-def _load(prefix: str, path: str) -> Agent:
-    """Load ``path`` with the loader that the entry point ``prefix`` names."""
+def _load(prefix: str, path: str, trust_pickle: bool = False) -> Agent:
+    """Load ``path`` with the loader that the entry point ``prefix`` names (given
+    ``trust_pickle`` when it takes that keyword)."""
     (point,) = [p for p in entry_points(group=LOADER_GROUP) if p.name == prefix][:1]
     try:
         loader = point.load()
@@ -131,9 +138,25 @@ def _load(prefix: str, path: str) -> Agent:
             "'.[openspiel]' for openspiel)"
         ) from error
     try:
+        if _takes_keyword(loader, "trust_pickle"):
+            return loader(path, trust_pickle=trust_pickle)
         return loader(path)
     except OSError as error:  # a missing or unreadable model file
         raise ValueError(f"cannot load agent {prefix}:{path}: {error}") from error
+
+
+def _takes_keyword(function: Callable, keyword: str) -> bool:
+    """Whether ``function`` has a parameter ``keyword`` (not ``**kwargs``: a loader that
+    passes unknown keywords on might hand it to something that refuses it)."""
+    try:
+        parameters = inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
+    parameter = parameters.get(keyword)
+    return parameter is not None and parameter.kind in (
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        inspect.Parameter.KEYWORD_ONLY,
+    )
 
 
 def _build_imported(name: str, seed: int | None) -> Agent:

@@ -35,6 +35,9 @@ directory with its ``sys.path`` and imports the module itself. A worker keeps to
 thread (``OMP_NUM_THREADS=1`` before torch is imported, ``torch.set_num_threads(1)``
 after): the processes already use the cores, and on a busy machine OpenMP threads
 waiting on each other made loading a model take seconds instead of milliseconds.
+The command's ``--trust-pickle`` travels with the pool's arguments as well. Workers
+ignore Ctrl-C: the parent catches it, ends the pool and raises
+:class:`ArenaInterrupted` with the hands finished so far.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ import math
 import multiprocessing
 import os
 import pickle
+import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -187,6 +191,15 @@ def hand_outcome(
     return winners, diffs, best
 
 
+class ArenaInterrupted(KeyboardInterrupt):
+    """A KeyboardInterrupt (Ctrl-C) while the arena played: ``results`` are the hands
+    finished before it, in schedule order."""
+
+    def __init__(self, results: list[HandResult]):
+        super().__init__(f"interrupted after {len(results)} hands")
+        self.results = results
+
+
 _WORKER: dict = {}
 
 
@@ -196,11 +209,13 @@ def init_worker(
     seed: int,
     rules: dict | None = None,
     factories: bytes | None = None,
+    trust_pickle: bool = False,
 ) -> None:
     """Set up the playing state of this process.
 
     ``factories`` (worker processes only) are the parent's ``register_agent``
-    names, pickled. A worker keeps OpenMP (torch) to one thread: through
+    names, pickled. ``trust_pickle`` is handed to :func:`make_agent` (the
+    command's ``--trust-pickle``). A worker keeps OpenMP (torch) to one thread: through
     ``OMP_NUM_THREADS`` before anything imports torch, and through
     ``torch.set_num_threads`` if something already has. A failure here is raised
     by the worker's first task: a pool restarts a worker whose initializer
@@ -215,6 +230,7 @@ def init_worker(
         rules=rules or {},
         worker=factories is not None,
         error=None,
+        trust_pickle=trust_pickle,
     )
     if factories is None:
         return
@@ -228,15 +244,27 @@ def init_worker(
 
 
 def init_worker_once(
-    variant: str, num_players: int, seed: int, rules: dict, factories: bytes
+    variant: str,
+    num_players: int,
+    seed: int,
+    rules: dict,
+    factories: bytes,
+    trust_pickle: bool = False,
 ) -> None:
     """:func:`init_worker`, unless this process is set up for the same arena already
-    (same table, seed, house rules and registered names): a Ray worker keeps its
-    agents from one batch of hands to the next."""
-    key = (variant, num_players, seed, repr(sorted(rules.items())), factories)
+    (same table, seed, house rules, registered names and ``trust_pickle``): a Ray
+    worker keeps its agents from one batch of hands to the next."""
+    key = (variant, num_players, seed, repr(sorted(rules.items())), factories, trust_pickle)
     if _WORKER.get("key") != key:
-        init_worker(variant, num_players, seed, rules, factories)
+        init_worker(variant, num_players, seed, rules, factories, trust_pickle)
         _WORKER["key"] = key
+
+
+def init_pool_worker(*args) -> None:
+    """:func:`init_worker` in a worker of the local pool, which leaves Ctrl-C to the
+    parent: the parent keeps the hands played so far and ends the pool."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    init_worker(*args)
 
 
 def _limit_torch_threads() -> None:
@@ -249,7 +277,7 @@ def _limit_torch_threads() -> None:
 def _agent_for(name: str, seat: int):
     cache = _WORKER["agents"]
     if (name, seat) not in cache:
-        cache[(name, seat)] = make_agent(name)
+        cache[(name, seat)] = make_agent(name, trust_pickle=_WORKER.get("trust_pickle", False))
         if _WORKER["worker"]:
             _limit_torch_threads()
     return cache[(name, seat)]
@@ -293,11 +321,14 @@ def play_tasks(
     jobs: int = 1,
     progress: bool = True,
     rules: dict | None = None,
+    trust_pickle: bool = False,
 ) -> list[HandResult]:
     """Play every task (in ``jobs`` spawned processes); results in schedule order.
 
-    Raises ``ValueError`` when ``jobs`` is above 1 and an agent registered in this
-    process has a factory that cannot be pickled for the workers.
+    ``trust_pickle`` reaches :func:`make_agent` in every process. Raises
+    ``ValueError`` when ``jobs`` is above 1 and an agent registered in this process
+    has a factory that cannot be pickled for the workers; :class:`ArenaInterrupted`
+    (a ``KeyboardInterrupt``) with the hands finished so far on Ctrl-C.
     """
     from tqdm import tqdm
 
@@ -317,19 +348,22 @@ def play_tasks(
     results: list[HandResult] = []
     try:
         if jobs <= 1:
-            init_worker(variant, num_players, seed, rules)
+            init_worker(variant, num_players, seed, rules, trust_pickle=trust_pickle)
             for task in tasks:
                 hands = play_task(task)
                 results += hands
                 bar.update(len(hands))
         else:
-            initargs = (variant, num_players, seed, rules, factories)
+            initargs = (variant, num_players, seed, rules, factories, trust_pickle)
             context = multiprocessing.get_context("spawn")  # no fork: see the module doc
-            with context.Pool(jobs, initializer=init_worker, initargs=initargs) as pool:
+            with context.Pool(jobs, initializer=init_pool_worker, initargs=initargs) as pool:
                 chunk = max(1, min(16, len(tasks) // (jobs * 8)))
                 for hands in pool.imap_unordered(play_task, tasks, chunksize=chunk):
                     results += hands
                     bar.update(len(hands))
+    except KeyboardInterrupt as error:  # Ctrl-C: the hands finished so far are kept
+        results.sort(key=lambda r: r.key)
+        raise ArenaInterrupted(results) from error
     finally:
         bar.close()
     results.sort(key=lambda r: r.key)

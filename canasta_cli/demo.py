@@ -38,7 +38,7 @@ def compliance(quick: bool) -> bool:
     return not failed
 
 
-def tournament(hands: int, out_dir: str) -> int:
+def tournament(hands: int, out_dir: str, overwrite: bool = False) -> int:
     from agents.arena import main as arena_main
 
     _section(f"2. tournament: random, greedy, expert; classic 4 players; {hands} hands per pairing")
@@ -47,7 +47,7 @@ def tournament(hands: int, out_dir: str) -> int:
             "--variant", "classic", "--players", "4",
             "--agents", "random", "greedy", "expert",
             "--hands", str(hands), "--seed", "0", "--out", out_dir,
-        ]
+        ] + (["--overwrite"] if overwrite else [])
     )  # fmt: skip
 
 
@@ -108,11 +108,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--full", action="store_true", help="full compliance settings (slower)")
     parser.add_argument("--hands", type=int, default=100, help="tournament hands per pairing")
     parser.add_argument("--match-hands", type=int, default=50, help="trained-agent match hands")
-    parser.add_argument("--out", default=None, help="tournament output folder")
+    parser.add_argument("--out", default=None, help="tournament output folder (a new one)")
+    parser.add_argument(
+        "--overwrite", action="store_true", help="replace the files of a --out folder in use"
+    )
     args = parser.parse_args(argv)
     ok = compliance(quick=not args.full)
     out_dir = args.out or tempfile.mkdtemp(prefix="canasta-arena-")
-    tournament_code = tournament(args.hands, out_dir)
+    tournament_code = tournament(args.hands, out_dir, args.overwrite)
     print(f"tournament files (hands.csv, results.json, ratings.png) in {out_dir}")
     trained_agent(args.match_hands)
     return 0 if ok and tournament_code == 0 else 1

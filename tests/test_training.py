@@ -146,7 +146,7 @@ def test_tiny_training_run_saves_and_loads(tmp_path):
     assert saved["timesteps"] >= 256 and saved["obs_size"] == OBS_SIZE
     assert saved["num_actions"] == NUM_ACTIONS and saved["snapshots"] >= 1
     assert saved["evaluation"][0]["hands"] == 4
-    agent = load_agent(tmp_path)  # a run folder resolves to model.zip
+    agent = load_agent(tmp_path, trust_pickle=True)  # a run folder resolves to model.zip
     exported = export_model(model, tmp_path / "small.zip")
     assert exported.stat().st_size < (tmp_path / "model.zip").stat().st_size
     small = PPOAgent(exported)

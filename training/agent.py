@@ -1,7 +1,7 @@
 """Trained agents: a MaskablePPO model behind the one :class:`~agents.base.Agent` interface.
 
     from training.agent import DEFAULT_MODEL, load_agent
-    agent = load_agent(DEFAULT_MODEL)          # or load_agent("runs/x/model.zip")
+    agent = load_agent(DEFAULT_MODEL)          # or load_agent("runs/x/model.npz")
     action = agent.act(observation, action_mask)
 
 The actor network of an ``MlpPolicy`` is a plain MLP (``Linear`` + ``Tanh``/``ReLU``
@@ -131,6 +131,9 @@ class PolicyAgent(Agent):
 class PPOAgent(PolicyAgent):
     """A saved MaskablePPO model (``model.zip``) playing greedily among legal actions.
 
+    ``MaskablePPO.load`` unpickles the file, which can run code it carries: build
+    one only from a file you trust (:func:`load_agent` asks for ``trust_pickle``).
+
     ``backend="numpy"`` (default) runs the copied actor weights; ``"torch"`` calls
     ``model.predict(obs, action_masks=mask, deterministic=True)``.
     """
@@ -226,15 +229,36 @@ def resolve_model(path: str | os.PathLike | None) -> Path:
     return path
 
 
-def load_agent(path: str | os.PathLike | None = None, **kwargs) -> PolicyAgent:
+def load_agent(
+    path: str | os.PathLike | None = None, trust_pickle: bool = False, **kwargs
+) -> PolicyAgent:
     """The agent saved at ``path``: a shipped name, a ``.npz`` or SB3 ``.zip``, a run folder.
 
     ``None`` or ``"default"`` loads :data:`DEFAULT_MODEL`. Used by the arena for
     agent names like ``ppo:classic-2p`` or ``ppo:runs/x/model.npz``.
+
+    A ``.npz`` model file is data (:class:`training.net.ModelFile` checks it before
+    reading it). A Stable-Baselines3 ``.zip`` is unpickled, which can run code that
+    the file carries: it is loaded only when ``trust_pickle`` is true or it is one of
+    the :data:`SHIPPED` files of this package; any other raises ``ValueError``.
     """
     resolved = resolve_model(path)
     if resolved.suffix == ".npz":
         kwargs.pop("backend", None)
         name = f"ppo:{path}" if path is not None and str(path) in SHIPPED else None
         return NetAgent(resolved, name=kwargs.pop("name", name), **kwargs)
+    if not (trust_pickle or _is_shipped(resolved)):
+        raise ValueError(
+            f"model {resolved} is a Stable-Baselines3 zip, which Python's pickle loads and "
+            "can run code; load it only if you trust its source: pass trust_pickle=True "
+            "(command line: --trust-pickle)"
+        )
     return PPOAgent(resolved, **kwargs)
+
+
+def _is_shipped(path: Path) -> bool:
+    """Whether ``path`` is one of the model files shipped with this package."""
+    try:
+        return any(path.resolve() == shipped.resolve() for shipped in SHIPPED.values())
+    except OSError:
+        return False

@@ -17,11 +17,16 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
+import re
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+
+from canasta_env.jsonfile import loads_bounded
 
 FORMAT = "canasta-mlp-1"
 
@@ -103,22 +108,51 @@ def save(model, path: str | os.PathLike, meta: dict | None = None) -> Path:
     return path
 
 
+#: The most bytes a model file may unpack to, all members together (the shipped
+#: models unpack to about 2.4 MB; a 768x384 network to about 4.2 MB).
+MAX_MODEL_BYTES = 64 * 2**20
+#: The most bytes of the ``meta`` member (the shipped models' are under 2 kB).
+MAX_META_BYTES = 2**20
+#: The most hidden layers a model file may declare.
+MAX_LAYERS = 64
+
+_MEMBER = re.compile(r"(meta|pi_[wb]|v_[wb]|trunk_[wb](0|[1-9][0-9]{0,2}))\.npy")
+_WEIGHT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _member_shapes(meta: dict) -> dict[str, tuple[int, ...]]:
+    """The ``.npy`` members of a model of ``meta``, each with the shape it must have."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    size = meta["obs_size"]
+    for i, width in enumerate(meta["hidden"]):
+        shapes[f"trunk_w{i}.npy"], shapes[f"trunk_b{i}.npy"] = (size, width), (width,)
+        size = width
+    shapes["pi_w.npy"], shapes["pi_b.npy"] = (size, meta["num_actions"]), (meta["num_actions"],)
+    shapes["v_w.npy"], shapes["v_b.npy"] = (size, 1), (1,)
+    return shapes
+
+
+def _positive_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
 class ModelFile:
-    """A model file read with numpy: ``actor`` layers, ``value`` head, ``meta``."""
+    """A model file read with numpy: ``actor`` layers, ``value`` head, ``meta``.
+
+    A model file may come from elsewhere, so it is read as data: the archive's
+    members are checked before anything is unpacked (only the names the format
+    uses; each member and all together at most :data:`MAX_MODEL_BYTES` unpacked;
+    every ``.npy`` header's dtype and shape those that ``meta`` implies), ``meta``
+    is parsed with :func:`canasta_env.jsonfile.loads_bounded` and must hold the
+    keys the format needs, and arrays are read with ``allow_pickle=False``. Every
+    problem raises one ``ValueError`` naming the file and the problem.
+    """
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
-        try:
-            with np.load(self.path) as data:
-                arrays = {key: data[key] for key in data.files}
-        except (OSError, ValueError) as error:
-            raise ValueError(f"{self.path}: not a model file ({error})") from error
-        if "meta" not in arrays:
-            raise ValueError(f"{self.path}: not a model file (no meta entry)")
-        self.meta = json.loads(arrays["meta"].tobytes().decode())
-        if self.meta.get("format") != FORMAT:
-            raise ValueError(f"{self.path}: unknown model format {self.meta.get('format')!r}")
-        count = sum(1 for key in arrays if key.startswith("trunk_w"))
+        arrays = _read_model(self.path)
+        self.meta = arrays.pop("meta")
+        count = len(self.meta["hidden"])
         trunk = [(arrays[f"trunk_w{i}"], arrays[f"trunk_b{i}"]) for i in range(count)]
         self.actor = trunk + [(arrays["pi_w"], arrays["pi_b"])]
         self.trunk = trunk
@@ -148,3 +182,159 @@ class ModelFile:
         model = build(self.obs_size, int(self.meta["num_actions"]), self.meta["hidden"])
         self.load_into(model)
         return model
+
+
+def _read_model(path: Path) -> dict:
+    """The arrays of the model file at ``path`` (``meta`` parsed), checked as the
+    :class:`ModelFile` doc says; ``ValueError`` ("model file PATH: ...") on any problem."""
+    what = f"model file {path}"
+    try:
+        if path.stat().st_size > MAX_MODEL_BYTES:
+            raise ValueError(
+                f"{what}: {path.stat().st_size:,} bytes: larger than {MAX_MODEL_BYTES:,}"
+            )
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, EOFError) as error:
+        raise ValueError(f"{what}: not a model file (not a zip archive: {error})") from None
+    try:
+        with archive:
+            return _read_members(archive, what)
+    except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError) as error:
+        raise ValueError(f"{what}: not a model file (corrupt archive: {error})") from None
+
+
+def _read_members(archive: zipfile.ZipFile, what: str) -> dict:
+    infos = archive.infolist()
+    names = [info.filename for info in infos]
+    if len(infos) > 2 * MAX_LAYERS + 5:
+        raise ValueError(f"{what}: not a model file ({len(infos)} members)")
+    total = 0
+    for info in infos:
+        if not _MEMBER.fullmatch(info.filename):
+            raise ValueError(
+                f"{what}: not a model file (member {info.filename[:80]!r} is none of the "
+                "format's: meta.npy, trunk_w<i>.npy, trunk_b<i>.npy, pi_w.npy, pi_b.npy, "
+                "v_w.npy, v_b.npy)"
+            )
+        if names.count(info.filename) > 1:
+            raise ValueError(f"{what}: member {info.filename!r} appears more than once")
+        if info.flag_bits & 0x1:
+            raise ValueError(f"{what}: member {info.filename!r} is encrypted")
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise ValueError(
+                f"{what}: member {info.filename!r} uses compression method "
+                f"{info.compress_type} (model files use stored or deflated members)"
+            )
+        if info.file_size > MAX_MODEL_BYTES:
+            raise ValueError(
+                f"{what}: member {info.filename!r} unpacks to {info.file_size:,} bytes: "
+                f"larger than {MAX_MODEL_BYTES:,}"
+            )
+        total += info.file_size
+    if total > MAX_MODEL_BYTES:
+        raise ValueError(
+            f"{what}: its members unpack to {total:,} bytes: larger than {MAX_MODEL_BYTES:,}"
+        )
+    if "meta.npy" not in names:
+        raise ValueError(f"{what}: not a model file (no meta entry)")
+    raw = _read_array(archive, archive.getinfo("meta.npy"), what, None)
+    meta = _parse_meta(raw, what)
+    shapes = _member_shapes(meta)
+    missing = [name for name in shapes if name not in names]
+    if missing:
+        raise ValueError(
+            f"{what}: member {missing[0]!r} is missing (its meta declares "
+            f"{len(meta['hidden'])} hidden layers)"
+        )
+    extra = [name for name in names if name not in shapes and name != "meta.npy"]
+    if extra:
+        raise ValueError(
+            f"{what}: member {extra[0]!r} is not part of a network with "
+            f"{len(meta['hidden'])} hidden layers"
+        )
+    arrays: dict = {"meta": meta}
+    for name, shape in shapes.items():
+        arrays[name.removesuffix(".npy")] = _read_array(archive, archive.getinfo(name), what, shape)
+    return arrays
+
+
+def _read_array(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, what: str, shape: tuple[int, ...] | None
+) -> np.ndarray:
+    """The array of member ``info``, its header checked first: a weight array of
+    ``shape`` (float32 or float64), or (``shape`` None) the meta bytes (uint8, 1-D)."""
+    name = info.filename
+    with archive.open(info) as stream:
+        try:
+            version = np.lib.format.read_magic(stream)
+            if version == (1, 0):
+                header = np.lib.format.read_array_header_1_0(stream)
+            elif version == (2, 0):
+                header = np.lib.format.read_array_header_2_0(stream)
+            else:
+                raise ValueError(f"npy format version {version} (model files use 1.0 or 2.0)")
+        except ValueError as error:
+            raise ValueError(f"{what}: member {name!r} is not a .npy array ({error})") from None
+        claimed, fortran, dtype = header
+        if any(d < 0 for d in claimed):
+            raise ValueError(f"{what}: member {name!r} claims shape {claimed}")
+        count = math.prod(claimed)
+        if shape is None:
+            if dtype != np.dtype(np.uint8) or len(claimed) != 1:
+                raise ValueError(
+                    f"{what}: member {name!r} claims dtype {dtype} and shape {claimed} "
+                    "(the meta entry is 1-D uint8 bytes)"
+                )
+            if count > MAX_META_BYTES:
+                raise ValueError(
+                    f"{what}: member {name!r} claims {count:,} bytes: larger than "
+                    f"{MAX_META_BYTES:,}"
+                )
+        else:
+            if dtype not in _WEIGHT_DTYPES:
+                raise ValueError(
+                    f"{what}: member {name!r} claims dtype {dtype} (weights are float32 or float64)"
+                )
+            if tuple(claimed) != shape:
+                raise ValueError(
+                    f"{what}: member {name!r} claims shape {claimed}, but its meta "
+                    f"(obs_size, hidden, num_actions) needs {shape}"
+                )
+        size = count * dtype.itemsize
+        room = info.file_size - stream.tell()
+        if size > room:
+            raise ValueError(
+                f"{what}: member {name!r} claims shape {claimed} ({size:,} bytes): larger "
+                f"than the member ({room:,} bytes of data)"
+            )
+        data = stream.read(size)
+    if len(data) != size:
+        raise ValueError(
+            f"{what}: member {name!r} is truncated ({len(data):,} of {size:,} bytes of data)"
+        )
+    order = "F" if fortran else "C"
+    return np.frombuffer(bytearray(data), dtype=dtype).reshape(claimed, order=order)
+
+
+def _parse_meta(raw: np.ndarray, what: str) -> dict:
+    """The model's meta: a JSON object with the keys and types the format needs."""
+    meta = loads_bounded(raw.tobytes(), what=f"{what}: meta", max_bytes=MAX_META_BYTES)
+    if not isinstance(meta, dict):
+        raise ValueError(f"{what}: meta is a JSON {type(meta).__name__}, not an object")
+    if meta.get("format") != FORMAT:
+        raise ValueError(f"{what}: unknown model format {str(meta.get('format'))[:80]!r}")
+    for key in ("obs_size", "num_actions"):
+        if not _positive_int(meta.get(key)):
+            raise ValueError(
+                f"{what}: meta {key} is {str(meta.get(key))[:80]!r}, not a positive integer"
+            )
+    hidden = meta.get("hidden")
+    if not (isinstance(hidden, list) and all(_positive_int(w) for w in hidden)):
+        raise ValueError(
+            f"{what}: meta hidden is {str(hidden)[:80]!r}, not a list of positive integers"
+        )
+    if len(hidden) > MAX_LAYERS:
+        raise ValueError(
+            f"{what}: meta declares {len(hidden)} hidden layers (at most {MAX_LAYERS})"
+        )
+    return meta

@@ -562,6 +562,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-seed", type=int, default=10_000)
     parser.add_argument("--json", default=None, help="write the --evaluate results here")
     parser.add_argument("--meta", default=None, help="training meta.json to copy into --json")
+    parser.add_argument(
+        "--trust-pickle",
+        action="store_true",
+        help="--evaluate a Stable-Baselines3 .zip, which Python's pickle loads and can run "
+        "code: only a file whose source you trust (the shipped ones need no flag)",
+    )
     args = parser.parse_args(argv)
     variants = _list(args.variant)
     counts = _list(args.players, int)
@@ -576,7 +582,7 @@ def main(argv: list[str] | None = None) -> int:
 
         torch.set_num_threads(args.threads)
         try:
-            agent = load_agent(args.evaluate)
+            agent = load_agent(args.evaluate, trust_pickle=args.trust_pickle)
             names = _list(args.opponents)
             for name in names:
                 make_bot(name)  # an unknown name fails here, with the accepted ones
