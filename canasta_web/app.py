@@ -12,14 +12,21 @@ Routes (every error is a 4xx JSON ``{"error": "..."}`` and changes nothing)::
     POST /api/replays                    {replay} or {arena, hand} -> a replay table
     GET  /api/replays/{id}?position=&viewer=&open=   one position of it
 
+    GET  /api/openapi.json               this API's OpenAPI schema
+
 A POST body must be JSON (``Content-Type: application/json``), so that another web
-site cannot post to the local server with a plain form. ``create_app(startup=...)``
+site cannot post to the local server with a plain form; every request passes
+:class:`canasta_web.guard.Guard` first (Host, Origin, body size, session cookie).
+Agents come from an allowlist only (:func:`canasta_web.tables.check_bot_name`):
+what a request may name, and why, is in docs/security.md. ``create_app(startup=...)``
 preloads a replay table that the page opens first (``canasta serve --replay``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import re
 from importlib import resources
 from typing import Annotated, Any
 
@@ -27,19 +34,26 @@ from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from starlette.exceptions import HTTPException
 
 from canasta_env.replay import Replay
 from canasta_env.rules import PRESETS, Rules
+from canasta_web.guard import MAX_BODY, Guard
 from canasta_web.tables import (
+    ARENA_REPLAY_SECONDS,
     HUMAN,
+    MAX_SEARCH_SIMULATIONS,
+    STOPPING,
     LiveTable,
     ReplayTable,
     TableError,
     TableStore,
     arena_replay,
     bot_names,
+    make_bot,
+    release_slot,
+    thinking_slot,
 )
 
 STATIC = resources.files("canasta_web") / "static"
@@ -49,11 +63,55 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _plain(name: str) -> str:
+    """A bot name as it stands in a pattern (the names hold no pattern characters)."""
+    if not re.fullmatch(r"[A-Za-z0-9:_-]+", name):
+        raise ValueError(f"bot name {name!r} would need escaping in the schema's pattern")
+    return name
+
+
+#: What the schema says a seat may be; anything else is refused with 400 naming it.
+SEAT_PATTERN = (
+    "^(" + "|".join(_plain(name) for name in (HUMAN, *bot_names())) + "|openspiel:random"
+    "|openspiel:ismcts(-[1-9][0-9]{0,3})?)$"
+)
+#: How long an error message may be (it repeats no more than a short prefix of the input).
+MAX_MESSAGE = 400
+
+
+def _rule_fields(rules: Rules) -> dict:
+    """The preset's simple fields (numbers and flags) and their values, for house rules."""
+    return {
+        field.name: getattr(rules, field.name)
+        for field in dataclasses.fields(rules)
+        if isinstance(getattr(rules, field.name), (bool, int))
+    }
+
+
+def _simple_rule_fields() -> list[str]:
+    return sorted({name for rules in PRESETS.values() for name in _rule_fields(rules)})
+
+
 class NewTable(Strict):
-    variant: StrictStr = "classic"
-    seats: list[StrictStr] = Field(min_length=2, max_length=6)
+    variant: StrictStr = Field(
+        default="classic", max_length=40, json_schema_extra={"enum": sorted(PRESETS)}
+    )
+    seats: list[StrictStr] = Field(
+        min_length=2,
+        max_length=6,
+        description=(
+            f"one seat {HUMAN!r}, the others bots; openspiel:ismcts-N needs "
+            f"N <= {MAX_SEARCH_SIMULATIONS}"
+        ),
+        json_schema_extra={"items": {"type": "string", "pattern": SEAT_PATTERN}},
+    )
     seed: StrictInt | None = Field(default=None, ge=0, lt=2**63)
-    rules: dict[StrictStr, Any] = Field(default_factory=dict)
+    rules: dict[StrictStr, StrictBool | StrictInt] = Field(
+        default_factory=dict,
+        max_length=64,
+        description="house rules: a preset's simple fields (GET /api/options lists them)",
+        json_schema_extra={"propertyNames": {"enum": _simple_rule_fields()}},
+    )
 
 
 class Move(Strict):
@@ -66,26 +124,82 @@ class Version(Strict):
 
 
 class NewReplay(Strict):
-    replay: dict[str, Any] | None = None
-    arena: dict[str, Any] | None = None
-    hand: StrictInt | None = None
+    replay: dict[str, Any] | None = Field(default=None, description="a replay file's JSON")
+    arena: dict[str, Any] | None = Field(
+        default=None,
+        description="an arena results.json (its config and hands); the page sends the one hand",
+    )
+    hand: StrictInt | None = Field(default=None, ge=0, description="with arena: a hand's index")
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+class ErrorBody(BaseModel):
+    error: str
+
+
+def _errors(*statuses: int) -> dict:
+    """The refusals a route may answer, for the OpenAPI schema."""
+    known = {
+        400: "a request the table refuses (illegal move, unknown bot, bad rule...)",
+        403: "a state-changing request from another site",
+        404: "no such table or replay",
+        409: "stale version, out of turn, or a bot still thinking",
+        413: "body too large",
+        415: "a POST body that is not JSON",
+        421: "a Host this server does not answer for",
+        422: "a body or query of the wrong shape",
+        500: "a bot failed",
+        503: "the server is full or busy; try again later",
+    }
+    everywhere = (421,)
+    return {
+        status: {"model": ErrorBody, "description": known[status]}
+        for status in sorted({*statuses, *everywhere})
+    }
+
+
+POST_ERRORS = (403, 413, 415, 422)
+
+
+def _error(status: int, message: str, headers: dict | None = None) -> JSONResponse:
+    if len(message) > MAX_MESSAGE:
+        message = message[: MAX_MESSAGE - 3] + "..."
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
 def _where(location: tuple) -> str:
-    parts = [str(part) for part in location if part not in ("body", "query", "path")]
+    parts = [str(part)[:40] for part in location if part not in ("body", "query", "path")]
     return ".".join(parts) or "body"
 
 
-def create_app(startup: ReplayTable | None = None, store: TableStore | None = None) -> FastAPI:
-    """The app; ``startup`` is a replay table the page opens when it loads."""
-    app = FastAPI(title="canasta-env table", docs_url=None, redoc_url=None, openapi_url=None)
-    tables = store or TableStore()
+@contextlib.asynccontextmanager
+async def _lifespan(_app: FastAPI):
+    """When the server stops, requests that wait for a thinking bot stop waiting."""
+    STOPPING.clear()
+    yield
+    STOPPING.set()
+
+
+def create_app(
+    startup: ReplayTable | None = None,
+    store: TableStore | None = None,
+    allowed_hosts: tuple[str, ...] = (),
+    max_body: int = MAX_BODY,
+) -> FastAPI:
+    """The app; ``startup`` is a replay table the page opens when it loads.
+
+    It answers requests for loopback names and ``allowed_hosts`` only
+    (:class:`~canasta_web.guard.Guard`), with bodies of at most ``max_body`` bytes.
+    """
+    app = FastAPI(
+        lifespan=_lifespan,
+        title="canasta-env table",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+    )
+    tables = store if store is not None else TableStore()
     if startup is not None:
-        tables.add(startup)
+        tables.add(startup, pinned=True)
     app.state.tables = tables
 
     @app.exception_handler(TableError)
@@ -100,7 +214,7 @@ def create_app(startup: ReplayTable | None = None, store: TableStore | None = No
             return _error(404, f"no such page or API route: {request.url.path}")
         if error.status_code == 400 and "parsing the body" in str(error.detail):
             return _error(400, "the body could not be read as JSON (e.g. a number too long)")
-        return _error(error.status_code, str(error.detail))
+        return _error(error.status_code, str(error.detail), headers=error.headers)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(_request: Request, error: RequestValidationError) -> JSONResponse:
@@ -121,13 +235,15 @@ def create_app(startup: ReplayTable | None = None, store: TableStore | None = No
                 return _error(415, "a POST body must be JSON (Content-Type: application/json)")
         return await call_next(request)
 
+    app.add_middleware(Guard, allowed_hosts=allowed_hosts, max_body=max_body)
+
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
         return FileResponse(str(STATIC / "index.html"), media_type="text/html")
 
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
 
-    @app.get("/api/options")
+    @app.get("/api/options", responses=_errors())
     def options() -> dict:
         return {
             "presets": {
@@ -140,34 +256,34 @@ def create_app(startup: ReplayTable | None = None, store: TableStore | None = No
         }
 
     # ------------------------------------------------------------ live tables
-    @app.post("/api/tables", status_code=201)
-    def new_table(body: NewTable) -> dict:
+    @app.post("/api/tables", status_code=201, responses=_errors(400, 503, *POST_ERRORS))
+    def new_table(body: NewTable, request: Request) -> dict:
         table = LiveTable(body.variant, body.seats, seed=body.seed, rules=body.rules)
-        tables.add(table)
+        tables.add(table, session=request.state.session)
         with table.lock:
             return table.view()
 
-    @app.get("/api/tables/{table_id}")
+    @app.get("/api/tables/{table_id}", responses=_errors(404))
     def get_table(table_id: str) -> dict:
         table = tables.get(table_id, LiveTable)
         with table.lock:
             return table.view()
 
-    @app.post("/api/tables/{table_id}/act")
+    @app.post("/api/tables/{table_id}/act", responses=_errors(400, 404, 409, *POST_ERRORS))
     def act(table_id: str, body: Move) -> dict:
         table = tables.get(table_id, LiveTable)
         with table.lock:
             table.act(body.action, body.version)
             return table.view()
 
-    @app.post("/api/tables/{table_id}/advance")
+    @app.post("/api/tables/{table_id}/advance", responses=_errors(404, 409, 500, 503, *POST_ERRORS))
     def advance(table_id: str, body: Version) -> dict:
         table = tables.get(table_id, LiveTable)
+        table.advance(body.version)  # it locks the table itself, but not while the bot thinks
         with table.lock:
-            table.advance(body.version)
             return table.view()
 
-    @app.post("/api/tables/{table_id}/next-hand")
+    @app.post("/api/tables/{table_id}/next-hand", responses=_errors(404, 409, *POST_ERRORS))
     def next_hand(table_id: str, body: Version) -> dict:
         table = tables.get(table_id, LiveTable)
         with table.lock:
@@ -175,8 +291,8 @@ def create_app(startup: ReplayTable | None = None, store: TableStore | None = No
             return table.view()
 
     # ------------------------------------------------------------ replays
-    @app.post("/api/replays", status_code=201)
-    def new_replay(body: NewReplay) -> dict:
+    @app.post("/api/replays", status_code=201, responses=_errors(400, 503, *POST_ERRORS))
+    def new_replay(body: NewReplay, request: Request) -> dict:
         if (body.replay is None) == (body.arena is None):
             raise TableError(400, "give either 'replay' (a replay file) or 'arena' and 'hand'")
         try:
@@ -185,14 +301,25 @@ def create_app(startup: ReplayTable | None = None, store: TableStore | None = No
             else:
                 if body.hand is None:
                     raise TableError(400, "'arena' needs 'hand': the index of a hand in it")
-                replay, names = arena_replay(body.arena, body.hand)
+                # the seats' agents come from the allowlist only, and the hand is played
+                # again in bounded time by one of the server's thinking slots
+                thinking_slot()
+                try:
+                    replay, names = arena_replay(
+                        body.arena,
+                        body.hand,
+                        build=lambda name: make_bot(name, seed=None),
+                        seconds=ARENA_REPLAY_SECONDS,
+                    )
+                finally:
+                    release_slot()
                 table = ReplayTable(replay, names, title=f"arena hand {body.hand}")
         except ValueError as error:
             raise TableError(400, str(error)) from None
-        tables.add(table)
+        tables.add(table, session=request.state.session)
         return table.view(0, 0, False)
 
-    @app.get("/api/replays/{table_id}")
+    @app.get("/api/replays/{table_id}", responses=_errors(400, 404, 422))
     def get_replay(
         table_id: str,
         position: Annotated[int, Query()] = 0,
@@ -204,12 +331,3 @@ def create_app(startup: ReplayTable | None = None, store: TableStore | None = No
             return table.view(position, viewer, open)
 
     return app
-
-
-def _rule_fields(rules: Rules) -> dict:
-    """The preset's simple fields (numbers and flags) and their values, for house rules."""
-    return {
-        field.name: getattr(rules, field.name)
-        for field in dataclasses.fields(rules)
-        if isinstance(getattr(rules, field.name), (bool, int))
-    }

@@ -2,11 +2,14 @@
 
 Usage::
 
-    canasta serve [--host 127.0.0.1] [--port 8000] [--replay FILE]
-                  [--arena DIR --hand N] [--no-browser]
+    canasta serve [--host 127.0.0.1] [--port 8000] [--allow-host NAME ...]
+                  [--replay FILE] [--arena DIR --hand N] [--no-browser]
 
 It listens on 127.0.0.1 (this machine only) unless ``--host`` says otherwise, and
-opens the page in the default browser unless ``--no-browser``. ``--replay FILE``
+opens the page in the default browser unless ``--no-browser``. It answers requests
+addressed to a loopback name, the ``--host`` address or an ``--allow-host`` name only
+(docs/security.md: what a request may do). SIGTERM or Ctrl-C stops it within about
+a second, even while a bot thinks. ``--replay FILE``
 opens a replay file (:mod:`canasta_env.replay`); ``--arena DIR --hand N`` plays
 hand N of an arena's ``DIR/results.json`` again (its deck seed, seats and agent
 seeds) and opens it as a replay. Needs the ``web`` extra:
@@ -39,6 +42,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--replay", metavar="FILE", help="open this replay file")
     parser.add_argument("--arena", metavar="DIR", help="an arena output folder (results.json)")
     parser.add_argument("--hand", type=int, help="with --arena: the index of the hand to open")
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also answer requests addressed to this host name (repeatable), e.g. the "
+        "machine's name when listening on 0.0.0.0",
+    )
     parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
     return parser
 
@@ -85,14 +96,34 @@ def main(argv: list[str] | None = None) -> int:
             "can open tables here",
             file=sys.stderr,
         )
-    app = create_app(startup=startup)
-    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
-    server = uvicorn.Server(config)
+    app = create_app(startup=startup, allowed_hosts=(args.host, *args.allow_host))
+    server = uvicorn.Server(server_config(app, args.host, args.port))
     threading.Thread(
         target=_announce_when_started, args=(server, not args.no_browser), daemon=True
     ).start()
     server.run()
     return 0
+
+
+#: Seconds a stopping server waits for requests under way (a bot's move among them).
+SHUTDOWN_SECONDS = 1
+
+
+def server_config(app, host: str, port: int):
+    """uvicorn's settings: requests under way get :data:`SHUTDOWN_SECONDS` to finish when
+    the server is told to stop; a bot thinks in a daemon thread, which does not hold the
+    process up after that."""
+    import uvicorn
+
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        timeout_graceful_shutdown=SHUTDOWN_SECONDS,
+        limit_concurrency=256,
+        timeout_keep_alive=5,
+    )
 
 
 def _announce_when_started(server, browser: bool) -> None:
@@ -126,7 +157,7 @@ def background_server(app, host: str = "127.0.0.1", port: int = 0, timeout: floa
 
     import uvicorn
 
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    server = uvicorn.Server(server_config(app, host, port))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + timeout

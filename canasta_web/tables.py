@@ -18,11 +18,13 @@ unguessable id, with a bound on how many it keeps.
 
 from __future__ import annotations
 
-import json
+import contextlib
 import re
 import secrets
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,7 @@ from agents.schedule import agent_seed
 from canasta_env.actions import ACTION_TEXTS, NUM_ACTIONS
 from canasta_env.engine.game import Game, IllegalActionError
 from canasta_env.engine.state import PHASE_HAND_OVER
+from canasta_env.jsonfile import read_json_file
 from canasta_env.observation import ObservationBuilder
 from canasta_env.replay import Replay
 from canasta_env.rules import check_player_count, make_rules
@@ -42,16 +45,44 @@ from canasta_web.views import seat_view
 
 #: The seat name of the person at a live table.
 HUMAN = "you"
-#: Agent names a page may ask for: built-in bots, and loaded agents by a bare name
-#: (``ppo:classic-2p``, ``openspiel:ismcts-100``), never a file path or an import path.
+#: Agent names a request may ask for, and nothing else (docs/security.md): the built-in
+#: bots, the shipped trained agents by name, and search bots with a bounded budget. Never a
+#: file path, an import path or a name resolved against the working folder.
 BUILT_IN_BOTS = ("random", "greedy", "expert")
-_LOADED_NAME = re.compile(r"^(ppo|openspiel):[A-Za-z0-9_-]{1,64}$")
-#: A bound on the tables kept at once; the least recently used one goes first.
-MAX_TABLES = 64
+#: The most simulations per move a search bot may use here (about 0.6 s a move at the
+#: start of a classic 4-player hand on one core of the project's machines).
+MAX_SEARCH_SIMULATIONS = 1000
+#: Search bots by name: ``openspiel:ismcts`` (its default budget), ``openspiel:ismcts-N``
+#: (1 <= N <= MAX_SEARCH_SIMULATIONS) and ``openspiel:random``.
+SEARCH_NAME = re.compile(r"openspiel:(?:random|ismcts(?:-(?P<simulations>[1-9][0-9]{0,3}))?)")
+#: The longest a bot may think over one move before the move is refused (503).
+BOT_MOVE_SECONDS = 20.0
+#: The most bots thinking at once in the whole server; one more request waits this long
+#: for a turn, then gets 503.
+MAX_THINKING = 4
+THINKING_WAIT_SECONDS = 5.0
+#: A bound on the tables kept at once. A table used in the last PROTECTED_SECONDS is never
+#: evicted for another client's table: when the store holds only such tables, a new one is
+#: refused (503).
+MAX_TABLES = 128
+PROTECTED_SECONDS = 30 * 60
+#: The tables one browser session (its cookie) may hold; its own least recently used
+#: table makes room for its next one.
+MAX_TABLES_PER_SESSION = 8
 #: A bound on the actions of a replay (a whole game has a few thousand at most).
 MAX_REPLAY_STEPS = 50_000
 #: A replay keeps a copy of the game every this many positions.
 CHECKPOINT_EVERY = 32
+#: The longest an arena hand may take to play again on the server.
+ARENA_REPLAY_SECONDS = 60.0
+#: How much of a name or value from a request an error message repeats.
+ECHO_CHARS = 40
+
+
+def short(value: Any, limit: int = ECHO_CHARS) -> str:
+    """``repr(value)``, cut to ``limit`` characters: an error repeats no more of the input."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class TableError(Exception):
@@ -63,28 +94,67 @@ class TableError(Exception):
         self.message = message
 
 
-def bot_names() -> list[str]:
-    """Agent names to offer on the page (the shipped trained agents when installed)."""
-    names = list(BUILT_IN_BOTS)
+def shipped_agents() -> dict[str, str]:
+    """``ppo:NAME`` of every shipped trained agent the server may load, and its shipped name.
+
+    Only the numpy models: a Stable-Baselines3 zip is loaded through pickle, which the
+    server never does (docs/security.md).
+    """
     try:
         from training.agent import SHIPPED
     except ImportError:  # the training package is absent
-        return names
-    return names + [f"ppo:{name}" for name in SHIPPED if not name.startswith("sb3")]
+        return {}
+    return {f"ppo:{name}": name for name, path in SHIPPED.items() if Path(path).suffix == ".npz"}
+
+
+def bot_names() -> list[str]:
+    """Agent names to offer on the page (the shipped trained agents when installed)."""
+    return list(BUILT_IN_BOTS) + list(shipped_agents())
+
+
+def check_bot_name(name: Any) -> str:
+    """``name`` when the server may build that agent; TableError 400 naming it otherwise."""
+    if isinstance(name, str):
+        if name in BUILT_IN_BOTS or name in shipped_agents():
+            return name
+        match = SEARCH_NAME.fullmatch(name)
+        if match is not None:
+            simulations = match.group("simulations")
+            if simulations is None or int(simulations) <= MAX_SEARCH_SIMULATIONS:
+                return name
+            raise TableError(
+                400,
+                f"bot {short(name)}: at most {MAX_SEARCH_SIMULATIONS} simulations per move "
+                "on this server",
+            )
+    raise TableError(
+        400,
+        f"unknown bot {short(name)}: choose one of {', '.join(bot_names())}, "
+        f"openspiel:ismcts-N (N <= {MAX_SEARCH_SIMULATIONS}) or openspiel:random",
+    )
 
 
 def make_bot(name: Any, seed: int | None):
-    """A bot by a name the page may use; TableError 400 for any other name."""
-    if not isinstance(name, str) or not (name in BUILT_IN_BOTS or _LOADED_NAME.match(name)):
-        raise TableError(
-            400,
-            f"unknown bot {name!r}: choose one of {', '.join(bot_names())} "
-            "(or ppo:NAME / openspiel:NAME of a shipped agent)",
-        )
+    """The agent ``name`` of the allowlist (:func:`check_bot_name`), seeded with ``seed``."""
+    name = check_bot_name(name)
     try:
-        return make_agent(name, seed=seed)
-    except ValueError as error:
-        raise TableError(400, f"bot {name!r}: {error}") from None
+        if name in BUILT_IN_BOTS:
+            return make_agent(name, seed=seed)
+        shipped = shipped_agents().get(name)
+        if shipped is not None:
+            from training.agent import load_agent
+
+            agent = load_agent(shipped)
+        else:
+            from agents.openspiel_bot import load_agent
+
+            agent = load_agent(name.split(":", 1)[1])
+    except (ImportError, ValueError, OSError) as error:
+        raise TableError(400, f"bot {name!r} is not available here: {error}") from None
+    reseed(agent, seed)
+    with contextlib.suppress(AttributeError):
+        agent.name = name
+    return agent
 
 
 def new_table_id() -> str:
@@ -131,6 +201,9 @@ class LiveTable:
         self.version = 0
         self.events: list[dict] = []
         self.lock = threading.Lock()
+        #: The bot move under way (:class:`_Thought`), or None.
+        self.thinking: _Thought | None = None
+        self.move_seconds = BOT_MOVE_SECONDS
         self._start_hand()
 
     def _start_hand(self) -> None:
@@ -187,21 +260,38 @@ class LiveTable:
         self._apply(self.seat, action)
 
     def advance(self, version: int) -> None:
-        """One bot move."""
-        self.check_version(version)
-        if self.waiting_for != "bot":
-            raise TableError(409, f"no bot is to move (the table waits for {self.waiting_for})")
-        game = self.game
-        seat = game.current
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        mask[game.legal_actions()] = 1
-        observation = self.builder.build(seat)
-        action = int(choose_action(self.bots[seat], game, observation, mask))
-        if not game.is_legal(action):
-            raise TableError(
-                500, f"bot {self.names[seat]!r} in seat {seat} chose illegal action {action}"
-            )
-        self._apply(seat, action)
+        """One bot move. Takes the table's lock itself and lets go of it while the bot
+        thinks (on a copy of the game), so the table answers meanwhile; a move that takes
+        longer than :attr:`move_seconds` is refused (503) and the table stays as it was."""
+        with self.lock:
+            self.check_version(version)
+            if self.waiting_for != "bot":
+                raise TableError(409, f"no bot is to move (the table waits for {self.waiting_for})")
+            if self.thinking is not None:
+                raise TableError(409, "a bot of this table is still thinking; try again soon")
+            game = self.game
+            seat = game.current
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            mask[game.legal_actions()] = 1
+            observation = self.builder.build(seat)
+            world = game.copy()
+            thought = self.thinking = _Thought()
+        try:
+            action = thought.think(self, self.bots[seat], world, observation, mask)
+        except BaseException:
+            with self.lock:
+                if not thought.abandoned:  # an abandoned thought ends in its own thread
+                    self.thinking = None
+            raise
+        with self.lock:
+            self.thinking = None
+            if self.version != version:  # cannot happen: nothing moves while a bot thinks
+                raise TableError(409, "the table changed while its bot thought; reload it")
+            if not game.is_legal(action):
+                raise TableError(
+                    500, f"bot {self.names[seat]!r} in seat {seat} chose illegal action {action}"
+                )
+            self._apply(seat, action)
 
     def next_hand(self, version: int) -> None:
         self.check_version(version)
@@ -220,6 +310,78 @@ class LiveTable:
         self.events.append(
             {"seat": seat, "name": self._labels()[seat], "text": ACTION_TEXTS[action]}
         )
+
+
+#: Bots thinking at once, in every table of the process.
+_THINKING = threading.BoundedSemaphore(MAX_THINKING)
+
+
+def thinking_slot() -> None:
+    """Take one of the :data:`MAX_THINKING` slots for thinking bots; 503 when none frees up
+    in :data:`THINKING_WAIT_SECONDS`."""
+    if not _THINKING.acquire(timeout=THINKING_WAIT_SECONDS):
+        raise TableError(
+            503, "every bot of this server is busy thinking; try again in a few seconds"
+        )
+
+
+#: Set while the server stops: a request waiting for its bot gives up at once.
+STOPPING = threading.Event()
+
+
+def release_slot() -> None:
+    """Give back a slot that :func:`thinking_slot` took."""
+    _THINKING.release()
+
+
+class _Thought:
+    """One bot move, thought in a thread of its own so the request can stop waiting.
+
+    A move refused for taking too long leaves its thread to finish: the table counts as
+    thinking (409 for another move) until it has, and its result is dropped.
+    """
+
+    def __init__(self):
+        self.done = threading.Event()
+        self.action: int | None = None
+        self.error: BaseException | None = None
+        self.abandoned = False
+
+    def think(self, table: LiveTable, bot, world: Game, observation, mask) -> int:
+        thinking_slot()
+
+        def run() -> None:
+            try:
+                self.action = int(choose_action(bot, world, observation, mask))
+            except BaseException as error:  # noqa: BLE001 - handed to the request
+                self.error = error
+            finally:
+                _THINKING.release()
+                with table.lock:
+                    self.done.set()
+                    if self.abandoned and table.thinking is self:
+                        table.thinking = None
+
+        threading.Thread(target=run, name=f"bot-{table.id[:6]}", daemon=True).start()
+        deadline = time.monotonic() + table.move_seconds
+        while not self.done.wait(0.05) and time.monotonic() < deadline:
+            if STOPPING.is_set():
+                with table.lock:
+                    self.abandoned = True
+                raise TableError(503, "the server is stopping")
+        if not self.done.is_set():
+            with table.lock:
+                if not self.done.is_set():
+                    self.abandoned = True
+                    raise TableError(
+                        503,
+                        f"the bot took longer than {table.move_seconds:g} s over its move; "
+                        "the move is refused and the table is as it was (try again, or "
+                        "choose a bot with a smaller budget)",
+                    )
+        if self.error is not None:
+            raise TableError(500, f"the bot failed over its move ({type(self.error).__name__})")
+        return self.action
 
 
 # ---------------------------------------------------------------------- replays
@@ -321,8 +483,18 @@ class ReplayTable:
         return view
 
 
-def arena_replay(results: Any, hand: int) -> tuple[Replay, list[str]]:
+def arena_replay(
+    results: Any,
+    hand: int,
+    build: Callable[[str], Any] = make_agent,
+    seconds: float | None = None,
+) -> tuple[Replay, list[str]]:
     """Play hand ``hand`` of an arena's ``results.json`` again and record it.
+
+    ``build(name)`` makes each seat's agent: :func:`~agents.registry.make_agent` for a
+    file of the user's own (``canasta serve --arena``), the server's allowlist
+    (:func:`make_bot`) for a file that came in a request. ``seconds`` bounds the time
+    the hand may take to play (TableError 503 past it).
 
     The arena saves each hand's deck seed, seats and schedule position; the agents
     are rebuilt by name and re-seeded as the arena seeded them
@@ -348,14 +520,24 @@ def arena_replay(results: Any, hand: int) -> tuple[Replay, list[str]]:
         raise ValueError(f"hand {hand} has {len(seats)} seats for {num_players} players")
     agents = []
     for seat, name in enumerate(seats):
-        agent = make_agent(name)
+        try:
+            agent = build(name)
+        except TableError as error:
+            raise TableError(error.status, f"hand {hand}, seat {seat}: {error.message}") from None
         reseed(agent, agent_seed(*keys, seat))
         agent.reset(seat, num_players, rules)
         agents.append(agent)
     game = Game(rules, num_players, seed=deal_seed)
     builder = ObservationBuilder(game)
     actions = []
+    deadline = None if seconds is None else time.monotonic() + seconds
     while not game.hand_over:
+        if deadline is not None and time.monotonic() > deadline:
+            raise TableError(
+                503,
+                f"hand {hand} takes longer than {seconds:g} s to play again on this server; "
+                "open it with: canasta serve --arena DIR --hand N",
+            )
         seat = game.current
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         mask[game.legal_actions()] = 1
@@ -374,13 +556,7 @@ def arena_replay(results: Any, hand: int) -> tuple[Replay, list[str]]:
 
 def load_arena_hand(directory: str | Path, hand: int) -> tuple[Replay, list[str]]:
     """:func:`arena_replay` of ``DIRECTORY/results.json`` (what ``canasta arena --out`` wrote)."""
-    path = Path(directory) / "results.json"
-    try:
-        results = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ValueError(f"cannot read {path}: {error.strerror}") from None
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path} is not JSON: {error}") from None
+    results = read_json_file(Path(directory) / "results.json", what="arena results")
     return arena_replay(results, hand)
 
 
@@ -388,24 +564,82 @@ def load_arena_hand(directory: str | Path, hand: int) -> tuple[Replay, list[str]
 
 
 class TableStore:
-    """The tables of every browser session, by id; the least recently used goes first."""
+    """The tables of every browser session, by id.
 
-    def __init__(self, limit: int = MAX_TABLES):
+    Room is made by the least recently used table that nobody has used for
+    ``protected_seconds``; when every table is newer than that, a new one is refused
+    (503) rather than take someone's game away. A session (the page's cookie) holds at
+    most ``per_session`` tables: its own oldest makes room for its next. A table added
+    with ``pinned=True`` (the one ``canasta serve --replay`` opens) is never evicted.
+    """
+
+    def __init__(
+        self,
+        limit: int = MAX_TABLES,
+        per_session: int = MAX_TABLES_PER_SESSION,
+        protected_seconds: float = PROTECTED_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        if limit < 1 or per_session < 1:
+            raise ValueError("a table store holds at least one table, one per session")
         self.limit = limit
+        self.per_session = per_session
+        self.protected_seconds = protected_seconds
+        self.clock = clock
+        #: id -> table, the least recently used first
         self.tables: OrderedDict[str, LiveTable | ReplayTable] = OrderedDict()
+        self.owners: dict[str, str | None] = {}
+        self.used: dict[str, float] = {}
+        self.pinned: set[str] = set()
         self.lock = threading.Lock()
 
-    def add(self, table: LiveTable | ReplayTable) -> None:
+    def __len__(self) -> int:
+        return len(self.tables)
+
+    def add(
+        self, table: LiveTable | ReplayTable, session: str | None = None, pinned: bool = False
+    ) -> None:
         with self.lock:
+            if session is not None and not pinned:
+                own = [key for key, owner in self.owners.items() if owner == session]
+                for key in own[: max(0, len(own) - self.per_session + 1)]:
+                    self._drop(key)
+            if len(self.tables) >= self.limit and not pinned:
+                now = self.clock()
+                idle = next(
+                    (
+                        key
+                        for key in self.tables
+                        if key not in self.pinned and now - self.used[key] >= self.protected_seconds
+                    ),
+                    None,
+                )
+                if idle is None:
+                    minutes = self.protected_seconds / 60
+                    raise TableError(
+                        503,
+                        f"the server holds {len(self.tables)} tables, every one used in the "
+                        f"last {minutes:g} minutes; try again later",
+                    )
+                self._drop(idle)
             self.tables[table.id] = table
-            while len(self.tables) > self.limit:
-                self.tables.popitem(last=False)
+            self.owners[table.id] = session
+            self.used[table.id] = self.clock()
+            if pinned:
+                self.pinned.add(table.id)
+
+    def _drop(self, key: str) -> None:
+        del self.tables[key]
+        del self.owners[key]
+        del self.used[key]
+        self.pinned.discard(key)
 
     def get(self, table_id: str, kind: type) -> Any:
         with self.lock:
             table = self.tables.get(table_id)
             if table is None or not isinstance(table, kind):
                 what = "table" if kind is LiveTable else "replay"
-                raise TableError(404, f"no {what} with id {table_id!r} (it may have expired)")
+                raise TableError(404, f"no {what} with id {short(table_id)} (it may have expired)")
             self.tables.move_to_end(table_id)
+            self.used[table_id] = self.clock()
             return table

@@ -50,7 +50,7 @@ END_OF_HAND_NUMBERS = ("hand_penalty", "total")
 
 @pytest.fixture
 def client():
-    return TestClient(create_app())
+    return TestClient(create_app(), base_url="http://localhost")
 
 
 def new_table(client, variant="classic", seats=("you", "expert"), seed=3, **extra):
@@ -450,11 +450,18 @@ def test_a_bad_new_table_is_refused(client, body, words):
 
 
 def test_the_store_keeps_a_bounded_number_of_tables():
-    store = tables_module.TableStore(limit=2)
+    now = [0.0]
+    store = tables_module.TableStore(limit=2, protected_seconds=60, clock=lambda: now[0])
     made = [LiveTable("classic", ["you", "random"], seed=s) for s in range(3)]
-    for table in made:
-        store.add(table)
-    assert list(store.tables) == [made[1].id, made[2].id]
+    store.add(made[0])
+    store.add(made[1])
+    with pytest.raises(tables_module.TableError) as refused:  # both in use: no room
+        store.add(made[2])
+    assert refused.value.status == 503 and list(store.tables) == [made[0].id, made[1].id]
+    now[0] = 61.0
+    store.get(made[0].id, LiveTable)  # used again: the other one is the idle one
+    store.add(made[2])
+    assert list(store.tables) == [made[0].id, made[2].id]
 
 
 # ---------------------------------------------------------------------- replays
@@ -581,6 +588,6 @@ def test_an_arena_hand_is_played_again_from_its_seeds(tmp_path, client):
 
 def test_a_startup_replay_is_offered_to_the_page():
     table = ReplayTable(_played_replay(moves=10), title="game.json")
-    client = TestClient(create_app(startup=table))
+    client = TestClient(create_app(startup=table), base_url="http://localhost")
     assert client.get("/api/options").json()["startup"] == {"replay": table.id}
     assert client.get(f"/api/replays/{table.id}").json()["title"] == "game.json"

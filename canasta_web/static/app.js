@@ -229,7 +229,12 @@ async function loadReplay() {
     const arenaText = await readFile($("arena-file"));
     if (replayText !== null) body = { replay: JSON.parse(replayText) };
     else if (arenaText !== null) {
-      body = { arena: JSON.parse(arenaText), hand: Number($("arena-hand").value) };
+      // only the chosen hand travels (the server takes small bodies): the others as null
+      const arena = JSON.parse(arenaText);
+      const hand = Number($("arena-hand").value);
+      const hands = Array.isArray(arena.hands)
+        ? arena.hands.map((record, index) => (index === hand ? record : null)) : arena.hands;
+      body = { arena: { config: arena.config, hands }, hand };
     } else throw new Error("choose a replay file or an arena results.json");
   } catch (error) {
     showError(error instanceof SyntaxError ? `not a JSON file: ${error.message}` : error.message);
