@@ -36,6 +36,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 
 from canasta_env.replay import Replay
 from canasta_env.rules import PRESETS, Rules
@@ -61,6 +62,11 @@ STATIC = resources.files("canasta_web") / "static"
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+def _takes(app: FastAPI, scope) -> bool:
+    """Whether a route of ``app`` takes this request's path and method."""
+    return any(route.matches(scope)[0] == Match.FULL for route in app.router.routes)
 
 
 def _plain(name: str) -> str:
@@ -157,7 +163,7 @@ def _errors(*statuses: int) -> dict:
     }
 
 
-POST_ERRORS = (403, 413, 415, 422)
+POST_ERRORS = (400, 403, 413, 415, 422)
 
 
 def _error(status: int, message: str, headers: dict | None = None) -> JSONResponse:
@@ -229,7 +235,8 @@ def create_app(
 
     @app.middleware("http")
     async def json_posts_only(request: Request, call_next):
-        if request.method == "POST":
+        # (a POST to a route that takes none goes on to its 405)
+        if request.method == "POST" and _takes(app, request.scope):
             kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
             if kind != "application/json":
                 return _error(415, "a POST body must be JSON (Content-Type: application/json)")

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import choose_action
-from agents.registry import make_agent, reseed
+from agents.registry import loader_prefixes, make_agent, reseed
 from agents.schedule import agent_seed
 from canasta_env.actions import ACTION_TEXTS, NUM_ACTIONS
 from canasta_env.engine.game import Game, IllegalActionError
@@ -524,6 +524,8 @@ def arena_replay(
             agent = build(name)
         except TableError as error:
             raise TableError(error.status, f"hand {hand}, seat {seat}: {error.message}") from None
+        except ValueError as error:
+            raise ValueError(f"hand {hand}, seat {seat}: {error}") from None
         reseed(agent, agent_seed(*keys, seat))
         agent.reset(seat, num_players, rules)
         agents.append(agent)
@@ -557,7 +559,27 @@ def arena_replay(
 def load_arena_hand(directory: str | Path, hand: int) -> tuple[Replay, list[str]]:
     """:func:`arena_replay` of ``DIRECTORY/results.json`` (what ``canasta arena --out`` wrote)."""
     results = read_json_file(Path(directory) / "results.json", what="arena results")
-    return arena_replay(results, hand)
+    return arena_replay(results, hand, build=file_agent)
+
+
+def file_agent(name: Any) -> Any:
+    """The agent a results file names, built without running code the file names.
+
+    A file may have come from elsewhere (docs/security.md), so an import path
+    (``module.path:Attribute``) in it is refused, and a model that pickle would load
+    (a Stable-Baselines3 zip) needs ``--trust-pickle`` as everywhere; built-in names,
+    registered names and ``PREFIX:PATH`` of an installed loader (a ``.npz`` model is
+    read by numpy alone) are built as the arena built them.
+    """
+    if not isinstance(name, str):
+        raise ValueError(f"an agent name is text, got {short(name)}")
+    prefix = name.split(":", 1)[0]
+    if ":" in name and prefix not in loader_prefixes():
+        raise ValueError(
+            f"agent {short(name)} is Python code named by the file (an import path); "
+            "canasta serve does not import code that a file names"
+        )
+    return make_agent(name)
 
 
 # ---------------------------------------------------------------------- the store

@@ -481,3 +481,23 @@ def test_the_schema_declares_the_refusals(client):
     assert {"400", "404", "409", "413", "415", "421", "422"} <= set(act)
     seats = schema["components"]["schemas"]["NewTable"]["properties"]["seats"]
     assert "ppo:classic-2p" in seats["items"]["pattern"] and os.sep not in seats["items"]["pattern"]
+
+
+def test_an_arena_file_opened_by_canasta_serve_imports_no_code(tmp_path, monkeypatch):
+    """``canasta serve --arena DIR``: a seat naming an import path is refused, unimported."""
+    from agents.registry import make_agent
+
+    results = arena_results(tmp_path)
+    marker = tmp_path / "marker"
+    (tmp_path / "evilseat.py").write_text(
+        f"from pathlib import Path\nPath({str(marker)!r}).write_text('ran')\n"
+        "from agents.base import RandomAgent as Bot\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    results["hands"][0]["seats"][1] = "evilseat:Bot"
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    with pytest.raises(ValueError, match="seat 1: agent 'evilseat:Bot' is Python code"):
+        load_arena_hand(tmp_path, 0)
+    assert not marker.exists()
+    make_agent("evilseat:Bot")  # positive control: the user's own command line may import it
+    assert marker.read_text() == "ran"
