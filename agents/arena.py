@@ -277,7 +277,7 @@ def format_report(summary: dict, config: dict) -> str:
     for i, a in enumerate(names):  # each pair once, the higher-ranked agent first
         for b in names[i + 1 :]:
             cell = summary["head_to_head"][a].get(b)
-            if cell:
+            if cell and cell["hands"]:  # an interrupted run may not have reached a pair
                 low, high = cell["win_ci"]
                 pairs.append(
                     f"  {a} vs {b}: {100 * cell['win_rate']:.2f}% of {cell['hands']} hands, "

@@ -37,7 +37,8 @@ after): the processes already use the cores, and on a busy machine OpenMP thread
 waiting on each other made loading a model take seconds instead of milliseconds.
 The command's ``--trust-pickle`` travels with the pool's arguments as well. Workers
 ignore Ctrl-C: the parent catches it, ends the pool and raises
-:class:`ArenaInterrupted` with the hands finished so far.
+:class:`ArenaInterrupted` with the hands finished so far (every hand played in this
+process; from the workers, those of the deals they had returned).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ import os
 import pickle
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -284,10 +285,15 @@ def _agent_for(name: str, seat: int):
 
 
 def play_task(task: Task) -> list[HandResult]:
+    """The hands of ``task`` (one deal of one pairing), played with this process's agents."""
+    return list(play_task_hands(task))
+
+
+def play_task_hands(task: Task) -> Iterator[HandResult]:
+    """:func:`play_task` hand by hand: each hand as soon as it is played."""
     if _WORKER.get("error") is not None:
         raise RuntimeError("the arena worker could not be set up") from _WORKER["error"]
     variant, num_players, seed = _WORKER["variant"], _WORKER["num_players"], _WORKER["seed"]
-    results = []
     for arrangement, deal_seed, seats in task.hands:
         agents = []
         for seat, name in enumerate(seats):
@@ -296,21 +302,18 @@ def play_task(task: Task) -> list[HandResult]:
             agents.append(agent)
         record = play_hands(agents, 1, variant, deck_seeds=[deal_seed], **_WORKER["rules"])[0]
         winners, diffs, _best = hand_outcome(seats, record.team_scores, num_players)
-        results.append(
-            HandResult(
-                pairing=task.pairing,
-                deal=task.deal,
-                arrangement=arrangement,
-                deck_seed=deal_seed,
-                seats=list(seats),
-                team_scores=list(record.team_scores),
-                winners=winners,
-                steps=record.steps,
-                end_reason=record.end_reason,
-                score_diff=diffs,
-            )
+        yield HandResult(
+            pairing=task.pairing,
+            deal=task.deal,
+            arrangement=arrangement,
+            deck_seed=deal_seed,
+            seats=list(seats),
+            team_scores=list(record.team_scores),
+            winners=winners,
+            steps=record.steps,
+            end_reason=record.end_reason,
+            score_diff=diffs,
         )
-    return results
 
 
 def play_tasks(
@@ -350,9 +353,9 @@ def play_tasks(
         if jobs <= 1:
             init_worker(variant, num_players, seed, rules, trust_pickle=trust_pickle)
             for task in tasks:
-                hands = play_task(task)
-                results += hands
-                bar.update(len(hands))
+                for hand in play_task_hands(task):  # one by one: Ctrl-C loses none
+                    results.append(hand)
+                    bar.update(1)
         else:
             initargs = (variant, num_players, seed, rules, factories, trust_pickle)
             context = multiprocessing.get_context("spawn")  # no fork: see the module doc

@@ -184,7 +184,7 @@ def test_a_loader_prefix_wins_over_a_module_of_the_same_name(bots_dir, monkeypat
     monkeypatch.setattr(registry, "loader_prefixes", lambda: ["ppo"])
     loaded = []
     monkeypatch.setattr(
-        registry, "_load", lambda prefix, path: loaded.append(path) or RandomAgent()
+        registry, "_load", lambda prefix, path, *_trust: loaded.append(path) or RandomAgent()
     )
     assert isinstance(make_agent("ppo:Agent"), RandomAgent) and loaded == ["Agent"]
     assert "ppo" not in sys.modules
