@@ -302,27 +302,27 @@ def create_app(
     def new_replay(body: NewReplay, request: Request) -> dict:
         if (body.replay is None) == (body.arena is None):
             raise TableError(400, "give either 'replay' (a replay file) or 'arena' and 'hand'")
+        if body.arena is not None and body.hand is None:
+            raise TableError(400, "'arena' needs 'hand': the index of a hand in it")
+        # playing a game through (up to MAX_REPLAY_STEPS moves, or an arena hand with its
+        # bots) is the server's heaviest work: it takes one of the bots' thinking slots
+        thinking_slot()
         try:
             if body.replay is not None:
                 table = ReplayTable(Replay.from_dict(body.replay))
             else:
-                if body.hand is None:
-                    raise TableError(400, "'arena' needs 'hand': the index of a hand in it")
-                # the seats' agents come from the allowlist only, and the hand is played
-                # again in bounded time by one of the server's thinking slots
-                thinking_slot()
-                try:
-                    replay, names = arena_replay(
-                        body.arena,
-                        body.hand,
-                        build=lambda name: make_bot(name, seed=None),
-                        seconds=ARENA_REPLAY_SECONDS,
-                    )
-                finally:
-                    release_slot()
+                # the seats' agents come from the allowlist only, in bounded time
+                replay, names = arena_replay(
+                    body.arena,
+                    body.hand,
+                    build=lambda name: make_bot(name, seed=None),
+                    seconds=ARENA_REPLAY_SECONDS,
+                )
                 table = ReplayTable(replay, names, title=f"arena hand {body.hand}")
         except ValueError as error:
             raise TableError(400, str(error)) from None
+        finally:
+            release_slot()
         tables.add(table, session=request.state.session)
         return table.view(0, 0, False)
 

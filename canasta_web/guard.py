@@ -10,8 +10,9 @@
   OPTIONS) from a browser must come from this server's own page: an ``Origin``
   header, where the browser sends one, must be ``http://HOST`` for the Host it
   asked; ``Sec-Fetch-Site: cross-site`` is refused too. 403 otherwise.
-* **Size**: a body longer than ``max_body`` bytes is 413, whether it declares
-  its length or streams it; nothing of it reaches a route.
+* **Size and time**: a body longer than ``max_body`` bytes is 413, whether it
+  declares its length or streams it, and one that takes longer than
+  ``body_seconds`` to arrive is 408; nothing of it reaches a route.
 * **Session**: a browser session cookie (random, HttpOnly, SameSite=Strict) that
   the table store uses for its per-session quota.
 
@@ -20,8 +21,10 @@ Every refusal is JSON ``{"error": ...}`` like the routes' own.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
+import time
 from collections.abc import Iterable
 from http.cookies import SimpleCookie
 
@@ -30,6 +33,8 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 #: The largest request body accepted: a replay file of the longest game (50,000
 #: actions) is about 250 kB; the page sends one arena hand, not the whole file.
 MAX_BODY = 1_000_000
+#: The longest a client may take to send its body (a slow sender holds a connection).
+BODY_SECONDS = 10.0
 SESSION_COOKIE = "canasta_session"
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 #: How much of a header an error repeats.
@@ -53,8 +58,15 @@ def _cut(text: str) -> str:
 class Guard:
     """The checks of the module doc, around ``app``."""
 
-    def __init__(self, app, allowed_hosts: Iterable[str] = (), max_body: int = MAX_BODY):
+    def __init__(
+        self,
+        app,
+        allowed_hosts: Iterable[str] = (),
+        max_body: int = MAX_BODY,
+        body_seconds: float = BODY_SECONDS,
+    ):
         self.app = app
+        self.body_seconds = body_seconds
         self.allowed = {host_name(name) for name in (*LOOPBACK_NAMES, *allowed_hosts)}
         self.max_body = max_body
 
@@ -75,8 +87,13 @@ class Guard:
             return
         body, more = [], True
         size = 0
+        deadline = time.monotonic() + self.body_seconds
         while more:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), deadline - time.monotonic())
+            except asyncio.TimeoutError:
+                await _answer(send, 408, f"the body took longer than {self.body_seconds:g} s")
+                return
             if message["type"] == "http.disconnect":
                 return
             chunk = message.get("body", b"")

@@ -501,3 +501,33 @@ def test_an_arena_file_opened_by_canasta_serve_imports_no_code(tmp_path, monkeyp
     assert not marker.exists()
     make_agent("evilseat:Bot")  # positive control: the user's own command line may import it
     assert marker.read_text() == "ran"
+
+
+def test_a_slow_body_is_refused(client):
+    """A client that trickles its body does not hold the server: 408 past the time bound."""
+    import asyncio
+
+    from canasta_web.guard import Guard
+
+    answers = []
+
+    async def app(scope, receive, send):  # the route: must not be reached
+        answers.append("reached")
+
+    async def trickle():
+        await asyncio.sleep(0.3)
+        return {"type": "http.request", "body": b"{", "more_body": True}
+
+    async def send(message):
+        answers.append(message)
+
+    guard = Guard(app, body_seconds=1.0)
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "headers": [(b"host", b"localhost"), (b"content-type", b"application/json")],
+    }
+    started = time.monotonic()
+    asyncio.run(guard(scope, trickle, send))
+    assert time.monotonic() - started < 2.0
+    assert answers[0]["status"] == 408 and "reached" not in answers
