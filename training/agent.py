@@ -230,7 +230,7 @@ def resolve_model(path: str | os.PathLike | None) -> Path:
 
 
 def load_agent(
-    path: str | os.PathLike | None = None, trust_pickle: bool = False, **kwargs
+    path: str | os.PathLike | None = None, *, trust_pickle: bool = False, **kwargs
 ) -> PolicyAgent:
     """The agent saved at ``path``: a shipped name, a ``.npz`` or SB3 ``.zip``, a run folder.
 
