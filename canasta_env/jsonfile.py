@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import Any
 
 #: The largest JSON file read by default (an arena's results.json of 100,000 hands is ~40 MB).
@@ -74,14 +73,19 @@ def read_json_file(
     path: str | os.PathLike, what: str | None = None, max_bytes: int = MAX_BYTES
 ) -> Any:
     """The JSON value in ``path``; ``ValueError`` naming the file for every problem."""
-    path = Path(path)
     label = f"{what} {path}" if what else str(path)
+    return loads_bounded(read_bounded(path, label, max_bytes), label, max_bytes=max_bytes)
+
+
+def read_bounded(path: str | os.PathLike, label: str, max_bytes: int) -> bytes:
+    """The bytes of ``path``, read no further than ``max_bytes`` + 1 (so a caller can
+    tell a file that is too large); ``ValueError`` ("cannot read LABEL: ...") when the
+    file cannot be read."""
     try:
         with open(path, "rb") as file:
-            data = file.read(max_bytes + 1)
+            return file.read(max_bytes + 1)
     except OSError as error:
         raise ValueError(f"cannot read {label}: {error.strerror or error}") from None
-    return loads_bounded(data, label, max_bytes=max_bytes)
 
 
 def _refuse_constant(name: str) -> Any:

@@ -23,7 +23,7 @@ from typing import Any, NoReturn
 from canasta_env.actions import ACTION_TEXTS, NUM_ACTIONS, str_to_action
 from canasta_env.cards import NUM_KINDS, kind_code, parse_suited, suited_code
 from canasta_env.engine.game import Game, IllegalActionError
-from canasta_env.jsonfile import check_depth
+from canasta_env.jsonfile import check_depth, read_bounded
 from canasta_env.rules import Rules
 from canasta_env.state_io import (
     parse_rules,
@@ -264,11 +264,7 @@ class Replay:
         """The replay in a file; every problem (the file cannot be read, is too large, not
         text, not JSON, not a replay) raises one ``ValueError`` naming the file."""
         path = Path(path)
-        try:
-            with open(path, "rb") as file:
-                data = file.read(MAX_REPLAY_BYTES + 1)
-        except OSError as error:
-            raise ValueError(f"cannot read replay {path}: {error.strerror or error}") from None
+        data = read_bounded(path, f"replay {path}", MAX_REPLAY_BYTES)
         try:
             return cls.from_json(data)
         except ValueError as error:

@@ -23,6 +23,7 @@ from canasta_env.engine.state import (
     team_of_seat,
     teams_of,
 )
+from canasta_env.jsonfile import read_bounded
 from canasta_env.state_io.checks import CHECKS, GAME_CHECKS
 from canasta_env.state_io.layout import MAX_STATE_BYTES
 from canasta_env.state_io.parse import parse_state
@@ -146,11 +147,7 @@ def load_state(path: str | Path, *, require_playable: bool = False) -> Game:
     text, not JSON, not a valid state) raises one ``ValueError`` naming the file.
     """
     path = Path(path)
-    try:
-        with open(path, "rb") as file:
-            data = file.read(MAX_STATE_BYTES + 1)
-    except OSError as error:
-        raise ValueError(f"cannot read state {path}: {error.strerror or error}") from None
+    data = read_bounded(path, f"state {path}", MAX_STATE_BYTES)
     try:
         if len(data) > MAX_STATE_BYTES:
             raise ValueError(f"invalid state: larger than {MAX_STATE_BYTES:,} bytes")
