@@ -540,8 +540,8 @@ class Trainer:
 
         The network, Adam, torch's RNG state and the league's snapshots as tensors; the
         counters as numbers; the history, the snapshots' names and numpy's RNG state (whose
-        integers pass 64 bits) as one JSON string. Written to a temporary file, synced, then renamed over the last one,
-        which stays as ``checkpoint.prev.pt``.
+        integers pass 64 bits) as one JSON string. Written to a temporary file, synced, then
+        renamed over the last one, which stays as ``checkpoint.prev.pt``.
         """
         torch = self.torch
         league = {

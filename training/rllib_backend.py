@@ -33,12 +33,19 @@ format: ``canasta arena --agents ppo:RUN/model.npz``, ``canasta play
 from it), ``rllib_config.json``, ``history.jsonl`` (per iteration: env steps,
 steps/s, mean return) and ``evaluation.json`` (the exported policy against
 each bot in the arena, ``--eval-hands`` duplicate hands each).
+
+``--resume RUN`` reads ``rllib_config.json`` as data (bounded JSON, every
+setting checked with the changes given, before anything is written). RLlib's
+own ``checkpoint/`` is not data: RLlib restores it with pickle, so resume only
+runs you made yourself (or would run the code of).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 import time
 import zlib
@@ -54,6 +61,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.engine.game import PHASE_HAND_OVER, Game
+from canasta_env.jsonfile import read_json_file
 from canasta_env.observation import OBS_SIZE, ObservationBuilder
 from canasta_env.rules import check_player_count, make_rules
 from training.rollout import hand_reward
@@ -368,7 +376,7 @@ def train(run_dir: Path, settings: dict, address: str | None = None, progress: b
 
     config = build_config(settings)
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "rllib_config.json").write_text(json.dumps(settings, indent=1) + "\n")
+    _write_atomic(run_dir / "rllib_config.json", json.dumps(settings, indent=1) + "\n")
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
     algo = config.build_algo()
@@ -445,6 +453,16 @@ def evaluate(run_dir: Path, settings: dict, hands: int) -> dict:
     return table
 
 
+def _write_atomic(path: Path, text: str) -> None:
+    """``path`` holds ``text`` or what it held before, never a part."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
 def _log(run_dir: Path, text: str) -> None:
     print(text, file=sys.stderr)
     with open(run_dir / "train.log", "a", encoding="utf-8") as handle:
@@ -505,7 +523,12 @@ def settings_of(args, base: dict | None = None) -> dict:
         if value is not None:
             settings[key] = value
     if args.hidden:
-        settings["hidden"] = [int(x) for x in args.hidden.split(",")]
+        try:
+            settings["hidden"] = [int(x) for x in args.hidden.split(",")]
+        except ValueError:
+            raise ValueError(
+                f"--hidden takes widths separated by commas, got {args.hidden!r}"
+            ) from None
     if base is not None:
         fixed = [k for k in DEFAULTS if k not in RESUMABLE and settings[k] != base.get(k)]
         if fixed:
@@ -522,17 +545,94 @@ def settings_of(args, base: dict | None = None) -> dict:
             except ValueError as error:
                 raise ValueError(f"--opponents: {item!r} is not NAME=WEIGHT") from error
         settings["opponents"] = weights
-    for key in ("ppo_steps", "rollout_steps", "minibatch", "epochs", "eval_hands"):
-        if settings[key] < 1:
-            raise ValueError(f"--{key.replace('_', '-')} must be at least 1, got {settings[key]}")
-    for key in ("env_runners", "snapshots"):
-        if settings[key] < 0:
-            raise ValueError(f"--{key.replace('_', '-')} must be at least 0, got {settings[key]}")
-    if settings["envs_per_runner"] < 1 or settings["snapshot_every"] < 1:
-        raise ValueError("--envs-per-runner and --snapshot-every must be at least 1")
+    check_settings(settings)
+    return settings
+
+
+#: Whole-number settings and their least value.
+INT_RANGES = {
+    "players": 2, "seed": 0, "ppo_steps": 1, "rollout_steps": 1, "minibatch": 1, "epochs": 1,
+    "snapshots": 0, "snapshot_every": 1, "env_runners": 0, "envs_per_runner": 1,
+    "checkpoint_every": 1, "eval_hands": 1,
+}  # fmt: skip
+#: Real-number settings: (least value, whether the least value itself is allowed, greatest).
+FLOAT_RANGES = {
+    "lr": (0.0, False, None), "ent_coef": (0.0, True, None), "gamma": (0.0, True, 1.0),
+    "gae_lambda": (0.0, True, 1.0), "clip": (0.0, False, None), "score_coef": (0.0, True, None),
+}  # fmt: skip
+
+
+class SettingError(ValueError):
+    """A setting out of its range; ``key`` names it."""
+
+    def __init__(self, key: str, message: str):
+        super().__init__(message)
+        self.key = key
+
+
+def _option(key: str) -> str:
+    return "--" + key.replace("_", "-")
+
+
+def check_settings(settings: dict) -> None:
+    """Every setting in its range, or ``ValueError`` naming the first that is not (a run's
+    saved settings may come from elsewhere: types are checked too)."""
+    missing = [key for key in DEFAULTS if key not in settings]
+    if missing:
+        raise SettingError(missing[0], f"settings missing: {', '.join(missing)}")
+    for key, least in INT_RANGES.items():
+        value = settings[key]
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise SettingError(key, f"{_option(key)} must be a whole number, got {value!r}")
+        if value < least:
+            raise SettingError(key, f"{_option(key)} must be at least {least}, got {value}")
+        if value >= 2**63:
+            raise SettingError(key, f"{_option(key)} must be below 2**63, got {value}")
+    for key, (least, inclusive, greatest) in FLOAT_RANGES.items():
+        value = settings[key]
+        real = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if (
+            not real
+            or not math.isfinite(value)
+            or value < least
+            or (value == least and not inclusive)
+            or (greatest is not None and value > greatest)
+        ):
+            bound = f"at least {least}" if inclusive else f"above {least}"
+            if greatest is not None:
+                bound += f" and at most {greatest}"
+            raise SettingError(
+                key, f"{_option(key)} must be a finite number {bound}, got {value!r}"
+            )
+    if not isinstance(settings["variant"], str):
+        raise SettingError(
+            "variant", f"--variant must be a preset's name, got {settings['variant']!r}"
+        )
+    hidden = settings["hidden"]
+    if not isinstance(hidden, list) or not all(
+        isinstance(w, int) and not isinstance(w, bool) and w >= 1 for w in hidden
+    ):
+        raise SettingError("hidden", f"--hidden must be layer widths of at least 1, got {hidden!r}")
+    opponents = settings["opponents"]
+    if not isinstance(opponents, dict) or not all(
+        isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w) and w >= 0
+        for w in opponents.values()
+    ):
+        raise SettingError(
+            "opponents", f"--opponents must map names to finite weights >= 0, got {opponents!r}"
+        )
+    unknown = sorted(set(opponents) - {"self", "snapshot", *BOTS})
+    if unknown:
+        raise SettingError(
+            "opponents",
+            f"unknown opponents {unknown}; choose from self, snapshot, {', '.join(BOTS)}",
+        )
+    if not sum(opponents.values()) > 0:
+        raise SettingError("opponents", f"--opponents needs a positive sum: {opponents}")
+    if settings["init"] is not None and not isinstance(settings["init"], str):
+        raise SettingError("init", f"--init must be a model file's path, got {settings['init']!r}")
     if settings["init"] is not None and not Path(settings["init"]).exists():
         raise ValueError(f"--init {settings['init']}: no such model file")
-    return settings
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -550,8 +650,19 @@ def main(argv: list[str] | None = None) -> int:
             saved = run_dir / "rllib_config.json"
             if not saved.exists():
                 raise ValueError(f"{run_dir}: not an RLlib run directory (no rllib_config.json)")
-            base = json.loads(saved.read_text())
-        settings = settings_of(args, base)
+            base = read_json_file(saved, what="RLlib run config")
+            if not isinstance(base, dict):
+                raise ValueError(f"RLlib run config {saved}: not a JSON object")
+            missing = [key for key in DEFAULTS if key not in base]
+            if missing:
+                raise ValueError(f"RLlib run config {saved}: settings missing: {missing}")
+        try:
+            settings = settings_of(args, base)
+        except SettingError as error:
+            if base is None or getattr(args, error.key, None) is not None:
+                raise
+            # a value of the saved file (a resume may mend the resumable ones)
+            raise ValueError(f"RLlib run config {saved}: {error}") from None
         build_config(settings)
         if args.ray is not None:
             from agents.ray_arena import check_address

@@ -1,0 +1,280 @@
+"""A run directory from elsewhere is data (issue 21): ``canasta train --resume RUN`` loads
+its checkpoint without running code, a truncated checkpoint or config is one line that names
+the file and the way out, and a refused change of a setting leaves the run as it was."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from canasta_env.actions import NUM_ACTIONS  # noqa: E402
+from canasta_env.observation import OBS_SIZE  # noqa: E402
+from training import net  # noqa: E402
+from training.league import main, make_config  # noqa: E402
+
+FILES = ("config.json", "checkpoint.pt", "checkpoint.prev.pt", "train.log", "history.jsonl")
+
+
+@pytest.fixture(scope="module")
+def base_run(tmp_path_factory):
+    """A tiny PPO run (no record or imitate stage: it starts from a small model file), two
+    iterations with a checkpoint after each; started with a time limit of its session."""
+    folder = tmp_path_factory.mktemp("untrusted")
+    torch.manual_seed(0)
+    init = net.save(net.build(OBS_SIZE, NUM_ACTIONS, [16]), folder / "init.npz")
+    run = folder / "run"
+    argv = [
+        "--run-dir", str(run), "--init", str(init), "--ppo-steps", "200",
+        "--rollout-steps", "100", "--eval-every", "1", "--eval-deals", "2", "--jobs", "0",
+        "--envs", "4", "--threads", "1", "--time-limit", "600", "--no-progress",
+    ]  # fmt: skip
+    assert main(argv) == 0
+    return run
+
+
+@pytest.fixture
+def run(base_run, tmp_path):
+    return shutil.copytree(base_run, tmp_path / "run")
+
+
+def _snapshot(run) -> dict:
+    return {name: (run / name).read_bytes() for name in FILES if (run / name).exists()}
+
+
+def _error(capsys) -> str:
+    """The one error line of a refused command (and no traceback)."""
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.startswith("canasta train: error:")]
+    assert len(lines) == 1, err
+    assert err.rstrip("\n").endswith(lines[0])
+    return lines[0]
+
+
+def _refused(argv, capsys) -> str:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    return _error(capsys)
+
+
+class _Payload:
+    """Unpickled, it creates ``marker`` (``open(marker, "w")``): code run by loading."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+# ---------------------------------------------------------------------- checkpoints
+def test_the_checkpoint_holds_tensors_and_plain_values_and_keeps_the_one_before(base_run):
+    state = torch.load(base_run / "checkpoint.pt", weights_only=True)
+    assert state["steps"] >= 200 and state["iteration"] == 2
+    assert all(isinstance(layer, torch.Tensor) for snap in state["snapshots"] for layer in snap[0])
+    league = json.loads(state["league"])
+    assert league["rng"]["bit_generator"] == "PCG64" and len(league["snapshots"]) >= 1
+    prev = torch.load(base_run / "checkpoint.prev.pt", weights_only=True)
+    assert prev["iteration"] == 2  # the last in-loop save; the final save renamed over it
+    assert not list(base_run.glob("*.tmp"))
+
+
+def test_resume_continues_from_a_checkpoint_loaded_as_data(run, capsys):
+    assert main(["--resume", str(run), "--ppo-steps", "300", "--no-progress"]) == 0
+    state = torch.load(run / "checkpoint.pt", weights_only=True)
+    assert state["steps"] >= 300 and state["iteration"] == 3
+    assert "[ppo] resumed at iteration 2" in capsys.readouterr().err
+
+
+def test_a_checkpoint_with_a_pickle_payload_is_refused_and_runs_nothing(run, tmp_path, capsys):
+    marker = tmp_path / "marker"
+    payload = tmp_path / "payload.pt"
+    torch.save({"format": "canasta-ppo-checkpoint-2", "model": _Payload(marker)}, payload)
+    shutil.copyfile(payload, run / "checkpoint.pt")
+    line = _refused(["--resume", str(run), "--no-progress"], capsys)
+    assert not marker.exists()
+    assert str(run / "checkpoint.pt") in line and "could run code" in line
+    assert "io.open" in line
+    # positive control: the same file, loaded the old way, does run its code
+    elsewhere = tmp_path / "control"
+    elsewhere.mkdir()
+    shutil.copyfile(payload, elsewhere / "checkpoint.pt")
+    loaded = torch.load(elsewhere / "checkpoint.pt", weights_only=False)
+    loaded["model"].close()
+    assert marker.exists()
+
+
+def test_a_checkpoint_of_the_old_format_is_refused_with_the_way_out(run, capsys):
+    # what the trainer wrote before: numpy arrays among the values (unpickled as objects)
+    old = {"model": {}, "steps": 5, "snapshots": [("s0", [(np.zeros((2, 2)), np.zeros(2))])]}
+    torch.save(old, run / "checkpoint.pt")
+    (run / "checkpoint.prev.pt").unlink()
+    line = _refused(["--resume", str(run), "--no-progress"], capsys)
+    assert str(run / "checkpoint.pt") in line and "written before" in line
+    assert "remove it to start the ppo stage over" in line
+
+
+@pytest.mark.parametrize("cut", [0, 1000, -100])
+def test_a_truncated_checkpoint_names_the_file_and_the_one_kept_before(run, capsys, cut):
+    data = (run / "checkpoint.pt").read_bytes()
+    (run / "checkpoint.pt").write_bytes(data[:cut])
+    line = _refused(["--resume", str(run), "--no-progress"], capsys)
+    assert f"checkpoint {run / 'checkpoint.pt'} is truncated or corrupt" in line
+    assert f"the previous one is kept at {run / 'checkpoint.prev.pt'}" in line
+    # the way out works
+    (run / "checkpoint.prev.pt").replace(run / "checkpoint.pt")
+    assert main(["--resume", str(run), "--no-progress"]) == 0
+
+
+def test_a_checkpoint_of_another_network_does_not_fit(run, capsys):
+    state = torch.load(run / "checkpoint.pt", weights_only=True)
+    state["model"] = {k: torch.zeros(3) for k in state["model"]}
+    torch.save(state, run / "checkpoint.pt")
+    line = _refused(["--resume", str(run), "--no-progress"], capsys)
+    assert f"checkpoint {run / 'checkpoint.pt'} does not fit this run" in line
+    assert "checkpoint.prev.pt: rename it to checkpoint.pt" in line
+
+
+# ---------------------------------------------------------------------- config.json
+def test_a_truncated_config_is_one_line_naming_it(run, capsys):
+    data = (run / "config.json").read_bytes()
+    (run / "config.json").write_bytes(data[: len(data) // 2])
+    line = _refused(["--resume", str(run), "--no-progress"], capsys)
+    assert f"run config {run / 'config.json'}" in line and "truncated or corrupt" in line
+    (run / "config.json").write_text("[1, 2]")
+    line = _refused(["--resume", str(run), "--no-progress"], capsys)
+    assert f"run config {run / 'config.json'}: not a JSON object" in line
+
+
+def test_a_config_with_a_setting_out_of_range_is_refused_and_can_be_mended(run, capsys):
+    # what `--resume RUN --eval-every 0` wrote before: every later --resume crashed
+    config = json.loads((run / "config.json").read_text())
+    config["eval_every"] = 0
+    (run / "config.json").write_text(json.dumps(config))
+    line = _refused(["--resume", str(run), "--no-progress"], capsys)
+    assert f"run config {run / 'config.json'}: eval_every must be at least 1, got 0" in line
+    assert main(["--resume", str(run), "--eval-every", "3", "--no-progress"]) == 0
+    assert json.loads((run / "config.json").read_text())["eval_every"] == 3
+
+
+BAD_OVERRIDES = [
+    ["--eval-every", "0"],
+    ["--eval-every", "-2"],
+    ["--eval-deals", "0"],
+    ["--envs", "0"],
+    ["--threads", "0"],
+    ["--jobs", "-1"],
+    ["--ppo-steps", "0"],
+    ["--kick-steps", "-1"],
+    ["--kick-coef", "-0.5"],
+    ["--kick-coef", "nan"],
+    ["--lr", "0"],
+    ["--lr", "-1e-4"],
+    ["--lr", "inf"],
+    ["--time-limit", "-5"],
+    ["--opponents", "expert=-1"],
+    ["--opponents", "self=0,expert=0"],
+    ["--opponents", "expert=x"],
+    ["--opponents", "oracle=1"],
+    ["--table-weights", "0"],
+    ["--table-weights", "1,2"],
+    ["--table-weights", "a"],
+]
+
+
+def test_a_refused_override_changes_nothing_on_disk(run, capsys):
+    before = _snapshot(run)
+    for override in BAD_OVERRIDES:
+        line = _refused(["--resume", str(run), *override, "--no-progress"], capsys)
+        assert _snapshot(run) == before, (override, line)
+    assert main(["--resume", str(run), "--no-progress"]) == 0  # and the run still resumes
+
+
+@pytest.mark.parametrize("override", BAD_OVERRIDES + [["--bc-epochs", "0"]])
+def test_a_new_run_refuses_the_same_values_before_writing(tmp_path, capsys, override):
+    run = tmp_path / "new"
+    tiny = ["--record-steps", "50", "--bc-epochs", "1", "--ppo-steps", "50", "--jobs", "0"]
+    tiny += ["--rollout-steps", "50", "--envs", "2", "--threads", "1", "--eval-deals", "1"]
+    _refused(["--run-dir", str(run), *tiny, *override, "--no-progress"], capsys)
+    assert not run.exists()
+
+
+def test_make_config_checks_every_range():
+    for key, value in [
+        ("eval_every", 0), ("rollout_steps", 0), ("minibatch", 0), ("ppo_epochs", 0),
+        ("record_chunk", 0), ("bc_batch", 0), ("max_snapshots", 0), ("seed", -1),
+        ("seed", 2**64), ("gamma", 1.5), ("gae_lambda", -0.1), ("clip", 0.0), ("bc_lr", 0.0),
+        ("max_grad_norm", 0.0), ("ent_coef", -1.0), ("vf_coef", float("nan")),
+        ("score_coef", -1.0), ("eval_every", 2.5), ("envs", True), ("hidden", [0]),
+        ("record_opponents", {"expert": -1.0}), ("teachers", []),
+    ]:  # fmt: skip
+        with pytest.raises(ValueError, match=key.split("_")[0]):
+            make_config(**{key: value})
+    assert make_config(gamma=1.0, kick_steps=0, jobs=0)["gamma"] == 1.0
+
+
+def test_the_time_limit_belongs_to_one_session(base_run, run, capsys):
+    assert "time_limit" not in json.loads((base_run / "config.json").read_text())
+    before = (run / "config.json").read_bytes()
+    assert main(["--resume", str(run), "--time-limit", "300", "--no-progress"]) == 0
+    assert (run / "config.json").read_bytes() == before
+    # a config saved by the code before, with a time limit: a resume does not inherit it
+    config = json.loads(before)
+    config["time_limit"] = 0.001
+    (run / "config.json").write_text(json.dumps(config))
+    assert main(["--resume", str(run), "--ppo-steps", "300", "--no-progress"]) == 0
+    assert "time limit" not in capsys.readouterr().err
+    assert torch.load(run / "checkpoint.pt", weights_only=True)["steps"] >= 300
+
+
+# ---------------------------------------------------------------------- RLlib backend
+def _rllib_run(tmp_path):
+    pytest.importorskip("ray", reason="Ray is not installed (extra 'scale')")
+    from training import rllib_backend as rb
+
+    run = tmp_path / "rllib"
+    run.mkdir()
+    (run / "rllib_config.json").write_text(json.dumps(rb.DEFAULTS, indent=1) + "\n")
+    return run
+
+
+def test_rllib_resume_refuses_bad_overrides_before_writing(tmp_path, capsys):
+    run = _rllib_run(tmp_path)
+    before = (run / "rllib_config.json").read_bytes()
+    for override in [
+        ["--checkpoint-every", "0"], ["--lr", "0"], ["--lr", "nan"], ["--ent-coef", "-1"],
+        ["--env-runners", "-1"], ["--envs-per-runner", "0"], ["--snapshot-every", "0"],
+        ["--eval-hands", "0"], ["--ppo-steps", "0"], ["--opponents", "expert=-1"],
+        ["--opponents", "expert=x"],
+    ]:  # fmt: skip
+        assert main(["--backend", "rllib", "--resume", str(run), *override]) == 2, override
+        err = capsys.readouterr().err
+        assert err.startswith("canasta train: error:") and err.count("\n") == 1, err
+        assert (run / "rllib_config.json").read_bytes() == before
+        assert sorted(p.name for p in run.iterdir()) == ["rllib_config.json"]
+
+
+def test_rllib_resume_reads_its_config_as_data(tmp_path, capsys):
+    run = _rllib_run(tmp_path)
+    path = run / "rllib_config.json"
+    text = path.read_text()
+    path.write_text(text[: len(text) // 2])
+    assert main(["--backend", "rllib", "--resume", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert f"RLlib run config {path}" in err and err.count("\n") == 1
+    config = json.loads(text)
+    config["gamma"] = "1.0; import os"
+    path.write_text(json.dumps(config))
+    assert main(["--backend", "rllib", "--resume", str(run)]) == 2
+    assert "gamma" in capsys.readouterr().err
+    config = json.loads(text)
+    del config["lr"]
+    path.write_text(json.dumps(config))
+    assert main(["--backend", "rllib", "--resume", str(run)]) == 2
+    assert "lr" in capsys.readouterr().err
