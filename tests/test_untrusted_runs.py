@@ -132,9 +132,26 @@ def test_a_truncated_checkpoint_names_the_file_and_the_one_kept_before(run, caps
     assert main(["--resume", str(run), "--no-progress"]) == 0
 
 
-def test_a_checkpoint_of_another_network_does_not_fit(run, capsys):
+def _no_history(state):
+    league = json.loads(state["league"])
+    league["history"] = [{"iteration": 1, "steps": "many", "eval": {}}]
+    state["league"] = json.dumps(league)
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        lambda state: state.update(model={k: torch.zeros(3) for k in state["model"]}),
+        lambda state: state.update(torch_rng=torch.zeros(3)),
+        lambda state: state.update(league="{"),
+        lambda state: state.update(snapshots=[]),
+        _no_history,
+    ],
+    ids=["network", "torch-rng", "league-json", "snapshots", "history"],
+)
+def test_a_checkpoint_that_does_not_fit_the_run_is_one_line(run, capsys, tamper):
     state = torch.load(run / "checkpoint.pt", weights_only=True)
-    state["model"] = {k: torch.zeros(3) for k in state["model"]}
+    tamper(state)
     torch.save(state, run / "checkpoint.pt")
     line = _refused(["--resume", str(run), "--no-progress"], capsys)
     assert f"checkpoint {run / 'checkpoint.pt'} does not fit this run" in line

@@ -410,6 +410,27 @@ def _way_out(path: Path) -> str:
     return "remove it to start the ppo stage over (the run's other files are kept)"
 
 
+def _checked_history(history) -> list:
+    """A checkpoint's evaluation history, each entry in the shape :meth:`Trainer.train` and
+    :func:`plot_curve` read (``ValueError`` otherwise)."""
+    if not isinstance(history, list):
+        raise ValueError("history is not a list")
+    for entry in history:
+        ok = (
+            isinstance(entry, dict)
+            and _is_int(entry.get("iteration"))
+            and _is_int(entry.get("steps"))
+            and isinstance(entry.get("eval"), dict)
+        )
+        for row in entry["eval"].values() if ok else ():
+            ci = row.get("ci95") if isinstance(row, dict) else None
+            ok = ok and isinstance(ci, list) and len(ci) == 2 and all(map(_is_real, ci))
+            ok = ok and _is_real(row.get("win_rate"))
+        if not ok:
+            raise ValueError(f"history entry {str(entry)[:80]} is not an evaluation")
+    return history
+
+
 def read_checkpoint(path: Path) -> dict:
     """The checkpoint's state, read with ``torch.load(weights_only=True)``: tensors and plain
     values only, so a file from elsewhere is data and never runs code. ``RunFileError`` (one
@@ -516,7 +537,7 @@ class Trainer:
             steps, iteration = state["steps"], state["iteration"]
             if not (_is_int(steps) and _is_int(iteration) and steps >= 0 and iteration >= 0):
                 raise ValueError(f"steps {steps!r} and iteration {iteration!r}")
-            history, best = league["history"], float(state["best"])
+            history, best = _checked_history(league["history"]), float(state["best"])
             seconds = float(state["seconds"])
             collect_seconds = float(state["collect_seconds"])
         except (KeyError, TypeError, ValueError, RuntimeError, IndexError, AttributeError) as e:
