@@ -36,8 +36,9 @@ each bot in the arena, ``--eval-hands`` duplicate hands each).
 
 ``--resume RUN`` reads ``rllib_config.json`` as data (bounded JSON, every
 setting checked with the changes given, before anything is written). RLlib's
-own ``checkpoint/`` is not data: RLlib restores it with pickle, so resume only
-runs you made yourself (or would run the code of).
+own ``checkpoint/`` is not data: RLlib restores it with pickle, so a resume
+that would restore one needs ``--trust-pickle`` (only for runs you made yourself,
+or whose code you would run).
 """
 
 from __future__ import annotations
@@ -504,6 +505,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--ray", default=None, metavar="ADDRESS", help="a running cluster (default: local)"
     )
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument(
+        "--trust-pickle",
+        action="store_true",
+        help="with --resume: restore RLlib's own checkpoint/, which RLlib loads with pickle "
+        "(code can run): only for a run you made or trust",
+    )
     return parser
 
 
@@ -663,6 +670,12 @@ def main(argv: list[str] | None = None) -> int:
                 raise
             # a value of the saved file (a resume may mend the resumable ones)
             raise ValueError(f"RLlib run config {saved}: {error}") from None
+        if args.resume and (run_dir / "checkpoint").exists() and not args.trust_pickle:
+            raise ValueError(
+                f"{run_dir / 'checkpoint'} is RLlib's own checkpoint, which RLlib restores with "
+                "pickle and so can run code; resume with --trust-pickle only if you made this "
+                "run or trust where it came from"
+            )
         build_config(settings)
         if args.ray is not None:
             from agents.ray_arena import check_address
