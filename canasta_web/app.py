@@ -217,7 +217,9 @@ def create_app(
         # the framework's own refusals (no such route, a body it cannot parse) in the
         # same {"error": ...} shape as ours
         if error.status_code == 404:
-            return _error(404, f"no such page or API route: {request.url.path}")
+            path = request.url.path
+            path = path if len(path) <= 80 else path[:77] + "..."
+            return _error(404, f"no such page or API route: {path}")
         if error.status_code == 400 and "parsing the body" in str(error.detail):
             return _error(400, "the body could not be read as JSON (e.g. a number too long)")
         return _error(error.status_code, str(error.detail), headers=error.headers)

@@ -273,6 +273,8 @@ def test_an_error_repeats_only_a_short_prefix_of_the_input(client):
     assert "unknown bot 'ppo:AAAA" in message and "A" * 60 not in message and len(message) < 400
     response = client.get("/api/tables/" + "B" * 5000)
     assert response.status_code == 404 and "B" * 60 not in response.json()["error"]
+    response = client.get("/api/nothing/" + "D" * 5000)
+    assert response.status_code == 404 and "D" * 80 not in response.json()["error"]
     response = client.post("/api/tables", json={"seats": ["you", "random"], "C" * 5000: 1})
     assert response.status_code == 422 and "C" * 60 not in response.json()["error"]
 

@@ -136,3 +136,68 @@ def test_serve_without_the_extra_says_how_to_install_it(monkeypatch, capsys):
     )
     assert canasta(["serve", "--no-browser"]) == 2
     assert '.[web]"' in capsys.readouterr().err
+
+
+def _raw(url: str, method: str, path: str, body: bytes | None = None, headers=None):
+    """One request over a plain socket connection, headers as given (Host included)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    where = urlsplit(url)
+    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=30)
+    try:
+        connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+        for key, value in (headers or {}).items():
+            connection.putheader(key, value)
+        connection.endheaders()
+        if body is not None:
+            connection.send(body)
+        response = connection.getresponse()
+        return response.status, json.loads(response.read() or b"null")
+    finally:
+        connection.close()
+
+
+def test_serve_holds_against_abuse_on_loopback():
+    """The abuse suite over real sockets: foreign Host, big and chunked bodies, an endless
+    search budget, and a flood of tables from other clients that must evict nobody."""
+    with serving() as (url, process):
+        host = url.split("/")[2]
+        status, body = _raw(url, "GET", "/api/options", headers={"Host": "attacker.example"})
+        assert status == 421 and "attacker.example" in body["error"]
+        json_headers = {"Host": host, "Content-Type": "application/json"}
+        status, body = _raw(
+            url,
+            "POST",
+            "/api/tables",
+            b"{}",
+            {**json_headers, "Content-Length": "50000000"},
+        )
+        assert status == 413
+        chunk = b"a" * 65536
+        chunked = b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for _ in range(20)) + b"0\r\n\r\n"
+        status, body = _raw(
+            url, "POST", "/api/replays", chunked, {**json_headers, "Transfer-Encoding": "chunked"}
+        )
+        assert status == 413
+        endless = json.dumps({"seats": ["you", "openspiel:ismcts-99999999999"]}).encode()
+        status, body = _raw(
+            url,
+            "POST",
+            "/api/tables",
+            endless,
+            {**json_headers, "Content-Length": str(len(endless))},
+        )
+        assert status == 400 and "unknown bot" in body["error"]
+
+        def new_table(seed: int) -> tuple[int, dict]:
+            data = json.dumps({"seats": ["you", "random"], "seed": seed}).encode()
+            headers = {**json_headers, "Content-Length": str(len(data))}
+            return _raw(url, "POST", "/api/tables", data, headers)
+
+        status, mine = new_table(0)
+        assert status == 201
+        answers = [new_table(seed)[0] for seed in range(1, 151)]  # no cookie: other clients
+        assert answers.count(201) == 127 and answers.count(503) == 23
+        status, again = _raw(url, "GET", f"/api/tables/{mine['table']}", headers={"Host": host})
+        assert status == 200 and again == mine
