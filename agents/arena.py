@@ -1,13 +1,6 @@
-"""``canasta arena``: a duplicate-deal tournament that ranks agents.
+"""The arena: a duplicate-deal tournament that ranks agents (:func:`run_arena`).
 
-Usage::
-
-    canasta arena --variant classic --players 4 --agents random greedy expert \\
-        --hands 2000 --seed 0 [--jobs 2] [--out arena_out] [--overwrite] [--trust-pickle] \\
-        [--pairing round-robin|given] [--no-duplicate] [--no-progress] [--no-plot]
-        [--ray [ADDRESS] [--ray-batch 8] [--ray-retries 3]]
-    canasta arena --speed --agents random greedy expert
-    canasta arena --agents mypkg.bots:MyAgent expert   # an outside agent (docs/agents.md)
+Its command line, ``canasta arena``, is :mod:`canasta_cli.arena`.
 
 The schedule (pairings, seat arrangements, duplicate deals, seeds), the outcome of a
 hand and the worker processes are :mod:`agents.schedule`'s; this module ranks the
@@ -43,7 +36,6 @@ results are the single-process run's, and hands lost with a worker are played ag
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import math
@@ -55,13 +47,8 @@ from itertools import combinations
 from pathlib import Path
 
 from agents.base import choose_action, refused_action
-from agents.registry import (
-    available_agents,
-    make_agent,
-    registered_factories,
-)
+from agents.registry import make_agent, registered_factories
 from agents.schedule import (
-    PAIRINGS,
     ArenaInterrupted,
     HandResult,
     deck_seed,
@@ -72,13 +59,7 @@ from agents.schedule import (
 )
 from agents.stats import mean_interval, wilson_interval
 from canasta_env.engine.game import IllegalActionError, teams_of
-from canasta_env.rules import (
-    PRESETS,
-    add_rule_option,
-    check_player_count,
-    make_rules,
-    parse_rule_overrides,
-)
+from canasta_env.rules import check_player_count, make_rules
 
 
 @dataclass
@@ -559,129 +540,18 @@ def run_arena(
     return result
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="canasta arena",
-        description="A duplicate-deal tournament that ranks agents (see agents/arena.py).",
-    )
-    parser.add_argument("--variant", default="classic", choices=sorted(PRESETS))
-    parser.add_argument("--players", type=int, default=4)
-    add_rule_option(parser)
-    parser.add_argument(
-        "--agents",
-        nargs="+",
-        default=["random", "greedy", "expert"],
-        help=f"agent names: {', '.join(available_agents())}",
-    )
-    parser.add_argument("--hands", type=int, default=2000, help="hands per pairing")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
-    parser.add_argument(
-        "--ray",
-        nargs="?",
-        const="local",
-        default=None,
-        metavar="ADDRESS",
-        help="play the hands as Ray tasks: a local instance (no address; --jobs N caps it at "
-        "N CPUs) or the cluster at ADDRESS (docs/ray.md)",
-    )
-    parser.add_argument("--ray-batch", type=int, default=8, help="hands per Ray task (8)")
-    parser.add_argument(
-        "--ray-retries", type=int, default=3, help="times a task lost with its worker is resent"
-    )
-    parser.add_argument(
-        "--out",
-        default="arena_out",
-        help="output folder (arena_out); one that is not empty is refused without --overwrite",
-    )
-    parser.add_argument(
-        "--overwrite", action="store_true", help="replace the files of a --out folder in use"
-    )
-    parser.add_argument(
-        "--trust-pickle",
-        action="store_true",
-        help="load ppo: agents that are Stable-Baselines3 .zip files, which Python's pickle "
-        "loads and can run code: only for files whose source you trust",
-    )
-    parser.add_argument("--pairing", default="round-robin", choices=PAIRINGS)
-    parser.add_argument("--no-duplicate", action="store_true", help="a fresh deal for every hand")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--no-plot", action="store_true", help="do not write ratings.png")
-    parser.add_argument(
-        "--speed",
-        action="store_true",
-        help="only measure each agent's decisions per second (time inside act) and exit",
-    )
-    return parser
+def build_parser():
+    """The parser of ``canasta arena``: :func:`canasta_cli.arena.build_parser`."""
+    from canasta_cli.arena import build_parser as command_parser
+
+    return command_parser()
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.speed:
-        return _print_speeds(args)
-    started = time.perf_counter()
-    try:
-        overrides = parse_rule_overrides(args.rule)
-        result = run_arena(
-            args.agents,
-            variant=args.variant,
-            num_players=args.players,
-            hands=args.hands,
-            seed=args.seed,
-            jobs=args.jobs,
-            pairing=args.pairing,
-            duplicate=not args.no_duplicate,
-            out_dir=args.out,
-            progress=not args.no_progress,
-            plot=not args.no_plot,
-            rules=overrides,
-            ray=args.ray,
-            ray_batch=args.ray_batch,
-            ray_retries=args.ray_retries,
-            trust_pickle=args.trust_pickle,
-            overwrite=args.overwrite,
-        )
-    except ValueError as error:
-        print(f"canasta arena: {error}", file=sys.stderr)
-        return 2
-    except ArenaInterrupted as interrupted:
-        result = getattr(interrupted, "result", None)
-        if result is None:  # a second Ctrl-C before the outputs were written
-            print("canasta arena: interrupted; nothing written", file=sys.stderr)
-            return 130
-        print(result.report)
-        print(
-            f"canasta arena: interrupted; wrote the {len(result.hands)} hands played so far "
-            f"to {args.out}/results.json, marked partial",
-            file=sys.stderr,
-        )
-        return 130
-    except KeyboardInterrupt:  # before any hand was played (loading the agents)
-        print("canasta arena: interrupted before any hand was played", file=sys.stderr)
-        return 130
-    print(result.report)
-    elapsed = time.perf_counter() - started
-    print(f"\nwrote {args.out}/hands.csv, results.json" + ("" if args.no_plot else ", ratings.png"))
-    print(f"{len(result.hands)} hands in {elapsed:.1f} s", file=sys.stderr)
-    return 0
+    """``canasta arena ARGV``, for callers of this module: :func:`canasta_cli.arena.main`."""
+    from canasta_cli.arena import main as command
 
-
-def _print_speeds(args) -> int:
-    hands = min(args.hands, 50)
-    print(f"decisions per second ({args.variant}, {args.players} players, {hands} hands each)")
-    for name in dict.fromkeys(args.agents):
-        try:
-            speed = measure_speed(
-                name, args.variant, args.players, hands, args.seed, args.trust_pickle
-            )
-        except ValueError as error:
-            print(f"canasta arena: {error}", file=sys.stderr)
-            return 2
-        print(
-            f"  {name:<16} {speed['decisions_per_second']:>10.0f} /s "
-            f"({speed['decisions']} decisions)"
-        )
-    return 0
+    return command(argv)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,5 @@
-"""``canasta play``: play a hand in the terminal against bots.
-
-Usage::
-
-    canasta play --variant classic --players 4 --opponents expert [--partners greedy]
-                 [--seat 0] [--seed N] [--no-color] [--trust-pickle]
+"""A hand in the terminal against bots (:func:`play_hand`); its command line,
+``canasta play``, is :mod:`canasta_cli.play`.
 
 The table is drawn from your seat (other hands hidden). On your turn the legal
 moves are listed as a numbered menu; type a number or an action in words
@@ -17,25 +13,23 @@ the end of the hand the score sheet of every team is shown. A ``ppo:`` bot that
 is a Stable-Baselines3 ``.zip`` (other than the shipped ones) needs
 ``--trust-pickle``: pickle loads it and can run code it carries.
 
-``main(argv, input_fn, output)`` takes the input function and the output stream
-so a test can drive a whole hand with scripted input.
+``main(argv, input_fn, output)`` (:func:`canasta_cli.play.main`) takes the input
+function and the output stream so a test can drive a whole hand with scripted input.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 from typing import TextIO
 
 import canasta_env
 from agents.base import choose_action, refused_action
-from agents.registry import available_agents, make_agent
+from agents.registry import make_agent
 from canasta_env.actions import action_to_str, str_to_action
 from canasta_env.engine.game import IllegalActionError, team_of_seat, teams_of
 from canasta_env.engine.scoring import SHEET_ROWS as SCORE_SHEET
 from canasta_env.render import render_table
-from canasta_env.rules import PRESETS, add_rule_option, make_rules, parse_rule_overrides
 
 #: Score sheet rows (keys), in the order they are added up (G-9).
 SHEET_ROWS = tuple(key for key, _ in SCORE_SHEET)
@@ -173,27 +167,11 @@ def play_hand(
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="canasta play", description="Play a hand of Canasta in the terminal against bots."
-    )
-    parser.add_argument("--variant", default="classic", choices=sorted(PRESETS))
-    parser.add_argument("--players", type=int, default=4)
-    add_rule_option(parser)
-    parser.add_argument(
-        "--opponents", default="expert", help=f"bot name: {', '.join(available_agents())}"
-    )
-    parser.add_argument("--partners", default=None, help="bot name for partners (4, 6 players)")
-    parser.add_argument("--seat", type=int, default=0, help="your seat (player number)")
-    parser.add_argument("--seed", type=int, default=None, help="deal seed")
-    parser.add_argument("--no-color", action="store_true", help="plain text, no ANSI colours")
-    parser.add_argument(
-        "--trust-pickle",
-        action="store_true",
-        help="load ppo: bots that are Stable-Baselines3 .zip files, which Python's pickle loads "
-        "and can run code: only for files whose source you trust",
-    )
-    return parser
+def build_parser():
+    """The parser of ``canasta play``: :func:`canasta_cli.play.build_parser`."""
+    from canasta_cli.play import build_parser as command_parser
+
+    return command_parser()
 
 
 def main(
@@ -201,47 +179,10 @@ def main(
     input_fn: Callable[[str], str] = input,
     output: TextIO | None = None,
 ) -> int:
-    output = output or sys.stdout
-    args = build_parser().parse_args(argv)
-    try:
-        overrides = parse_rule_overrides(args.rule)
-        rules = make_rules(args.variant, **overrides)
-    except ValueError as error:
-        print(f"canasta play: {error}", file=output)
-        return 2
-    if args.players not in rules.player_counts:
-        print(
-            f"canasta play: {args.variant} is played by {list(rules.player_counts)} players",
-            file=output,
-        )
-        return 2
-    if not 0 <= args.seat < args.players:
-        print(f"canasta play: --seat must be 0..{args.players - 1}", file=output)
-        return 2
-    try:
-        make_agent(args.opponents, trust_pickle=args.trust_pickle)
-        if args.partners:
-            make_agent(args.partners, trust_pickle=args.trust_pickle)
-    except ValueError as error:
-        print(f"canasta play: {error}", file=output)
-        return 2
-    try:
-        return play_hand(
-            args.variant,
-            args.players,
-            args.seat,
-            args.opponents,
-            args.partners or args.opponents,
-            args.seed,
-            not args.no_color,
-            input_fn,
-            output,
-            overrides,
-            args.trust_pickle,
-        )
-    except IllegalActionError as error:  # a bot's bug: the table refused its move
-        print(f"canasta play: {error}", file=output)
-        return 2
+    """``canasta play ARGV``, for callers of this module: :func:`canasta_cli.play.main`."""
+    from canasta_cli.play import main as command
+
+    return command(argv, input_fn, output)
 
 
 if __name__ == "__main__":

@@ -15,8 +15,8 @@ import sys
 
 COMMANDS = {
     "check": ("canasta_env.compliance", "main"),
-    "arena": ("agents.arena", "main"),
-    "play": ("agents.play", "main"),
+    "arena": ("canasta_cli.arena", "main"),
+    "play": ("canasta_cli.play", "main"),
     "train": ("training.league", "main"),
     "demo": ("canasta_cli.demo", "main"),
     "serve": ("canasta_web.serve", "main"),

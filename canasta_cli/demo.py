@@ -39,7 +39,7 @@ def compliance(quick: bool) -> bool:
 
 
 def tournament(hands: int, out_dir: str, overwrite: bool = False) -> int:
-    from agents.arena import main as arena_main
+    from canasta_cli.arena import main as arena_main
 
     _section(f"2. tournament: random, greedy, expert; classic 4 players; {hands} hands per pairing")
     return arena_main(
