@@ -14,7 +14,7 @@ import importlib
 import sys
 
 COMMANDS = {
-    "check": ("canasta_env.compliance", "main"),
+    "check": ("canasta_cli.check", "main"),
     "arena": ("canasta_cli.arena", "main"),
     "play": ("canasta_cli.play", "main"),
     "train": ("training.league", "main"),

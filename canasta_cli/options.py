@@ -176,3 +176,59 @@ def _shipped_name(agent) -> str | None:
         except OSError:
             continue
     return None
+
+
+# ---------------------------------------------------------------------- several tables
+
+
+def name_list(names: Iterable[str], what: str = "variant"):
+    """An argparse ``type``: ``"classic,spanish"`` to a list of names, each one of ``names``."""
+    allowed = list(names)
+
+    def parse(text: str) -> list[str]:
+        items = [item for item in text.split(",") if item]
+        for item in items:
+            if item not in allowed:
+                raise argparse.ArgumentTypeError(
+                    f"unknown {what} {item!r}{did_you_mean(item, allowed)}; choose from "
+                    f"{', '.join(allowed)}"
+                )
+        return items
+
+    return parse
+
+
+def int_list(text: str) -> list[int]:
+    """An argparse ``type``: ``"2,4"`` to ``[2, 4]``."""
+    try:
+        return [int(item) for item in text.split(",") if item]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of integers: {text!r}") from None
+
+
+def add_tables_options(parser: argparse.ArgumentParser, variants: Iterable[str]) -> None:
+    """``--variant`` (alias ``--variants``) and ``--players`` for a command over several
+    tables: each takes names or numbers separated by spaces or commas (``--variant
+    classic,spanish --players 2 4``); :func:`flat` joins what was given."""
+    variants = list(variants)
+    parser.add_argument(
+        "--variant",
+        "--variants",
+        dest="variants",
+        nargs="+",
+        type=name_list(variants),
+        metavar="NAME",
+        help=f"presets (all if not given): {', '.join(variants)}",
+    )
+    parser.add_argument(
+        "--players",
+        nargs="+",
+        type=int_list,
+        metavar="N",
+        help="player counts (every count a preset allows if not given)",
+    )
+
+
+def flat(groups: list[list] | None) -> list | None:
+    """The items of a list option of :func:`add_tables_options` (None when not given)."""
+    return None if groups is None else [item for group in groups for item in group]

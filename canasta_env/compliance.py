@@ -31,7 +31,6 @@ what the engine tracks: ``spanish+sequences`` (S-19 runs, ``sequences=True``).
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import random
@@ -541,53 +540,10 @@ def format_table(results: list[CheckResult]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="canasta check",
-        description="PettingZoo API, seeding, rendering, truncation, mask, card-conservation "
-        "and hidden-information checks for every preset and player count.",
-    )
-    parser.add_argument(
-        "--variants",
-        nargs="+",
-        metavar="NAME",
-        help=f"presets to check ({', '.join(CHECK_VARIANTS)})",
-    )
-    parser.add_argument("--players", nargs="+", type=int, metavar="N", help="player counts")
-    parser.add_argument("--quick", action="store_true", help="fewer random episodes")
-    parser.add_argument("--cycles", type=int, default=None, help="api/seed test num_cycles")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random play")
-    parser.add_argument("-v", "--verbose", action="store_true", help="tracebacks of failures")
-    args = parser.parse_args(argv)
-    variants = (
-        [v for item in args.variants for v in item.split(",") if v] if args.variants else None
-    )
-    cycles = args.cycles if args.cycles is not None else (200 if args.quick else 1000)
-    start = time.perf_counter()
-    try:
-        results = run_checks(
-            variants,
-            args.players,
-            cycles=cycles,
-            quick=args.quick,
-            seed=args.seed,
-            verbose=args.verbose,
-        )
-    except ValueError as error:
-        print(f"canasta check: {error}")
-        return 2
-    if not results:
-        print("canasta check: no preset supports the requested player counts")
-        return 2
-    print(format_table(results))
-    failures = [r for r in results if not r.passed]
-    for result in failures:
-        print(f"\nFAIL {result.variant} {result.players}p {result.check}: {result.detail}")
-    total = time.perf_counter() - start
-    print(
-        f"\n{len(results) - len(failures)}/{len(results)} checks passed "
-        f"in {total:.1f} s" + ("" if not failures else f"; {len(failures)} failed")
-    )
-    return 0 if not failures else 1
+    """``canasta check ARGV``, for callers of this module: :func:`canasta_cli.check.main`."""
+    from canasta_cli.check import main as command
+
+    return command(argv)
 
 
 if __name__ == "__main__":
