@@ -19,7 +19,7 @@ COMMANDS = {
     "play": ("canasta_cli.play", "main"),
     "train": ("training.league", "main"),
     "demo": ("canasta_cli.demo", "main"),
-    "serve": ("canasta_web.serve", "main"),
+    "serve": ("canasta_cli.serve", "main"),
 }
 
 

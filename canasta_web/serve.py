@@ -1,9 +1,5 @@
-"""``canasta serve``: the browser table on a local web server (uvicorn).
-
-Usage::
-
-    canasta serve [--host 127.0.0.1] [--port 8000] [--allow-host NAME ...]
-                  [--replay FILE] [--arena DIR --hand N] [--no-browser]
+"""The browser table on a local web server (uvicorn): :func:`serve`; its command line,
+``canasta serve``, is :mod:`canasta_cli.serve`.
 
 It listens on 127.0.0.1 (this machine only) unless ``--host`` says otherwise, and
 opens the page in the default browser unless ``--no-browser``. It answers requests
@@ -18,9 +14,7 @@ seeds) and opens it as a replay. Needs the ``web`` extra:
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import importlib.util
 import sys
 import threading
 import webbrowser
@@ -30,28 +24,6 @@ MISSING_EXTRA = (
     "canasta serve: the browser table needs the 'web' extra (fastapi, uvicorn); "
     'install it with: pip install -c constraints.txt -e ".[web]"'
 )
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="canasta serve",
-        description="Play against the bots and watch replays in a web page.",
-    )
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=int, default=8000, help="port (0: any free port)")
-    parser.add_argument("--replay", metavar="FILE", help="open this replay file")
-    parser.add_argument("--arena", metavar="DIR", help="an arena output folder (results.json)")
-    parser.add_argument("--hand", type=int, help="with --arena: the index of the hand to open")
-    parser.add_argument(
-        "--allow-host",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="also answer requests addressed to this host name (repeatable), e.g. the "
-        "machine's name when listening on 0.0.0.0",
-    )
-    parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
-    return parser
 
 
 def startup_replay(args):
@@ -67,42 +39,39 @@ def startup_replay(args):
     return None
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if (args.arena is None) != (args.hand is None):
-        print("canasta serve: --arena DIR and --hand N go together", file=sys.stderr)
-        return 2
-    if args.replay and args.arena:
-        print("canasta serve: give --replay or --arena, not both", file=sys.stderr)
-        return 2
-    if not 0 <= args.port <= 65535:
-        print(f"canasta serve: --port must be 0..65535, got {args.port}", file=sys.stderr)
-        return 2
-    if any(importlib.util.find_spec(name) is None for name in ("fastapi", "uvicorn")):
-        print(MISSING_EXTRA, file=sys.stderr)
-        return 2
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    allow_hosts: tuple[str, ...] = (),
+    startup=None,
+    browser: bool = True,
+) -> int:
+    """Serve the browser table until SIGTERM or Ctrl-C (needs the ``web`` extra): on
+    ``host``:``port``, answering ``host`` and ``allow_hosts`` besides the loopback names,
+    with ``startup`` (a replay table, or None) offered to the page; open it in the default
+    browser when ``browser``."""
     import uvicorn
 
     from canasta_web.app import create_app
 
-    try:
-        startup = startup_replay(args)
-    except (OSError, ValueError) as error:
-        print(f"canasta serve: {error}", file=sys.stderr)
-        return 2
-    if args.host not in LOOPBACK:
+    if host not in LOOPBACK:
         print(
-            f"canasta serve: listening on {args.host}: anyone who can reach this machine "
+            f"canasta serve: listening on {host}: anyone who can reach this machine "
             "can open tables here",
             file=sys.stderr,
         )
-    app = create_app(startup=startup, allowed_hosts=(args.host, *args.allow_host))
-    server = uvicorn.Server(server_config(app, args.host, args.port))
-    threading.Thread(
-        target=_announce_when_started, args=(server, not args.no_browser), daemon=True
-    ).start()
+    app = create_app(startup=startup, allowed_hosts=(host, *allow_hosts))
+    server = uvicorn.Server(server_config(app, host, port))
+    threading.Thread(target=_announce_when_started, args=(server, browser), daemon=True).start()
     server.run()
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``canasta serve ARGV``, for callers of this module: :func:`canasta_cli.serve.main`."""
+    from canasta_cli.serve import main as command
+
+    return command(argv)
 
 
 #: Seconds a stopping server waits for requests under way (a bot's move among them).
