@@ -79,13 +79,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
 from canasta_env.actions import NUM_ACTIONS, action_to_str
-from canasta_env.engine.game import PHASE_HAND_OVER, Game, IllegalActionError
-from canasta_env.observation import OBS_SIZE, ObservationBuilder
+from canasta_env.engine.game import Game, IllegalActionError
+from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import Rules, check_player_count, make_rules, unknown_fields_text
+from canasta_env.table import EPISODE_MODES, MASK_DTYPE, REWARD_MODES, Table
 
-REWARD_MODES = ("score", "win")
-_INT8 = np.dtype(np.int8)
-EPISODE_MODES = ("hand", "game")
 RENDER_MODES = ("human", "ansi", "rgb_array")
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 RESET_OPTIONS = ("deck", "state")
@@ -158,7 +156,11 @@ def check_options(
 
 
 class raw_env(AECEnv):
-    """Canasta as a PettingZoo AEC environment; illegal actions raise."""
+    """Canasta as a PettingZoo AEC environment; illegal actions raise.
+
+    The hand is played on a :class:`~canasta_env.table.Table` (``self.table``, a new one
+    at each reset); ``self.game`` is its engine game, for reading.
+    """
 
     metadata = {
         "render_modes": list(RENDER_MODES),
@@ -217,13 +219,17 @@ class raw_env(AECEnv):
                 "observation": spaces.Box(
                     low=-np.inf, high=np.inf, shape=(OBS_SIZE,), dtype=np.float32
                 ),
-                "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+                "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=MASK_DTYPE),
             }
         )
         self.observation_spaces = {name: obs_space for name in self.possible_agents}
         self.action_spaces = {name: spaces.Discrete(NUM_ACTIONS) for name in self.possible_agents}
-        self.game: Game | None = None
-        self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self.table: Table | None = None
+
+    @property
+    def game(self) -> Game | None:
+        """The table's engine game (None before the first reset)."""
+        return None if self.table is None else self.table.game
 
     def observation_space(self, agent):
         return self.observation_spaces[self.possible_agents[self._seat(agent)]]
@@ -264,10 +270,10 @@ class raw_env(AECEnv):
             game = state_from_json(state) if isinstance(state, str) else state_from_dict(state)
             if game.rules != self.rules or game.num_players != self.num_players:
                 raise ValueError("the loaded state's rules or player count differ from the env's")
+            table = Table.from_game(game)
         else:
-            game = Game(self.rules, self.num_players, seed=seed, deck=options.get("deck"))
-        self.game = game
-        self.observer = ObservationBuilder(game)
+            table = Table(self.rules, self.num_players, seed=seed, deck=options.get("deck"))
+        self.table = table
         self.agents = self.possible_agents[:]
         self.rewards = {name: 0.0 for name in self.agents}
         self._cumulative_rewards = {name: 0.0 for name in self.agents}
@@ -277,49 +283,32 @@ class raw_env(AECEnv):
         self.num_moves = 0
         self._illegal_ended = False
         self._rewards_set = False
-        self.agent_selection = self.possible_agents[game.current]
-        if game.phase == PHASE_HAND_OVER:  # a hand can end during the deal (rare)
+        self.agent_selection = self.possible_agents[table.current]
+        if table.hand_over:  # a hand can end during the deal (rare)
             self._hand_ended()
             self._rewards_set = True
             self._accumulate_rewards()
 
     # ------------------------------------------------------------------ observe
-    def _mask(self) -> np.ndarray:
-        """A new int8 mask from the engine's (cached) legal action list."""
-        if self.game is None:
-            raise RuntimeError("reset() must be called before step() or observe()")
-        flags = bytearray(NUM_ACTIONS)
-        for action in self.game.legal_actions():
-            flags[action] = 1
-        return np.frombuffer(flags, _INT8)
-
     def observe(self, agent):
         seat = self._seat(agent)
-        game = self.game
-        if game is None:
+        table = self.table
+        if table is None:
             raise RuntimeError("reset() must be called before step() or observe()")
-        to_act = (
-            seat == game.current
-            and game.phase != PHASE_HAND_OVER
-            and not self.terminations.get(agent, True)
-            and not self.truncations.get(agent, True)
-        )
-        if to_act:
-            flags = bytearray(NUM_ACTIONS)
-            for action in game.legal_actions():
-                flags[action] = 1
-            mask = np.frombuffer(flags, _INT8)
-        else:
-            mask = self._zero_mask.copy()
-        return {"observation": self.observer.build(seat, to_act), "action_mask": mask}
+        live = not self.terminations.get(agent, True) and not self.truncations.get(agent, True)
+        observation, mask = table.view(seat, live)
+        return {"observation": observation, "action_mask": mask}
 
     def action_mask(self) -> np.ndarray:
         """The current mask of the agent to act (a new array)."""
-        return self._mask()
+        if self.table is None:
+            raise RuntimeError("reset() must be called before step() or observe()")
+        return self.table.mask()
 
     # ------------------------------------------------------------------ step
     def step(self, action) -> None:
-        if self.game is None:
+        table = self.table
+        if table is None:
             raise RuntimeError("reset() must be called before step() or observe()")
         if not self.agents:
             raise RuntimeError("the episode is over and every agent has left; call reset()")
@@ -327,18 +316,17 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self.game
         if type(action) is int and 0 <= action < NUM_ACTIONS:
             index = action  # the common case, checked without the general conversion
         else:
             index = action_index(action)  # raises on anything outside the action space
         if self.illegal_action == "raise":
-            game.apply(index)  # an illegal action raises IllegalActionError; nothing changes
+            table.step(index)  # an illegal action raises IllegalActionError; nothing changes
             legal = True
         else:
-            legal = index in game.legal_actions()
+            legal = table.is_legal(index)
             if legal:
-                game.apply(index)
+                table.step(index)
         # the action is accepted (or ends the episode): only now clear what the agent was owed
         self._cumulative_rewards[agent] = 0.0
         if self._rewards_set:  # rewards are non-zero only on the step that ended a hand
@@ -349,14 +337,14 @@ class raw_env(AECEnv):
             self._end_illegal(agent, action)
             return
         self.num_moves += 1
-        if game.phase == PHASE_HAND_OVER:
+        if table.hand_over:
             self._hand_ended()
             self._rewards_set = True
             self._accumulate_rewards()
         elif self.max_cycles is not None and self.num_moves >= self.max_cycles:
             self.truncations = {name: True for name in self.agents}
         if not (self.terminations[agent] or self.truncations[agent]):
-            self.agent_selection = self.possible_agents[game.current]
+            self.agent_selection = self.possible_agents[table.current]
         if self.render_mode == "human":
             self.render()
 
@@ -370,46 +358,20 @@ class raw_env(AECEnv):
         self._accumulate_rewards()
 
     def _hand_ended(self) -> None:
-        game = self.game
-        sheets = game.hand_scores
-        totals = [sheet["total"] for sheet in sheets]
-        teams = game.num_teams
-        episode_over = self.episode_mode == "hand" or game.game_over
-        if self.reward_mode == "score":
-            for name, seat in self.agent_name_mapping.items():
-                if name not in self.rewards:
-                    continue
-                team = game.team_of[seat]
-                others = [totals[t] for t in range(teams) if t != team]
-                diff = totals[team] - sum(others) / len(others)
-                self.rewards[name] += diff / self.reward_scale
-        elif episode_over:
-            final = totals if self.episode_mode == "hand" else game.scores
-            if game.winner_team is not None and self.episode_mode == "game":
-                best = [game.winner_team]
-            else:
-                top = max(final)
-                best = [t for t in range(teams) if final[t] == top]
-            for name, seat in self.agent_name_mapping.items():
-                if name not in self.rewards:
-                    continue
-                team = game.team_of[seat]
-                if team in best:
-                    self.rewards[name] += 1.0 if len(best) == 1 else 0.0
-                else:
-                    self.rewards[name] += -1.0
+        table = self.table
+        episode_over = table.episode_ends(self.episode_mode)
+        earned = table.seat_rewards(self.reward_mode, self.reward_scale, self.episode_mode)
+        for name, seat in self.agent_name_mapping.items():
+            if name in self.rewards:
+                self.rewards[name] += earned[seat]
         for name in self.agents:
-            self.infos[name] = {
-                "hand_scores": [dict(sheet) for sheet in sheets],
-                "scores": list(game.scores),
-                "end_reason": game.end_reason,
-            }
+            self.infos[name] = table.outcome()
         if episode_over:
             self.terminations = {name: True for name in self.agents}
         else:
-            game.next_hand()
-            self.agent_selection = self.possible_agents[game.current]
-            if game.phase == PHASE_HAND_OVER:
+            table.next_hand()
+            self.agent_selection = self.possible_agents[table.current]
+            if table.hand_over:
                 self._hand_ended()
 
     # ------------------------------------------------------------------ render

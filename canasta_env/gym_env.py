@@ -18,9 +18,11 @@ imported (``gym.register_envs(canasta_env)`` says so to linters). Without the im
 name the module in the id and gymnasium imports it:
 ``gym.make("canasta_env:canasta_env/Canasta-v0", ...)``.
 
-The env wraps the AEC env (:func:`canasta_env.raw_env`): the learner's decisions
-come from ``step``; every other seat is played by an opponent between them, which
-sees only its own seat's observation and mask (``raw_env.observe(seat)``).
+The env wraps the AEC env (:func:`canasta_env.raw_env`, itself wiring over a
+:class:`~canasta_env.table.Table`): the learner's decisions come from ``step``; every
+other seat is played by an opponent between them, which sees only its own seat's
+observation and mask (``raw_env.observe(seat)``); a search opponent also gets a world
+determinized for its seat from the table (``Table.choose_action``), never the true game.
 
 Action Space
     ``Discrete(500)``, as the AEC env (table in :mod:`canasta_env.actions`).
@@ -90,12 +92,12 @@ from importlib.metadata import entry_points
 import gymnasium as gym
 import numpy as np
 
-from canasta_env.engine.determinize import act_with_world
 from canasta_env.engine.game import IllegalActionError
 from canasta_env.engine.state import team_of_seat
 from canasta_env.env import OPTIONS, action_index, check_options, is_integer, one_of, raw_env
 from canasta_env.render import render_table
 from canasta_env.rules import Rules, unknown_fields_text
+from canasta_env.table import MASK_DTYPE
 
 ENV_ID = "canasta_env/Canasta-v0"
 #: The entry-point group of agent-name resolvers: ``NAME = "module:function"``, where
@@ -206,7 +208,7 @@ class CanastaGymEnv(gym.Env):
         self._opponent_specs = self._check_opponents(opponents)
         self.observation_space = self.aec.observation_space(self.aec.possible_agents[0])
         self.action_space = self.aec.action_space(self.aec.possible_agents[0])
-        self._zero_mask = np.zeros(self.action_space.n, dtype=np.int8)
+        self._zero_mask = np.zeros(self.action_space.n, dtype=MASK_DTYPE)
         self._over = True
         self.opponents: dict[int, Opponent] = {}
 
@@ -275,7 +277,7 @@ class CanastaGymEnv(gym.Env):
         return opponents
 
     def _search_move(self, agent, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return act_with_world(agent, self.aec.game, observation, action_mask)
+        return self.aec.table.choose_action(agent, observation, action_mask)
 
     def _random_move(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.flatnonzero(action_mask)
@@ -411,14 +413,15 @@ class CanastaGymEnv(gym.Env):
         if self.render_mode is None:
             gym.logger.warn("render() without a render_mode: pass render_mode to the env")
             return None
-        if self.aec.game is None:
+        table = self.aec.table
+        if table is None:
             raise RuntimeError("reset() must be called before render()")
         viewer = self.aec.agent_name_mapping[self._viewer]
         if self.render_mode == "rgb_array":
             from canasta_env.image import table_image  # Pillow, only for images
 
-            return table_image(self.aec.game, viewer=viewer)
-        text = render_table(self.aec.game, viewer=viewer, color=self.render_mode == "human")
+            return table_image(table.game, viewer=viewer)
+        text = render_table(table.game, viewer=viewer, color=self.render_mode == "human")
         if self.render_mode == "ansi":
             return text
         print(text)

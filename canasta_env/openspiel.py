@@ -46,11 +46,11 @@ except ImportError as error:  # the optional extra
 
 from canasta_env.actions import NUM_ACTIONS, action_to_str
 from canasta_env.cards import BLACK3, CARD_VALUES, KIND_NAMES, NUM_KINDS, RED3, deck_counts
-from canasta_env.engine.determinize import determinize
 from canasta_env.engine.game import Game
-from canasta_env.observation import OBS_SIZE, ObservationBuilder
+from canasta_env.observation import OBS_SIZE
 from canasta_env.render import render_table
 from canasta_env.rules import Rules, check_player_count, make_rules
+from canasta_env.table import Table
 
 GAME_NAME = "python_canasta"
 #: Returns are score differences divided by this, like the env's ``reward_scale``.
@@ -143,7 +143,7 @@ class CanastaGame(pyspiel.Game):
             raise ValueError("the engine game's rules or player count differ from this game's")
         state = CanastaState(self)
         state._dealt = list(range(self.deck_size))  # marks the deal as done
-        state._start(engine)
+        state._start(Table.from_game(engine))
         return state
 
     def make_py_observer(self, iig_obs_type=None, params=None):
@@ -151,17 +151,6 @@ class CanastaGame(pyspiel.Game):
             raise ValueError(f"observation parameters are not supported, got {params}")
         recall = iig_obs_type is not None and iig_obs_type.perfect_recall
         return _InfoStateObserver() if recall else _Observer()
-
-
-class _Table:
-    """The engine game and its observation builder; deep copies copy the game only."""
-
-    def __init__(self, engine: Game):
-        self.engine = engine
-        self.builder = ObservationBuilder(engine)
-
-    def __deepcopy__(self, memo) -> _Table:
-        return _Table(self.engine.copy())
 
 
 class CanastaState(pyspiel.State):
@@ -173,17 +162,17 @@ class CanastaState(pyspiel.State):
         self._players = game.players
         self._left = deck_counts(game.rules.decks_for(game.players), game.rules.jokers_per_deck)
         self._dealt: list[int] = []
-        self._table: _Table | None = None
+        self._table: Table | None = None  # deep copies copy the table's game only
         self._recall: list[list[str]] = [[] for _ in range(game.players)]
 
     # ------------------------------------------------------------------ engine access
     @property
     def engine(self) -> Game | None:
         """The engine game once the deal is complete (None during the deal)."""
-        return None if self._table is None else self._table.engine
+        return None if self._table is None else self._table.game
 
-    def _start(self, engine: Game) -> None:
-        self._table = _Table(engine)
+    def _start(self, table: Table) -> None:
+        self._table = table
         for player in range(self._players):
             self._recall[player].append("deal " + self._facts(player))
 
@@ -199,17 +188,18 @@ class CanastaState(pyspiel.State):
 
     # ------------------------------------------------------------------ OpenSpiel API
     def current_player(self) -> int:
-        if self._table is None:
+        table = self._table
+        if table is None:
             return pyspiel.PlayerId.CHANCE
-        if self.engine.hand_over:
+        if table.hand_over:
             return pyspiel.PlayerId.TERMINAL
-        return self.engine.current
+        return table.current
 
     def is_terminal(self) -> bool:
-        return self._table is not None and self.engine.hand_over
+        return self._table is not None and self._table.hand_over
 
     def _legal_actions(self, player: int) -> list[int]:
-        return list(self.engine.legal_actions())
+        return list(self._table.legal_actions())
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         left = sum(self._left)
@@ -222,9 +212,9 @@ class CanastaState(pyspiel.State):
             self._left[action] -= 1
             self._dealt.append(action)
             if not any(self._left):
-                self._start(Game(self._rules, self._players, seed=0, deck=self._dealt))
+                self._start(Table(self._rules, self._players, seed=0, deck=self._dealt))
             return
-        self.engine.apply(action)
+        self._table.step(action)
         for player in range(self._players):
             self._recall[player].append(f"{action} " + self._facts(player))
 
@@ -236,15 +226,7 @@ class CanastaState(pyspiel.State):
     def returns(self) -> list[float]:
         if not self.is_terminal():
             return [0.0] * self._players
-        game = self.engine
-        totals = [sheet["total"] for sheet in game.hand_scores]
-        teams = len(totals)
-        everyone = sum(totals)
-        result = []
-        for player in range(self._players):
-            own = totals[game.team_of[player]]
-            result.append((own - (everyone - own) / (teams - 1)) / RETURN_SCALE)
-        return result
+        return self._table.seat_rewards("score", RETURN_SCALE)
 
     def resample_from_infostate(self, player: int, probability_sampler) -> CanastaState:
         """A state consistent with what ``player`` knows (see the module docstring)."""
@@ -256,10 +238,10 @@ class CanastaState(pyspiel.State):
     def resample_with(self, player: int, rng: random.Random) -> CanastaState:
         """:meth:`resample_from_infostate` with a generator of our own (deterministic)."""
         game = self.get_game()
-        world = determinize(self.engine, player, rng)
+        world = self._table.world_for(player, rng)
         state = CanastaState(game)
         state._dealt = list(range(game.deck_size))
-        state._table = _Table(world)
+        state._table = Table.from_game(world)
         public = [line.split(" hand ", 1)[0] for line in self._recall[player]]
         state._recall = [
             list(self._recall[player]) if seat == player else ["public"] + public
@@ -284,7 +266,7 @@ class _Observer:
         if state._table is None:
             self.tensor.fill(0.0)
             return
-        self.tensor[:] = state._table.builder.build(player)
+        self.tensor[:] = state._table.observation(player)
 
     def string_from(self, state: CanastaState, player: int) -> str:
         if state._table is None:

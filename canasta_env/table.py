@@ -1,0 +1,370 @@
+"""The table: a hand played around the engine, one table or N of them batched.
+
+Every driver of a hand (the env faces, and in time rollouts, the arena, play and the
+web) goes through a :class:`Table` and none builds or steps a
+:class:`~canasta_env.engine.game.Game` itself; when a second engine plugs in, it plugs
+in here. A table owns, for one game:
+
+========================  ==================================================================
+seats                     ``seats`` (``range(num_players)``), ``current`` (the seat to act)
+a seat's view             ``view(seat)``: the observation
+                          (:class:`~canasta_env.observation.ObservationBuilder`, float32)
+                          and the action mask (int8, as PettingZoo envs use; all zero for a
+                          seat not to act); ``mask()``, ``legal_actions()``, ``is_legal()``
+stepping                  ``step(action)``: an illegal action raises the engine's
+                          :class:`~canasta_env.engine.game.IllegalActionError` and changes
+                          nothing
+the hand's outcome        ``hand_over``, ``end_reason``, ``team_scores``, ``outcome()``
+                          (the env's end-of-hand info), ``seat_rewards(reward, scale,
+                          episode)`` (the env's rewards, bit for bit), ``episode_ends``
+the next hand             ``next_hand()`` (G-7: the first player rotates)
+a search agent's world    ``world_for(seat, rng)``: a determinized copy
+                          (:func:`~canasta_env.engine.determinize.determinize`);
+                          ``choose_action(agent, observation, mask)`` hands a search agent
+                          one before it acts
+========================  ==================================================================
+
+:class:`BatchedTable` holds N tables and steps them with an array of actions, writing
+observations (``obs[N, OBS_SIZE]`` float32) and masks (``mask[N, NUM_ACTIONS]`` int8)
+into arrays it allocated once; it deals a new hand where one ended if asked. Its
+``reset(seed)`` / ``step(actions)`` over those arrays is the seam where a compiled core
+plugs in.
+
+Rewards (``seat_rewards``), given when a hand ends:
+
+* ``reward="score"``: the seat's team hand score minus the mean hand score of the other
+  teams, divided by ``reward_scale``; every hand that ends earns it.
+* ``reward="win"``: once the episode is over (``episode="hand"``: the hand;
+  ``"game"``: the game, G-7), +1 / 0 / -1 for a team with the highest (alone) / a tied
+  highest / a lower score (the hand's totals, or the game's totals and its winner).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import numpy as np
+
+from canasta_env.actions import NUM_ACTIONS
+from canasta_env.engine.determinize import act_with_world, determinize
+from canasta_env.engine.game import PHASE_HAND_OVER, Game, IllegalActionError
+from canasta_env.observation import OBS_SIZE, ObservationBuilder
+from canasta_env.rules import Rules
+
+#: The one dtype of every action mask a table gives (PettingZoo's classic envs use int8).
+MASK_DTYPE = np.dtype(np.int8)
+#: The dtype of observations, as the observation builder writes them.
+OBS_DTYPE = np.dtype(np.float32)
+REWARD_MODES = ("score", "win")
+EPISODE_MODES = ("hand", "game")
+#: Deals a batched table tries for one new game whose hand ends during its deal (rare).
+MAX_REDEALS = 100
+_ZERO_MASK = np.zeros(NUM_ACTIONS, MASK_DTYPE)
+
+
+class Table:
+    """One game of Canasta around the engine: seats, views, steps and the hand's outcome.
+
+    ``Table(rules, num_players, seed, deck)`` deals a new game (``deck``: a stacked deck
+    in draw order, as ``env.reset(options={"deck": ...})`` takes);
+    :meth:`from_game` seats a game that exists already (a loaded state).
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        num_players: int,
+        seed: int | str | None = None,
+        deck: list[int] | str | list[str] | None = None,
+    ):
+        self._seat_game(Game(rules, num_players, seed=seed, deck=deck))
+
+    @classmethod
+    def from_game(cls, game: Game) -> Table:
+        """A table around ``game`` itself (not a copy): stepping the table steps it."""
+        table = cls.__new__(cls)
+        table._seat_game(game)
+        return table
+
+    def _seat_game(self, game: Game) -> None:
+        self.game = game
+        self.observer = ObservationBuilder(game)
+        self.rules = game.rules
+        self.num_players = game.num_players
+        self.seats = range(game.num_players)
+        self.team_of = game.team_of
+
+    def copy(self) -> Table:
+        """An independent table at the same position (the game copied, its caches fresh)."""
+        return Table.from_game(self.game.copy())
+
+    def __deepcopy__(self, memo) -> Table:
+        return self.copy()
+
+    # ------------------------------------------------------------------ seats and views
+    @property
+    def current(self) -> int:
+        """The seat to act (after the hand is over: the seat that acted last)."""
+        return self.game.current
+
+    @property
+    def hand_over(self) -> bool:
+        return self.game.phase == PHASE_HAND_OVER
+
+    def legal_actions(self) -> list[int]:
+        """The sorted legal action ids of the seat to act (empty once the hand is over)."""
+        return self.game.legal_actions()
+
+    def is_legal(self, action: int) -> bool:
+        return action in self.game.legal_actions()
+
+    def mask(self) -> np.ndarray:
+        """A new int8 mask of the seat to act's legal actions (all zero at hand over)."""
+        flags = bytearray(NUM_ACTIONS)
+        for action in self.game.legal_actions():
+            flags[action] = 1
+        return np.frombuffer(flags, MASK_DTYPE)
+
+    def observation(self, seat: int, to_act: bool = True) -> np.ndarray:
+        """The observation of ``seat`` (a new float32 array); ``to_act`` False shows it as
+        a seat not to act even on its turn (the turn fields zeroed)."""
+        return self.observer.build(seat, to_act)
+
+    def view(self, seat: int, live: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """What ``seat`` sees: its observation and its mask (new arrays). The seat acts
+        when it is live (its episode not over), the hand is on and it is its turn; any
+        other seat gets an all-zero mask."""
+        game = self.game
+        to_act = live and seat == game.current and game.phase != PHASE_HAND_OVER
+        if to_act:
+            flags = bytearray(NUM_ACTIONS)
+            for action in game.legal_actions():
+                flags[action] = 1
+            mask = np.frombuffer(flags, MASK_DTYPE)
+        else:
+            mask = _ZERO_MASK.copy()
+        return self.observer.build(seat, to_act), mask
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, action: int) -> None:
+        """Play ``action`` for the seat to act; an illegal one raises
+        :class:`~canasta_env.engine.game.IllegalActionError` and changes nothing."""
+        self.game.apply(action)
+
+    def next_hand(self, deck: list[int] | str | list[str] | None = None) -> None:
+        """Deal the next hand of the game (G-7); raises while the hand is on or once the
+        game is over."""
+        self.game.next_hand(deck)
+
+    # ------------------------------------------------------------------ outcome
+    @property
+    def end_reason(self) -> str | None:
+        return self.game.end_reason
+
+    @property
+    def team_scores(self) -> list[int]:
+        """Each team's score for the hand that ended."""
+        return [sheet["total"] for sheet in self.game.hand_scores]
+
+    def outcome(self) -> dict:
+        """The end of the hand as the env's infos give it (new lists and dicts)."""
+        game = self.game
+        return {
+            "hand_scores": [dict(sheet) for sheet in game.hand_scores],
+            "scores": list(game.scores),
+            "end_reason": game.end_reason,
+        }
+
+    def episode_ends(self, episode: str = "hand") -> bool:
+        """Whether the hand that ended ends an episode of ``episode`` ("hand" or "game")."""
+        return episode == "hand" or self.game.game_over
+
+    def seat_rewards(
+        self, reward: str = "score", reward_scale: float = 1000.0, episode: str = "hand"
+    ) -> list[float]:
+        """What each seat earns from the hand that ended (see the module docstring): the
+        env adds these to its rewards, every hand for ``"score"``, at the episode's end for
+        ``"win"`` (zeros before)."""
+        game = self.game
+        totals = [sheet["total"] for sheet in game.hand_scores]
+        teams = game.num_teams
+        team_of = game.team_of
+        if reward == "score":
+            rewards = []
+            for seat in self.seats:
+                team = team_of[seat]
+                others = [totals[t] for t in range(teams) if t != team]
+                diff = totals[team] - sum(others) / len(others)
+                rewards.append(diff / reward_scale)
+            return rewards
+        if not self.episode_ends(episode):
+            return [0.0] * self.num_players
+        final = totals if episode == "hand" else game.scores
+        if game.winner_team is not None and episode == "game":
+            best = [game.winner_team]
+        else:
+            top = max(final)
+            best = [t for t in range(teams) if final[t] == top]
+        won = 1.0 if len(best) == 1 else 0.0
+        return [won if team_of[seat] in best else -1.0 for seat in self.seats]
+
+    # ------------------------------------------------------------------ search
+    def world_for(self, seat: int, rng: random.Random) -> Game:
+        """A copy of the game in which every card ``seat`` cannot see is dealt again from
+        ``rng``: what a search agent searches from, never the true game."""
+        return determinize(self.game, seat, rng)
+
+    def choose_action(self, agent, observation: np.ndarray, mask: np.ndarray) -> int:
+        """``agent``'s action at the seat to act; a search agent (``see_world``) first gets
+        a world for that seat drawn from its own ``rng``."""
+        return act_with_world(agent, self.game, observation, mask)
+
+
+class BatchedTable:
+    """N tables of one rules object stepped together, their views in preallocated arrays.
+
+    After :meth:`reset` and after each :meth:`step`, row ``k`` holds table ``k``:
+
+    * ``obs[k]`` (float32, ``OBS_SIZE``) and ``mask[k]`` (int8, ``NUM_ACTIONS``): the
+      view of ``seat[k]``, the seat to act; where the episode ended and no new hand was
+      dealt, the view of the seat that acted last, shown as not to act, mask all zero;
+    * ``rewards[k]`` (float64, per seat): what the seats earned on this step, exactly as
+      the env's rewards (``seat_rewards``, summed over the hands that ended);
+    * ``done[k]``: the episode ended on this step; ``finished[k]`` is then its table
+      (read its outcome there), else None.
+
+    ``auto_deal`` True deals a new game where an episode ended, in the same step.
+    Deals are numbered over the batch in the order they are made (the first ``n`` to
+    tables ``0..n-1`` at reset, then each new game in table order) and deal ``h`` uses
+    seed ``seed + h``; ``deal_seeds[k]`` is table ``k``'s seed. A new game whose hand
+    ends during its deal (rare) is skipped for the next deal. With ``episode="game"`` a
+    hand that ends deals the game's next hand (G-7) until the game is over.
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        num_players: int,
+        num_tables: int,
+        reward: str = "score",
+        reward_scale: float = 1000.0,
+        episode: str = "hand",
+        auto_deal: bool = True,
+    ):
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        if episode not in EPISODE_MODES:
+            raise ValueError(f"episode must be one of {EPISODE_MODES}, got {episode!r}")
+        if isinstance(num_tables, bool) or not isinstance(num_tables, int) or num_tables < 1:
+            raise ValueError(f"num_tables must be a positive integer, got {num_tables!r}")
+        self.rules = rules
+        self.num_players = num_players
+        self.num_tables = num_tables
+        self.reward_mode = reward
+        self.reward_scale = float(reward_scale)
+        self.episode_mode = episode
+        self.auto_deal = auto_deal
+        self.obs = np.zeros((num_tables, OBS_SIZE), OBS_DTYPE)
+        self.mask = np.zeros((num_tables, NUM_ACTIONS), MASK_DTYPE)
+        self.rewards = np.zeros((num_tables, num_players), np.float64)
+        self.done = np.zeros(num_tables, bool)
+        self.seat = np.zeros(num_tables, np.int64)
+        self.tables: list[Table] = []
+        self.finished: list[Table | None] = [None] * num_tables
+        self.deal_seeds: list[int] = []
+        self._next_deal = 0
+
+    def reset(self, seed: int = 0) -> None:
+        """Deal every table a new game (seeds ``seed``, ``seed + 1``, ...) and write views."""
+        self._seed = int(seed)
+        self._next_deal = 0
+        self.tables = []
+        self.deal_seeds = []
+        for _ in range(self.num_tables):
+            table, deal_seed = self._deal()
+            self.tables.append(table)
+            self.deal_seeds.append(deal_seed)
+        self.rewards.fill(0.0)
+        self.done.fill(False)
+        self.finished = [None] * self.num_tables
+        for k in range(self.num_tables):
+            self._write_view(k)
+
+    def _deal(self) -> tuple[Table, int]:
+        for _ in range(MAX_REDEALS):
+            deal_seed = self._seed + self._next_deal
+            self._next_deal += 1
+            table = Table(self.rules, self.num_players, seed=deal_seed)
+            if not table.hand_over:
+                return table, deal_seed
+        raise RuntimeError(f"no deal in {MAX_REDEALS} in which a seat acts")
+
+    def _write_view(self, k: int) -> None:
+        table = self.tables[k]
+        game = table.game
+        row = self.mask[k]
+        row.fill(0)
+        to_act = game.phase != PHASE_HAND_OVER
+        if to_act:
+            row[game.legal_actions()] = 1
+        self.seat[k] = game.current
+        self.obs[k] = table.observer.build(game.current, to_act)
+
+    def step(self, actions: Sequence[int] | np.ndarray) -> None:
+        """Play ``actions[k]`` at each table ``k`` whose episode is on (the entries of
+        ended ones are ignored). If any action is not legal, raises
+        :class:`~canasta_env.engine.game.IllegalActionError` naming the table before
+        anything changes."""
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_tables,) or actions.dtype.kind not in "iu":
+            raise IllegalActionError(
+                f"actions must be {self.num_tables} integer ids, got shape {actions.shape} "
+                f"of {actions.dtype}"
+            )
+        ids = actions.tolist()
+        for k, action in enumerate(ids):
+            live = self.tables[k].game.phase != PHASE_HAND_OVER
+            if live and not (0 <= action < NUM_ACTIONS and self.mask[k, action]):
+                raise IllegalActionError(
+                    f"table {k}: illegal action {action} for seat {int(self.seat[k])}"
+                )
+        self.rewards.fill(0.0)
+        self.done.fill(False)
+        self.finished = [None] * self.num_tables
+        for k, action in enumerate(ids):
+            table = self.tables[k]
+            if table.game.phase == PHASE_HAND_OVER:
+                continue  # an ended episode that was not dealt again
+            table.step(action)
+            if table.game.phase == PHASE_HAND_OVER:
+                self._hand_ended(k)
+            self._write_view(k)
+
+    def _hand_ended(self, k: int) -> None:
+        """Pay the hand(s) that ended, as the env does, and deal what comes next."""
+        table = self.tables[k]
+        rewards = self.rewards[k]
+        while True:
+            earned = table.seat_rewards(self.reward_mode, self.reward_scale, self.episode_mode)
+            for seat, value in enumerate(earned):
+                rewards[seat] += value
+            if table.episode_ends(self.episode_mode):
+                break
+            table.next_hand()
+            if not table.hand_over:
+                return
+        self.done[k] = True
+        self.finished[k] = table
+        if self.auto_deal:
+            self.tables[k], self.deal_seeds[k] = self._deal()
+
+
+__all__ = [
+    "EPISODE_MODES",
+    "MASK_DTYPE",
+    "OBS_DTYPE",
+    "REWARD_MODES",
+    "BatchedTable",
+    "Table",
+]
