@@ -24,11 +24,17 @@ A name is resolved in this order, the first match winning:
 scripted agents); a fresh process (the arena's workers) knows only the built-in
 names until it is handed the parent's :func:`registered_factories`. Import paths
 and loaded agents need no handing over: every process resolves them itself.
+
+A name that resolves to nothing is refused with the nearest accepted name, if one is
+close (``did you mean 'expert'?``): the built-in and registered names, and the
+ready-made agents of each loader (the keys of a ``SHIPPED`` mapping in the loader's
+module, as ``ppo:classic-2p``), looked up only when a name fails.
 """
 
 from __future__ import annotations
 
 import contextlib
+import difflib
 import importlib
 import inspect
 import os
@@ -118,7 +124,10 @@ def make_agent(name: str, seed: int | None = None, trust_pickle: bool = False) -
     elif ":" in name:
         agent = _build_imported(name, seed)
     else:
-        raise ValueError(f"unknown agent {name!r}; choose one of {', '.join(available_agents())}")
+        raise ValueError(
+            f"unknown agent {name!r}{did_you_mean(name)}; choose one of "
+            f"{', '.join(available_agents())}"
+        )
     if getattr(agent, "name", None) in (None, "agent"):
         with contextlib.suppress(AttributeError):  # an object that takes no attributes
             agent.name = name
@@ -142,7 +151,30 @@ def _load(prefix: str, path: str, trust_pickle: bool = False) -> Agent:
             return loader(path, trust_pickle=trust_pickle)
         return loader(path)
     except OSError as error:  # a missing or unreadable model file
-        raise ValueError(f"cannot load agent {prefix}:{path}: {error}") from error
+        hint = did_you_mean(f"{prefix}:{path}")
+        raise ValueError(f"cannot load agent {prefix}:{path}{hint}: {error}") from error
+
+
+def did_you_mean(name: str) -> str:
+    """`` (did you mean 'expert'?)`` with the accepted name nearest to ``name``, or ``""``."""
+    near = difflib.get_close_matches(name, _known_names(), n=1, cutoff=0.6)
+    return f" (did you mean {near[0]!r}?)" if near else ""
+
+
+def _known_names() -> list[str]:
+    """Every whole name :func:`make_agent` is known to accept: the built-in and registered
+    names, and each loader's ready-made agents (``ppo:classic-2p``)."""
+    names = list(_FACTORIES)
+    points = {point.name: point for point in entry_points(group=LOADER_GROUP)}
+    for prefix in loader_prefixes():
+        if prefix not in points:
+            continue
+        try:
+            module = sys.modules[points[prefix].load().__module__]
+        except Exception:  # a loader that does not import: no names of its own
+            continue
+        names += [f"{prefix}:{shipped}" for shipped in getattr(module, "SHIPPED", {})]
+    return names
 
 
 def _takes_keyword(function: Callable, keyword: str) -> bool:
@@ -172,8 +204,8 @@ def _build_imported(name: str, seed: int | None) -> Agent:
         prefixes = ", ".join(loader_prefixes()) or "none is installed"
         raise ValueError(
             f"unknown agent {name!r}: {module_name!r} is not an agent loader ({prefixes}), and "
-            f"the name is not an import path {IMPORT_PATH} (dotted Python names); "
-            f"choose one of {', '.join(available_agents())}"
+            f"the name is not an import path {IMPORT_PATH} (dotted Python names)"
+            f"{did_you_mean(name)}; choose one of {', '.join(available_agents())}"
         )
     cwd = os.getcwd()
     on_path = any(
