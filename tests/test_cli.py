@@ -1,0 +1,121 @@
+"""The ``canasta`` command line: shared options, defaults in --help, notes and hints."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agents.registry import make_agent
+from canasta_cli import arena, check, options, play, serve
+from canasta_cli.__main__ import main as canasta
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("module", [arena, play, check, serve])
+def test_help_shows_the_defaults(module, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        module.main(["--help"])
+    assert stopped.value.code == 0
+    text = capsys.readouterr().out
+    assert "(default: " in text
+    if module in (arena, play):
+        assert "(default: classic)" in text and "(default: 2)" in text
+
+
+@pytest.mark.parametrize("module", [arena, play])
+def test_one_table_means_the_same_in_arena_and_play(module):
+    args = module.build_parser().parse_args(["--variant", "spanish", "--players", "4"])
+    assert (args.variant, args.players) == ("spanish", 4)
+    defaults = module.build_parser().parse_args([])
+    assert (defaults.variant, defaults.players) == ("classic", options.DEFAULT_PLAYERS)
+
+
+def test_a_mistyped_variant_gets_the_nearest_name(capsys):
+    with pytest.raises(SystemExit):
+        arena.main(["--variant", "clasic"])
+    assert "did you mean 'classic'?" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        check.main(["--variant", "spanish,italien"])
+    assert "did you mean 'italian'?" in capsys.readouterr().err
+
+
+def test_check_takes_lists_by_spaces_or_commas():
+    parser = check.build_parser()
+    for argv in (["--variants", "classic", "spanish", "--players", "2", "4"],
+                 ["--variant", "classic,spanish", "--players", "2,4"]):  # fmt: skip
+        args = parser.parse_args(argv)
+        assert options.flat(args.variants) == ["classic", "spanish"]
+        assert options.flat(args.players) == [2, 4]
+    assert options.flat(parser.parse_args([]).variants) is None
+
+
+@pytest.mark.parametrize(
+    "name,nearest",
+    [("exprt", "expert"), ("Greedy", "greedy"), ("ppo:clasic-2p", "ppo:classic-2p")],
+)
+def test_a_mistyped_agent_gets_the_nearest_name(name, nearest):
+    with pytest.raises(ValueError, match=f"did you mean '{nearest}'"):
+        make_agent(name)
+
+
+def test_the_arena_command_names_a_mistyped_agent(tmp_path, capsys):
+    argv = ["--agents", "random", "exprt", "--hands", "1", "--out", str(tmp_path / "out")]
+    assert arena.main(argv) == 2
+    assert "did you mean 'expert'?" in capsys.readouterr().err
+
+
+def test_a_trained_agent_at_another_table_is_named_once(tmp_path, capsys):
+    pytest.importorskip("openskill")
+    argv = ["--players", "4", "--agents", "ppo:classic-2p", "ppo:classic-4p", "random"]
+    argv += ["--hands", "1", "--no-progress", "--no-plot", "--out", str(tmp_path / "a")]
+    assert arena.main(argv) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if "note:" in line]
+    assert notes == [
+        "canasta arena: note: ppo:classic-2p is the agent tuned for classic 2-player tables, "
+        "not classic 4-player; ppo:classic-4p is the one for this table"
+    ]
+    assert options.table_notes(["ppo:classic-4p"], "spanish", 2) == [
+        "note: ppo:classic-4p was trained at classic 4-player tables, not spanish 2-player: "
+        "expect weaker play"
+    ]
+    assert options.table_notes(["ppo:classic-2p", "expert"], "classic", 2) == []
+
+
+def test_play_names_a_trained_bot_at_another_table(capsys):
+    output = io.StringIO()
+    argv = ["--players", "4", "--opponents", "ppo:classic-2p", "--seed", "1", "--no-color"]
+    assert play.main(argv, input_fn=lambda _prompt: "q", output=output) == 0
+    assert "note: ppo:classic-2p is the agent tuned for classic 2-player" in capsys.readouterr().err
+
+
+def test_the_command_dispatches_to_canasta_cli(capsys):
+    assert canasta(["--help"]) == 0
+    assert canasta(["nonsense"]) == 2
+    with pytest.raises(SystemExit):
+        canasta(["arena", "--help"])
+    assert "(default: arena_out)" in capsys.readouterr().out
+
+
+def test_the_demo_needs_no_training_web_or_openspiel_extra(tmp_path):
+    """``make demo`` installs the base and the arena extra only: the demo must run without
+    torch, Stable-Baselines3, OpenSpiel, FastAPI or the dev tools."""
+    pytest.importorskip("openskill")
+    blocked = ["torch", "stable_baselines3", "sb3_contrib", "tensorboard", "pyspiel"]
+    blocked += ["open_spiel", "fastapi", "uvicorn", "ray", "pytest", "hypothesis", "moviepy"]
+    code = (
+        "import sys\n"
+        f"for name in {blocked!r}:\n"
+        "    sys.modules[name] = None\n"
+        "from canasta_cli.demo import main\n"
+        f"sys.exit(main(['--hands', '2', '--match-hands', '2', '--out', {str(tmp_path / 'a')!r}]))"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert "fresh match against random" in completed.stdout
