@@ -4,6 +4,9 @@
 play; ``canasta_env.raw_env(...)`` raises on illegal actions. The same two under
 PettingZoo's versioned name: ``from canasta_env import canasta_v0``, then
 ``canasta_v0.env(...)``. See :mod:`canasta_env.env` for the full documentation.
+Every face plays its hands on a :class:`~canasta_env.table.Table` (one game: views,
+int8 masks, steps, the outcome); :class:`~canasta_env.table.BatchedTable` steps N of
+them into preallocated arrays.
 Importing the package registers the Gymnasium single-agent env
 ``gymnasium.make("canasta_env/Canasta-v0", ...)`` (:mod:`canasta_env.gym_env`).
 """
@@ -15,6 +18,7 @@ from canasta_env.actions import NUM_ACTIONS, action_to_str, str_to_action
 from canasta_env.env import env, raw_env  # binds the functions over the submodule name
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import PRESETS, Rules, make_rules
+from canasta_env.table import BatchedTable, Table
 
 __version__ = "0.1.0"
 
@@ -24,9 +28,11 @@ if "canasta_env/Canasta-v0" not in gymnasium.registry:
 
 __all__ = [
     "NUM_ACTIONS",
+    "BatchedTable",
     "OBS_SIZE",
     "PRESETS",
     "Rules",
+    "Table",
     "action_to_str",
     "canasta_v0",
     "env",
