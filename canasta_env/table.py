@@ -17,7 +17,7 @@ stepping                  ``step(action)``: an illegal action raises the engine'
 the hand's outcome        ``hand_over``, ``end_reason``, ``team_scores``, ``outcome()``
                           (the env's end-of-hand info), ``seat_rewards(reward, scale,
                           episode)`` (the env's rewards, bit for bit), ``episode_ends``
-the next hand             ``next_hand()`` (G-7: the first player rotates)
+the next hand             ``next_hand()`` (the first player rotates one seat)
 a search agent's world    ``world_for(seat, rng)``: a determinized copy
                           (:func:`~canasta_env.engine.determinize.determinize`);
                           ``choose_action(agent, observation, mask)`` hands a search agent
@@ -35,7 +35,7 @@ Rewards (``seat_rewards``), given when a hand ends:
 * ``reward="score"``: the seat's team hand score minus the mean hand score of the other
   teams, divided by ``reward_scale``; every hand that ends earns it.
 * ``reward="win"``: once the episode is over (``episode="hand"``: the hand;
-  ``"game"``: the game, G-7), +1 / 0 / -1 for a team with the highest (alone) / a tied
+  ``"game"``: the game), +1 / 0 / -1 for a team with the highest (alone) / a tied
   highest / a lower score (the hand's totals, or the game's totals and its winner).
 """
 
@@ -153,7 +153,7 @@ class Table:
         self.game.apply(action)
 
     def next_hand(self, deck: list[int] | str | list[str] | None = None) -> None:
-        """Deal the next hand of the game (G-7); raises while the hand is on or once the
+        """Deal the next hand of the game; raises while the hand is on or once the
         game is over."""
         self.game.next_hand(deck)
 
@@ -239,7 +239,7 @@ class BatchedTable:
     tables ``0..n-1`` at reset, then each new game in table order) and deal ``h`` uses
     seed ``seed + h``; ``deal_seeds[k]`` is table ``k``'s seed. A new game whose hand
     ends during its deal (rare) is skipped for the next deal. With ``episode="game"`` a
-    hand that ends deals the game's next hand (G-7) until the game is over.
+    hand that ends deals the game's next hand until the game is over.
     """
 
     def __init__(

@@ -103,7 +103,7 @@ def test_reward_scale_divides_the_score_difference():
 
 
 def test_next_hand_rotates_the_first_player_and_keeps_the_totals():
-    """G-7: the next hand starts one seat on; the game's totals carry over."""
+    """The next hand starts one seat on; the game's totals carry over."""
     table = Table(make_rules("classic"), 2, seed=3)
     first = table.current
     play_out(table, random.Random(3))
@@ -139,7 +139,7 @@ def test_stacked_deck_deals_the_named_hands_as_env_reset_does():
 
 
 def test_stacked_deck_plays_a_scripted_turn():
-    """Player 0 draws, melds three aces (50 points meet the 50 opening minimum, C-8)."""
+    """Player 0 draws, melds three aces (60 points meet the opening minimum of 50)."""
     deck = stacked_deck("classic", 2, HANDS_2P, then="7 4 K")
     table = Table(make_rules("classic"), 2, seed=0, deck=deck)
     assert table.current == 0
