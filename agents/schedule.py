@@ -49,6 +49,7 @@ import os
 import pickle
 import signal
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -268,6 +269,20 @@ def init_pool_worker(*args) -> None:
     init_worker(*args)
 
 
+def _pool_deaf_to_ctrl_c(context, jobs: int, initargs: tuple):
+    """A pool whose workers ignore SIGINT from their first instruction: a worker started
+    with SIGINT ignored keeps it so through exec and Python's start, so a Ctrl-C that
+    reaches the whole process group while a worker is still starting (before its
+    initializer runs) cannot kill it half-way and leave the pool to hang."""
+    if threading.current_thread() is not threading.main_thread():  # signals: main only
+        return context.Pool(jobs, initializer=init_pool_worker, initargs=initargs)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return context.Pool(jobs, initializer=init_pool_worker, initargs=initargs)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _limit_torch_threads() -> None:
     """One torch thread, if an agent has imported torch (never imports it)."""
     torch = sys.modules.get("torch")
@@ -359,7 +374,7 @@ def play_tasks(
         else:
             initargs = (variant, num_players, seed, rules, factories, trust_pickle)
             context = multiprocessing.get_context("spawn")  # no fork: see the module doc
-            with context.Pool(jobs, initializer=init_pool_worker, initargs=initargs) as pool:
+            with _pool_deaf_to_ctrl_c(context, jobs, initargs) as pool:
                 chunk = max(1, min(16, len(tasks) // (jobs * 8)))
                 for hands in pool.imap_unordered(play_task, tasks, chunksize=chunk):
                     results += hands

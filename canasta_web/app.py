@@ -45,7 +45,6 @@ from canasta_web.tables import (
     ARENA_REPLAY_SECONDS,
     HUMAN,
     MAX_SEARCH_SIMULATIONS,
-    STOPPING,
     LiveTable,
     ReplayTable,
     TableError,
@@ -53,8 +52,6 @@ from canasta_web.tables import (
     arena_replay,
     bot_names,
     make_bot,
-    release_slot,
-    thinking_slot,
 )
 
 STATIC = resources.files("canasta_web") / "static"
@@ -178,11 +175,12 @@ def _where(location: tuple) -> str:
 
 
 @contextlib.asynccontextmanager
-async def _lifespan(_app: FastAPI):
+async def _lifespan(app: FastAPI):
     """When the server stops, requests that wait for a thinking bot stop waiting."""
-    STOPPING.clear()
+    stopping = app.state.tables.thinking.stopping
+    stopping.clear()
     yield
-    STOPPING.set()
+    stopping.set()
 
 
 def create_app(
@@ -288,7 +286,8 @@ def create_app(
     @app.post("/api/tables/{table_id}/advance", responses=_errors(404, 409, 500, 503, *POST_ERRORS))
     def advance(table_id: str, body: Version) -> dict:
         table = tables.get(table_id, LiveTable)
-        table.advance(body.version)  # it locks the table itself, but not while the bot thinks
+        # it locks the table itself, but not while the bot thinks
+        table.advance(body.version, tables.thinking)
         with table.lock:
             return table.view()
 
@@ -308,23 +307,21 @@ def create_app(
             raise TableError(400, "'arena' needs 'hand': the index of a hand in it")
         # playing a game through (up to MAX_REPLAY_STEPS moves, or an arena hand with its
         # bots) is the server's heaviest work: it takes one of the bots' thinking slots
-        thinking_slot()
         try:
-            if body.replay is not None:
-                table = ReplayTable(Replay.from_dict(body.replay))
-            else:
-                # the seats' agents come from the allowlist only, in bounded time
-                replay, names = arena_replay(
-                    body.arena,
-                    body.hand,
-                    build=lambda name: make_bot(name, seed=None),
-                    seconds=ARENA_REPLAY_SECONDS,
-                )
-                table = ReplayTable(replay, names, title=f"arena hand {body.hand}")
+            with tables.thinking.slot():
+                if body.replay is not None:
+                    table = ReplayTable(Replay.from_dict(body.replay))
+                else:
+                    # the seats' agents come from the allowlist only, in bounded time
+                    replay, names = arena_replay(
+                        body.arena,
+                        body.hand,
+                        build=lambda name: make_bot(name, seed=None),
+                        seconds=ARENA_REPLAY_SECONDS,
+                    )
+                    table = ReplayTable(replay, names, title=f"arena hand {body.hand}")
         except ValueError as error:
             raise TableError(400, str(error)) from None
-        finally:
-            release_slot()
         tables.add(table, session=request.state.session)
         return table.view(0, 0, False)
 

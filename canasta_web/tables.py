@@ -259,7 +259,7 @@ class LiveTable:
             raise TableError(400, f"illegal action {action} ({ACTION_TEXTS[action]!r}): {reason}")
         self._apply(self.seat, action)
 
-    def advance(self, version: int) -> None:
+    def advance(self, version: int, thinking: Thinking) -> None:
         """One bot move. Takes the table's lock itself and lets go of it while the bot
         thinks (on a copy of the game), so the table answers meanwhile; a move that takes
         longer than :attr:`move_seconds` is refused (503) and the table stays as it was."""
@@ -277,7 +277,7 @@ class LiveTable:
             world = game.copy()
             thought = self.thinking = _Thought()
         try:
-            action = thought.think(self, self.bots[seat], world, observation, mask)
+            action = thought.think(self, thinking, self.bots[seat], world, observation, mask)
         except BaseException:
             with self.lock:
                 if not thought.abandoned:  # an abandoned thought ends in its own thread
@@ -312,26 +312,32 @@ class LiveTable:
         )
 
 
-#: Bots thinking at once, in every table of the process.
-_THINKING = threading.BoundedSemaphore(MAX_THINKING)
+class Thinking:
+    """The bots of one server: at most ``slots`` of them think at once, and ``stopping``
+    tells a request that waits for one to give up (the server is going down)."""
 
+    def __init__(self, slots: int = MAX_THINKING):
+        self._slots = threading.BoundedSemaphore(slots)
+        self.stopping = threading.Event()
 
-def thinking_slot() -> None:
-    """Take one of the :data:`MAX_THINKING` slots for thinking bots; 503 when none frees up
-    in :data:`THINKING_WAIT_SECONDS`."""
-    if not _THINKING.acquire(timeout=THINKING_WAIT_SECONDS):
-        raise TableError(
-            503, "every bot of this server is busy thinking; try again in a few seconds"
-        )
+    def take(self) -> None:
+        """Take a slot; 503 when none frees up in :data:`THINKING_WAIT_SECONDS`."""
+        if not self._slots.acquire(timeout=THINKING_WAIT_SECONDS):
+            raise TableError(
+                503, "every bot of this server is busy thinking; try again in a few seconds"
+            )
 
+    def give(self) -> None:
+        """Give back a slot that :meth:`take` took."""
+        self._slots.release()
 
-#: Set while the server stops: a request waiting for its bot gives up at once.
-STOPPING = threading.Event()
-
-
-def release_slot() -> None:
-    """Give back a slot that :func:`thinking_slot` took."""
-    _THINKING.release()
+    @contextlib.contextmanager
+    def slot(self):
+        self.take()
+        try:
+            yield
+        finally:
+            self.give()
 
 
 class _Thought:
@@ -347,8 +353,10 @@ class _Thought:
         self.error: BaseException | None = None
         self.abandoned = False
 
-    def think(self, table: LiveTable, bot, world: Game, observation, mask) -> int:
-        thinking_slot()
+    def think(
+        self, table: LiveTable, thinking: Thinking, bot, world: Game, observation, mask
+    ) -> int:
+        thinking.take()
 
         def run() -> None:
             try:
@@ -356,7 +364,7 @@ class _Thought:
             except BaseException as error:  # noqa: BLE001 - handed to the request
                 self.error = error
             finally:
-                _THINKING.release()
+                thinking.give()
                 with table.lock:
                     self.done.set()
                     if self.abandoned and table.thinking is self:
@@ -365,7 +373,7 @@ class _Thought:
         threading.Thread(target=run, name=f"bot-{table.id[:6]}", daemon=True).start()
         deadline = time.monotonic() + table.move_seconds
         while not self.done.wait(0.05) and time.monotonic() < deadline:
-            if STOPPING.is_set():
+            if thinking.stopping.is_set():
                 with table.lock:
                     self.abandoned = True
                 raise TableError(503, "the server is stopping")
@@ -601,6 +609,7 @@ class TableStore:
         per_session: int = MAX_TABLES_PER_SESSION,
         protected_seconds: float = PROTECTED_SECONDS,
         clock: Callable[[], float] = time.monotonic,
+        max_thinking: int = MAX_THINKING,
     ):
         if limit < 1 or per_session < 1:
             raise ValueError("a table store holds at least one table, one per session")
@@ -614,6 +623,8 @@ class TableStore:
         self.used: dict[str, float] = {}
         self.pinned: set[str] = set()
         self.lock = threading.Lock()
+        #: the bots of this store's tables: slots and the stop signal
+        self.thinking = Thinking(max_thinking)
 
     def __len__(self) -> int:
         return len(self.tables)

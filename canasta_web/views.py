@@ -18,29 +18,7 @@ so a click on a card can show where it may go.
 
 from __future__ import annotations
 
-from canasta_env.actions import (
-    ACTION_TEXTS,
-    ADD_JOKER,
-    ADD_NATURAL,
-    ADD_TWO,
-    COMPOSITIONS,
-    DISCARD,
-    DRAW,
-    ESCALA,
-    NEW_BLACK3,
-    NEW_MELD,
-    NEW_WILD,
-    NUM_COMPOSITIONS,
-    NUM_SLOTS,
-    PASS,
-    SLOT_BLACK3,
-    SLOT_WILD,
-    TAKE,
-    TAKE_ONTO_MELD,
-    TAKE_WITH_JOKER,
-    TAKE_WITH_TWO,
-    WILD_COMPOSITIONS,
-)
+from canasta_env.actions import ACTION_TEXTS, MOVES, NUM_SLOTS, SLOT_BLACK3, SLOT_WILD
 from canasta_env.cards import (
     BLACK3,
     JOKER,
@@ -56,7 +34,7 @@ from canasta_env.cards import (
 from canasta_env.engine.game import Game
 from canasta_env.engine.melds import canasta_kind
 from canasta_env.engine.scoring import SHEET_ROWS
-from canasta_env.engine.sequences import NUM_SUITS, run_of_action
+from canasta_env.engine.sequences import NUM_SUITS
 from canasta_env.engine.state import PHASE_HAND_OVER, PHASE_NAMES
 
 _LABELS = {"T": "10", "2": "2", "JK": "Joker", "B3": "3", "R3": "3"}
@@ -94,57 +72,17 @@ def cards_of_counts(counts: list[int], suited: list[int] | None = None) -> list[
 
 
 def action_cards(action: int) -> list[int]:
-    """The kinds of hand cards an action uses (one entry per card; [] for draw and pass)."""
-    if action == DRAW or action == PASS or action == TAKE_ONTO_MELD:
-        return []
-    if action < PASS:
-        return []  # a take: which naturals it uses depends on the pot top (filled in later)
-    if action < ADD_NATURAL:
-        return [action - DISCARD]
-    if action < ADD_TWO:
-        slot = action - ADD_NATURAL
-        return [BLACK3 if slot == SLOT_BLACK3 else slot]
-    if action < ADD_JOKER:
-        return [TWO]
-    if action < NEW_MELD:
-        return [JOKER]
-    if action < NEW_BLACK3:
-        rank, index = divmod(action - NEW_MELD, NUM_COMPOSITIONS)
-        naturals, twos, jokers = COMPOSITIONS[index]
-        return [rank] * naturals + [TWO] * twos + [JOKER] * jokers
-    if action < NEW_WILD:
-        return [BLACK3] * (action - NEW_BLACK3 + 3)
-    if action < ESCALA:
-        twos, jokers = WILD_COMPOSITIONS[action - NEW_WILD]
-        return [TWO] * twos + [JOKER] * jokers
-    _suit, start, length = run_of_action(action)
-    return list(range(start, start + length))
-
-
-def _take_cards(game: Game, action: int) -> list[int]:
-    """The hand cards a take uses: naturals of the pot top's rank, and a wild card."""
-    if not game.pot:
-        return []
-    top = game.pot[-1]
-    if action == TAKE:
-        frozen = game.pot_wild or (
-            game.rules.frozen_for_unopened and not game.opened[game.team_of[game.current]]
-        )
-        return [top] * (game.rules.take_naturals_frozen if frozen else game.rules.take_naturals)
-    if action == TAKE_WITH_TWO:
-        return [top, TWO]
-    if action == TAKE_WITH_JOKER:
-        return [top, JOKER]
-    return []
+    """The kinds of hand cards an action uses (one entry per card; [] for draw, pass and
+    takes, whose naturals depend on the pot: :func:`legal_moves` asks the game)."""
+    return list(MOVES[action].uses)
 
 
 def legal_moves(game: Game) -> list[dict]:
     """The legal actions of the player to act: id, text form and the hand cards used."""
-    moves = []
-    for action in game.legal_actions():
-        uses = _take_cards(game, action) if action < PASS else action_cards(action)
-        moves.append({"id": action, "text": ACTION_TEXTS[action], "cards": uses})
-    return moves
+    return [
+        {"id": action, "text": ACTION_TEXTS[action], "cards": game.cards_used(action)}
+        for action in game.legal_actions()
+    ]
 
 
 def _slot_label(slot: int) -> str:

@@ -397,8 +397,8 @@ def test_a_bot_move_past_its_time_is_refused_and_changes_nothing(client):
     assert client.post(path + "/advance", json={"version": 0}).status_code == 200
 
 
-def test_no_more_bots_think_at_once_than_the_server_allows(monkeypatch, client):
-    monkeypatch.setattr(tables_module, "_THINKING", threading.BoundedSemaphore(1))
+def test_no_more_bots_think_at_once_than_the_server_allows(monkeypatch):
+    client = client_for(create_app(store=TableStore(max_thinking=1)))
     monkeypatch.setattr(tables_module, "THINKING_WAIT_SECONDS", 0.1)
     first, bot = slow_table(client.app, 1.0)
     second, _ = slow_table(client.app, 0.0)
@@ -412,6 +412,17 @@ def test_no_more_bots_think_at_once_than_the_server_allows(monkeypatch, client):
     assert second.version == 0 and second.thinking is None
     thread.join(20)
     assert client.post(f"/api/tables/{second.id}/advance", json={"version": 0}).status_code == 200
+
+
+def test_a_stopped_server_leaves_the_next_server_its_bots():
+    """Each app has its own bots' slots and stop signal: one that stopped (its lifespan
+    ended, as in a test that served the page) does not refuse another's moves."""
+    with client_for() as stopped:
+        assert stopped.get("/api/options").status_code == 200
+    assert stopped.app.state.tables.thinking.stopping.is_set()
+    client = client_for()
+    table, _bot = slow_table(client.app, 0.0)
+    assert client.post(f"/api/tables/{table.id}/advance", json={"version": 0}).status_code == 200
 
 
 SERVER = """
