@@ -17,7 +17,7 @@ COMMANDS = {
     "check": ("canasta_cli.check", "main"),
     "arena": ("canasta_cli.arena", "main"),
     "play": ("canasta_cli.play", "main"),
-    "train": ("training.league", "main"),
+    "train": ("canasta_cli.train", "main"),
     "demo": ("canasta_cli.demo", "main"),
     "serve": ("canasta_cli.serve", "main"),
 }

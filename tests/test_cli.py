@@ -119,3 +119,15 @@ def test_the_demo_needs_no_training_web_or_openspiel_extra(tmp_path):
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert "fresh match against random" in completed.stdout
+
+
+def test_train_takes_comma_lists_and_names_a_mistyped_variant(tmp_path, capsys):
+    pytest.importorskip("torch")
+    from canasta_cli import train
+
+    args = train.build_parser().parse_args(["--run-dir", "r", "--variant", "classic,spanish"])
+    assert args.variant == ["classic", "spanish"]
+    with pytest.raises(SystemExit) as stopped:
+        train.main(["--run-dir", str(tmp_path / "r"), "--variant", "clasic"])
+    assert stopped.value.code == 2
+    assert "did you mean 'classic'?" in capsys.readouterr().err

@@ -39,7 +39,6 @@ against each bot over steps) and ``RUN/history.jsonl``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -927,7 +926,7 @@ def plot_curve(history: list[dict], path: Path) -> None:
     os.replace(tmp, path)
 
 
-# ---------------------------------------------------------------------- CLI
+# ---------------------------------------------------------------------- stages
 STAGES = ("record", "imitate", "ppo")
 
 
@@ -954,159 +953,11 @@ def run_stages(run: Run, stages, progress: bool = True) -> None:
             Trainer(run, pool).train(progress=progress)
 
 
-def _list(text: str, cast=str, option: str = "") -> list:
-    try:
-        return [cast(item.strip()) for item in text.split(",") if item.strip()]
-    except ValueError:
-        kind = "whole numbers" if cast is int else "numbers"
-        raise ValueError(f"{option} takes {kind} separated by commas, got {text!r}") from None
-
-
-def _weights(text: str, option: str = "--opponents") -> dict:
-    out = {}
-    for item in _list(text):
-        name, _, weight = item.partition("=")
-        try:
-            out[name.strip()] = float(weight) if weight else 1.0
-        except ValueError:
-            raise ValueError(f"{option}: {item!r} is not NAME=WEIGHT") from None
-    return out
-
-
-def _fail(message: str) -> None:
-    """A bad setting: one line on stderr, exit status 2 (as argparse, without the usage)."""
-    print(f"canasta train: error: {message}", file=sys.stderr)
-    raise SystemExit(2)
-
-
-def _backend(argv: list[str]) -> str:
-    """The ``--backend`` of a command line (``torch`` when not given)."""
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--backend", choices=BACKENDS, default="torch")
-    return parser.parse_known_args(argv)[0].backend
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="canasta train",
-        description="Imitation warm start, then PPO against a league (see training/README.md).",
-    )
-    parser.add_argument("stage", nargs="?", choices=STAGES + ("all",), default="all")
-    parser.add_argument(
-        "--backend",
-        choices=BACKENDS,
-        default="torch",
-        help="torch: this recipe; rllib: self-play PPO on RLlib (extra scale, "
-        "canasta train --backend rllib --help)",
-    )
-    parser.add_argument("--run-dir", default=None, help="run directory (config, data, models)")
-    parser.add_argument("--resume", default=None, metavar="RUN_DIR", help="continue this run")
-    parser.add_argument("--variant", default=None, help="preset or comma list (classic)")
-    parser.add_argument("--players", default=None, help="player count or comma list (2)")
-    parser.add_argument(
-        "--table-weights", default=None, help="relative share of hands per table, comma list"
-    )
-    parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--hidden", default=None, help="hidden layer widths (512,256)")
-    parser.add_argument("--teachers", default=None, help="bots to imitate (expert)")
-    parser.add_argument("--record-steps", type=int, default=None)
-    parser.add_argument("--bc-epochs", type=int, default=None)
-    parser.add_argument("--ppo-steps", type=int, default=None, help="learner steps in all")
-    parser.add_argument("--rollout-steps", type=int, default=None)
-    parser.add_argument("--lr", type=float, default=None)
-    parser.add_argument("--ent-coef", type=float, default=None)
-    parser.add_argument("--gamma", type=float, default=None)
-    parser.add_argument("--score-coef", type=float, default=None)
-    parser.add_argument(
-        "--opponents", default=None, help="league weights, e.g. self=0.25,snapshot=0.2,expert=0.35"
-    )
-    parser.add_argument("--kick-teacher", default=None, help="bot the learner is pulled to")
-    parser.add_argument("--kick-coef", type=float, default=None, help="its initial weight (1.0)")
-    parser.add_argument(
-        "--kick-steps", type=int, default=None, help="learner steps until the pull is 0"
-    )
-    parser.add_argument("--eval-every", type=int, default=None, help="iterations")
-    parser.add_argument("--eval-deals", type=int, default=None)
-    parser.add_argument("--init", default=None, help="start PPO from this model file")
-    parser.add_argument("--envs", type=int, default=None, help="hands at once per process")
-    parser.add_argument("--jobs", type=int, default=None, help="worker processes (0: in process)")
-    parser.add_argument("--threads", type=int, default=None, help="torch threads")
-    parser.add_argument("--time-limit", type=float, default=None, help="seconds, this session")
-    parser.add_argument("--ship", default=None, help="copy the final model file here")
-    parser.add_argument("--no-progress", action="store_true")
-    return parser
-
-
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if "--evaluate" in argv:  # the evaluation of saved models lives with the SB3 wrapper
-        from training.selfplay import main as selfplay_main
+    """``canasta train ARGV``, for callers of this module: :func:`canasta_cli.train.main`."""
+    from canasta_cli.train import main as command
 
-        return selfplay_main(argv)
-    if _backend(argv) == "rllib":
-        try:
-            from training.rllib_backend import main as rllib_main
-        except ImportError as error:
-            _fail(f"--backend rllib needs Ray: pip install -e '.[scale]' ({error})")
-        return rllib_main(argv)
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if (args.run_dir is None) == (args.resume is None):
-        _fail("give exactly one of --run-dir (a new or existing run) and --resume RUN_DIR")
-    overrides = {
-        "variant": _list(args.variant) if args.variant else None,
-        "seed": args.seed,
-        "teachers": _list(args.teachers) if args.teachers else None,
-        "record_steps": args.record_steps,
-        "bc_epochs": args.bc_epochs,
-        "ppo_steps": args.ppo_steps,
-        "rollout_steps": args.rollout_steps,
-        "lr": args.lr,
-        "ent_coef": args.ent_coef,
-        "gamma": args.gamma,
-        "score_coef": args.score_coef,
-        "kick_teacher": args.kick_teacher,
-        "kick_coef": args.kick_coef,
-        "kick_steps": args.kick_steps,
-        "eval_every": args.eval_every,
-        "eval_deals": args.eval_deals,
-        "init": args.init,
-        "envs": args.envs,
-        "jobs": args.jobs,
-        "threads": args.threads,
-        "time_limit": args.time_limit,
-    }
-    try:
-        overrides["opponents"] = _weights(args.opponents) if args.opponents else None
-        overrides["players"] = _list(args.players, int, "--players") if args.players else None
-        overrides["hidden"] = _list(args.hidden, int, "--hidden") if args.hidden else None
-        overrides["table_weights"] = (
-            _list(args.table_weights, float, "--table-weights") if args.table_weights else None
-        )
-        path = Path(args.resume or args.run_dir)
-        if args.resume and not (path / "config.json").exists():
-            raise ValueError(f"{path}: not a run directory (no config.json)")
-        if args.init is not None and not Path(args.init).exists():
-            raise ValueError(f"--init {args.init}: no such model file")
-        run = Run.open(path, overrides)
-    except ValueError as error:
-        _fail(str(error))
-    run.log(f"[run] {run.path}: {json.dumps(run.config)}")
-    stages = STAGES if args.stage == "all" else (args.stage,)
-    try:
-        run_stages(run, stages, progress=not args.no_progress)
-    except KeyboardInterrupt:
-        run.log("[run] interrupted; continue with: canasta train --resume " + str(run.path))
-        return 130
-    except RunFileError as error:
-        _fail(str(error))
-    if args.ship:
-        import shutil
-
-        final = run.path / "model.npz"
-        shutil.copyfile(final, args.ship)
-        run.log(f"[run] copied {final} to {args.ship}")
-    return 0
+    return command(argv)
 
 
 if __name__ == "__main__":
