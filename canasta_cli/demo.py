@@ -8,11 +8,12 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import tempfile
 import time
+
+from canasta_cli.options import command_parser
 
 
 def _section(title: str) -> None:
@@ -104,7 +105,7 @@ def trained_agent(hands: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="canasta demo", description=__doc__)
+    parser = command_parser("canasta demo", __doc__)
     parser.add_argument("--full", action="store_true", help="full compliance settings (slower)")
     parser.add_argument("--hands", type=int, default=100, help="tournament hands per pairing")
     parser.add_argument("--match-hands", type=int, default=50, help="trained-agent match hands")
