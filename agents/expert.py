@@ -2,7 +2,7 @@
 
 :class:`ExpertAgent` ("expert") reads the observation with
 :func:`canasta_env.observation.decode_view` and scores the legal ids of the mask
-with :data:`agents.heuristics.MOVES`, under the rules of its table (``reset``).
+with :data:`canasta_env.actions.MOVES`, under the rules of its table (``reset``).
 Its only memory between turns is which kinds were discarded onto the pot since
 its own last discard; everything else it recomputes from the observation, which
 holds every public fact (G-8): melds, red 3s, pot contents seen, cards known to
@@ -75,10 +75,7 @@ import numpy as np
 
 from agents.base import NOT_RESET, Agent
 from agents.heuristics import (
-    KIND_RUN,
-    MOVES,
     TAKE_PREFERENCE,
-    Move,
     biggest_meld_key,
     hand_margin,
     split_legal,
@@ -88,11 +85,14 @@ from agents.heuristics import (
 from canasta_env.actions import (
     DISCARD,
     DRAW,
+    MOVE_RUN,
+    MOVES,
     PASS,
     SLOT_BLACK3,
     SLOT_WILD,
     TAKE,
     TAKE_ONTO_MELD,
+    Move,
 )
 from canasta_env.cards import (
     BLACK3,
@@ -287,7 +287,7 @@ class ExpertAgent(Agent):
 
     def _meld_score(self, view: ObservationView, move: Move, rules: Rules) -> float:
         """How much a meld move is worth now (positive: play it)."""
-        if move.kind == KIND_RUN:
+        if move.kind == MOVE_RUN:
             return 1000.0  # S-19: a run's bonus, once the team has a canasta
         me = view.me
         slot = move.slot

@@ -31,14 +31,12 @@ import numpy as np
 from agents.base import NOT_RESET, Agent
 from agents.heuristics import (
     CANASTA_SIZE,
-    KIND_RUN,
-    MOVES,
     choose_take_or_draw,
     split_legal,
     take_probability,
     unseen_counts,
 )
-from canasta_env.actions import DISCARD
+from canasta_env.actions import DISCARD, MOVE_RUN, MOVES
 from canasta_env.cards import BLACK3, CARD_VALUES, JOKER, TWO
 from canasta_env.observation import ObservationView, decode_view
 from canasta_env.rules import Rules, make_rules
@@ -60,7 +58,7 @@ def meld_all_key(view: ObservationView, action: int) -> tuple:
     cards onto a finished canasta last: they add no bonus there.
     """
     move = MOVES[action]
-    if move.kind == KIND_RUN:
+    if move.kind == MOVE_RUN:
         return (5, move.cards, 0, 0, -action)  # an S-19 run first: its bonus beats any meld
     before = view.me.meld_size(move.slot)
     after = before + move.cards

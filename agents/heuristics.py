@@ -3,9 +3,9 @@
 A heuristic bot sees only what a player sees: the observation vector, read
 back by :func:`canasta_env.observation.decode_view` into an
 :class:`~canasta_env.observation.ObservationView`, and the action mask;
-:data:`MOVES` says what each action id does (which cards it lays, onto which
-meld slot), so a bot can score the legal ids of a mask without asking the
-engine. The rules come from the table (the agent's ``reset``).
+:data:`~canasta_env.actions.MOVES`, the move table, says what each action id
+does (which cards it lays, onto which meld slot), so a bot can score the legal
+ids of a mask without asking the engine. The rules come from the table (the agent's ``reset``).
 :func:`team_score_estimate` and :func:`hand_margin` estimate hand scores from
 public information only (G-8); :func:`unseen_counts` and
 :func:`take_probability` count cards from public history to estimate how likely
@@ -15,33 +15,26 @@ the next player can take the pot after a discard.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from canasta_env.actions import (
-    ADD_JOKER,
     ADD_NATURAL,
-    ADD_TWO,
-    COMPOSITIONS,
     DISCARD,
     DRAW,
-    MAX_NEW_MELD,
-    NEW_BLACK3,
-    NEW_MELD,
-    NEW_WILD,
-    NUM_ACTIONS,
-    NUM_COMPOSITIONS,
+    MOVE_DISCARD,
+    MOVE_DRAW,
+    MOVE_MELD,
+    MOVE_PASS,
+    MOVE_RUN,
+    MOVE_TAKE,
+    MOVES,
     NUM_SLOTS,
-    PASS,
-    RUNS,
-    SLOT_BLACK3,
     SLOT_WILD,
     TAKE,
     TAKE_ONTO_MELD,
     TAKE_WITH_JOKER,
     TAKE_WITH_TWO,
-    WILD_COMPOSITIONS,
 )
 from canasta_env.cards import (
     BLACK3,
@@ -49,12 +42,12 @@ from canasta_env.cards import (
     JOKER,
     NUM_HAND_KINDS,
     NUM_NATURALS,
-    SUITS,
     TWO,
     deck_counts,
 )
 from canasta_env.engine.game import team_of_seat
 from canasta_env.engine.melds import natural_kind
+from canasta_env.engine.pot import naturals_to_take, pot_frozen
 from canasta_env.engine.scoring import canasta_bonus
 from canasta_env.observation import ObservationView, TeamView
 from canasta_env.rules import (
@@ -68,65 +61,9 @@ from canasta_env.rules import (
 
 # ---------------------------------------------------------------------- actions
 
-#: Kinds of action ids.
-KIND_DRAW, KIND_TAKE, KIND_PASS, KIND_DISCARD, KIND_MELD, KIND_RUN = range(6)
-
-
-@dataclass(frozen=True)
-class Move:
-    """What one action id does.
-
-    ``slot`` is the meld slot (0-10 ranks, 11 black 3s, 12 wild-only) for a meld
-    move and the discarded kind for a discard; ``naturals``, ``twos`` and
-    ``jokers`` are the cards a meld move lays from the hand; ``new`` is true for
-    a new meld.
-    """
-
-    kind: int
-    slot: int = -1
-    naturals: int = 0
-    twos: int = 0
-    jokers: int = 0
-    new: bool = False
-
-    @property
-    def cards(self) -> int:
-        return self.naturals + self.twos + self.jokers
-
-    @property
-    def wilds(self) -> int:
-        return self.twos + self.jokers
-
-    @property
-    def points(self) -> int:
-        """Card values laid (G-2): what a meld move adds toward an opening."""
-        value = CARD_VALUES[natural_kind(self.slot)] * self.naturals if self.naturals else 0
-        return value + CARD_VALUES[TWO] * self.twos + CARD_VALUES[JOKER] * self.jokers
-
-
-def _build_moves() -> tuple[Move, ...]:
-    moves: list[Move] = [Move(KIND_DRAW)]
-    moves += [Move(KIND_TAKE) for _ in range(TAKE, PASS)]
-    moves.append(Move(KIND_PASS))
-    moves += [Move(KIND_DISCARD, slot=kind) for kind in range(NUM_HAND_KINDS)]
-    moves += [Move(KIND_MELD, slot=s, naturals=1) for s in range(SLOT_BLACK3 + 1)]
-    wild_target = list(range(NUM_NATURALS)) + [SLOT_WILD]
-    moves += [Move(KIND_MELD, slot=s, twos=1) for s in wild_target]
-    moves += [Move(KIND_MELD, slot=s, jokers=1) for s in wild_target]
-    for rank in range(NUM_NATURALS):
-        moves += [Move(KIND_MELD, rank, n, t, j, True) for n, t, j in COMPOSITIONS]
-    moves += [Move(KIND_MELD, SLOT_BLACK3, n, 0, 0, True) for n in range(3, MAX_NEW_MELD + 1)]
-    moves += [Move(KIND_MELD, SLOT_WILD, 0, t, j, True) for t, j in WILD_COMPOSITIONS]
-    moves += [Move(KIND_RUN, naturals=length, new=True) for _ in SUITS for _, length in RUNS]
-    assert len(moves) == NUM_ACTIONS
-    assert moves[ADD_NATURAL].slot == 0 and moves[ADD_TWO].twos == 1
-    assert moves[ADD_JOKER].jokers == 1 and moves[NEW_MELD + NUM_COMPOSITIONS].slot == 1
-    assert moves[NEW_BLACK3].slot == SLOT_BLACK3 and moves[NEW_WILD].slot == SLOT_WILD
-    return tuple(moves)
-
-
-#: ``MOVES[action]``: what each of the 500 action ids does (S-19 runs: ``KIND_RUN``).
-MOVES = _build_moves()
+#: Kinds of action ids, as the move table names them (:data:`MOVES`).
+KIND_DRAW, KIND_TAKE, KIND_PASS = MOVE_DRAW, MOVE_TAKE, MOVE_PASS
+KIND_DISCARD, KIND_MELD, KIND_RUN = MOVE_DISCARD, MOVE_MELD, MOVE_RUN
 
 #: Cards in a canasta (G-4); the same in every preset.
 CANASTA_SIZE = 7
@@ -317,10 +254,10 @@ def take_probability(
     if nxt.teammate:
         return 0.0
     their_team = view.teams[1]
-    frozen = view.pot_wild or (rules.frozen_for_unopened and not their_team.opened)
+    frozen = pot_frozen(rules, view.pot_wild, their_team.opened)
     if rules.take_onto_meld and not frozen and their_team.opened and their_team.has_meld(kind):
         return 1.0
-    needed = rules.take_naturals_frozen if frozen else rules.take_naturals
+    needed = naturals_to_take(rules, frozen)
     known = nxt.known[kind]
     unknown_cards = max(0, nxt.hand_size - sum(nxt.known))
     missing = needed - known

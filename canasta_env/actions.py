@@ -39,11 +39,30 @@ grown with ``add`` actions; only the Spanish hidden canasta (S-10) needs all
 seven cards in one action, and it never has more. Going out is not a separate
 action: it is the meld or discard that empties the hand, masked in only when
 the team may go out (C-13..C-15, S-15, I-11).
+
+The move table :data:`MOVES` says what each id does, built once from the ranges
+above: ``MOVES[id]`` is a :class:`Move` (its kind, the meld slot or discarded
+kind, the cards it lays, whether it starts a meld, an S-19 run's suit and first
+rank). The engine's dispatch, its reasons for refusing an id, the bots and the web
+table all read it; nothing else decodes an id. A take's naturals depend on the pot
+top, so the table leaves them out: the engine answers for a position
+(``Game.cards_used``).
 """
 
 from __future__ import annotations
 
-from canasta_env.cards import KIND_NAMES, NUM_HAND_KINDS, NUM_NATURALS, SUITS
+from dataclasses import dataclass
+
+from canasta_env.cards import (
+    BLACK3,
+    CARD_VALUES,
+    JOKER,
+    KIND_NAMES,
+    NUM_HAND_KINDS,
+    NUM_NATURALS,
+    SUITS,
+    TWO,
+)
 
 DRAW = 0
 TAKE = 1
@@ -98,6 +117,94 @@ RUNS = tuple((start, SEQUENCE_LENGTH) for start in range(NUM_NATURALS - SEQUENCE
 NUM_ACTIONS = ESCALA + len(SUITS) * len(RUNS)  # 500
 
 assert NUM_COMPOSITIONS == 35 and NUM_ACTIONS == 500 and len(RUNS) == 6
+
+
+# ---------------------------------------------------------------------- the move table
+
+#: Kinds of move, in id order: what an action id does.
+MOVE_DRAW, MOVE_TAKE, MOVE_PASS, MOVE_DISCARD, MOVE_MELD, MOVE_RUN = range(6)
+MOVE_KIND_NAMES = ("draw", "take", "pass", "discard", "meld", "run")
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """What one action id does, in any position.
+
+    ``slot``: the meld slot of a meld move (0-10 ranks, ``SLOT_BLACK3``, ``SLOT_WILD``)
+    or the kind of a discard, else -1. ``naturals``, ``twos`` and ``jokers``: the cards
+    a meld move lays from the hand (a run: its length in naturals). ``new``: it starts
+    a meld (or lays a run). ``suit`` and ``start``: an S-19 run's suit (index in
+    ``SUITS``) and first rank, else -1. ``uses``: the kinds of the hand cards it plays,
+    one entry per card (none for draw, pass and takes: see the module docstring).
+    ``points``: the card values it lays (G-2), what it adds toward an opening.
+    """
+
+    kind: int
+    slot: int = -1
+    naturals: int = 0
+    twos: int = 0
+    jokers: int = 0
+    new: bool = False
+    suit: int = -1
+    start: int = -1
+    uses: tuple[int, ...] = ()
+    points: int = 0
+
+    @property
+    def cards(self) -> int:
+        return self.naturals + self.twos + self.jokers
+
+    @property
+    def wilds(self) -> int:
+        return self.twos + self.jokers
+
+
+def natural_kind(slot: int) -> int:
+    """The natural card kind that a meld slot holds (black 3s have their own slot)."""
+    return BLACK3 if slot == SLOT_BLACK3 else slot
+
+
+def _meld_move(slot: int, naturals: int, twos: int, jokers: int, new: bool) -> Move:
+    uses = (natural_kind(slot),) * naturals + (TWO,) * twos + (JOKER,) * jokers
+    points = sum(CARD_VALUES[kind] for kind in uses)
+    return Move(MOVE_MELD, slot, naturals, twos, jokers, new, uses=uses, points=points)
+
+
+def _run_move(suit: int, start: int, length: int) -> Move:
+    uses = tuple(range(start, start + length))
+    points = sum(CARD_VALUES[rank] for rank in uses)
+    return Move(MOVE_RUN, -1, length, 0, 0, True, suit, start, uses, points)
+
+
+def _build_moves() -> tuple[Move, ...]:
+    moves = [Move(MOVE_DRAW)]
+    moves += [Move(MOVE_TAKE) for _ in range(TAKE, PASS)]
+    moves.append(Move(MOVE_PASS))
+    moves += [Move(MOVE_DISCARD, slot=kind, uses=(kind,)) for kind in range(NUM_HAND_KINDS)]
+    moves += [_meld_move(slot, 1, 0, 0, False) for slot in range(SLOT_BLACK3 + 1)]
+    wild_targets = list(range(NUM_NATURALS)) + [SLOT_WILD]
+    moves += [_meld_move(slot, 0, 1, 0, False) for slot in wild_targets]
+    moves += [_meld_move(slot, 0, 0, 1, False) for slot in wild_targets]
+    for rank in range(NUM_NATURALS):
+        moves += [_meld_move(rank, n, t, j, True) for n, t, j in COMPOSITIONS]
+    moves += [_meld_move(SLOT_BLACK3, n, 0, 0, True) for n in range(3, MAX_NEW_MELD + 1)]
+    moves += [_meld_move(SLOT_WILD, 0, t, j, True) for t, j in WILD_COMPOSITIONS]
+    for suit in range(len(SUITS)):
+        moves += [_run_move(suit, start, length) for start, length in RUNS]
+    return tuple(moves)
+
+
+#: ``MOVES[id]``: what each action id does.
+MOVES = _build_moves()
+#: ``MOVE_KINDS[id]``: the kind of move alone (the engine's dispatch reads it).
+MOVE_KINDS = tuple(move.kind for move in MOVES)
+
+assert len(MOVES) == NUM_ACTIONS
+assert MOVE_KINDS[DISCARD - 1] == MOVE_PASS and MOVE_KINDS[ADD_NATURAL - 1] == MOVE_DISCARD
+assert MOVES[ADD_NATURAL].slot == 0 and MOVES[ADD_TWO].twos == 1 and MOVES[ADD_JOKER].jokers == 1
+assert MOVES[NEW_MELD + NUM_COMPOSITIONS].slot == 1 and MOVES[NEW_BLACK3].slot == SLOT_BLACK3
+assert MOVES[NEW_WILD].slot == SLOT_WILD and MOVES[ESCALA].kind == MOVE_RUN
+assert MOVES[ESCALA - 1].kind == MOVE_MELD and MOVES[-1].naturals == NUM_NATURALS
 
 
 def slot_name(slot: int) -> str:

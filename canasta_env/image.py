@@ -434,13 +434,13 @@ def _draw_pot(draw, game, left: int, top: int, boxes) -> int:
     x = left
     for state in pot_states(game):
         x = _chip(draw, x, y, state, _CHIP_COLOURS[state])
-    if game.rules.frozen_for_unopened:  # C-9: frozen against a team that has not opened
-        closed_to = [str(t) for t in range(game.num_teams) if not game.opened[t]]
-        if closed_to:
-            y += 22
-            teams = "team" if len(closed_to) == 1 else "teams"
-            note = f"frozen for {teams} {', '.join(closed_to)} until they open"
-            y = _wrap(draw, left, y, note, TEXT_DIM, _font(12), LEFT_W - 10)
+    # C-9: frozen against a team that has not opened
+    closed_to = [str(t) for t in range(game.num_teams) if game.pot_frozen_until_opened(t)]
+    if closed_to:
+        y += 22
+        teams = "team" if len(closed_to) == 1 else "teams"
+        note = f"frozen for {teams} {', '.join(closed_to)} until they open"
+        y = _wrap(draw, left, y, note, TEXT_DIM, _font(12), LEFT_W - 10)
     return y + 24
 
 

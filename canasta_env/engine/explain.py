@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from canasta_env.actions import (
-    ADD_NATURAL,
-    DISCARD,
-    DRAW,
-    ESCALA,
+    MOVE_DISCARD,
+    MOVE_DRAW,
+    MOVE_PASS,
+    MOVE_RUN,
+    MOVE_TAKE,
+    MOVES,
     NUM_ACTIONS,
-    PASS,
     SLOT_BLACK3,
     TAKE_ONTO_MELD,
 )
 from canasta_env.cards import KIND_NAMES, NUM_NATURALS, SUITS
-from canasta_env.engine.sequences import NUM_SUITS, run_of_action
+from canasta_env.engine.sequences import NUM_SUITS
 from canasta_env.engine.state import PHASE_DRAW, PHASE_HAND_OVER
 
 
@@ -26,12 +27,13 @@ def explain(game, action: int) -> str:
     rules = game.rules
     player = game.current
     hand = game.hands[player]
-    if action <= PASS:
+    move = MOVES[action]
+    if move.kind in (MOVE_DRAW, MOVE_TAKE, MOVE_PASS):
         if game.phase != PHASE_DRAW:
             return "you have already drawn or taken the pot this turn"
-        if action == DRAW:
+        if move.kind == MOVE_DRAW:
             return f"the stock has fewer than {rules.draw_count} card(s)"
-        if action == PASS:
+        if move.kind == MOVE_PASS:
             if len(game.stock) >= rules.draw_count:
                 return "you may pass only when the stock is exhausted"
             return "you must take the pot (it matches your meld)"
@@ -48,8 +50,8 @@ def explain(game, action: int) -> str:
         )
     if game.phase == PHASE_DRAW:
         return "draw or take the pot first"
-    if action < ADD_NATURAL:
-        kind = action - DISCARD
+    if move.kind == MOVE_DISCARD:
+        kind = move.slot
         if not hand[kind]:
             return f"you hold no {KIND_NAMES[kind]}"
         if not game.opened[game.team_of[player]] and game.melded_this_turn:
@@ -57,19 +59,19 @@ def explain(game, action: int) -> str:
         if rules.black3_meld_only_going_out and game.nat[game.team_of[player]][SLOT_BLACK3]:
             return "your black 3s are melded: this turn must end by going out (C-7)"
         return "you may not empty your hand: your team may not go out yet"
-    if action >= ESCALA:
+    if move.kind == MOVE_RUN:
         if not rules.sequences:
             return "runs (escalas, S-19) are an optional rule that is off in this game"
         if not game.opened[game.team_of[player]]:
             return "only a team that has opened lays a run (S-19)"
-        suit, start, length = run_of_action(action)
+        suit, start, length = move.suit, move.start, move.naturals
         if any(
             not game.hand_suits[player][rank * NUM_SUITS + suit]
             for rank in range(start, start + length)
         ):
             return f"you do not hold all {length} cards of that run in {SUITS[suit]}"
         return "after that run you could not finish the turn (keep a card to discard)"
-    return (
+    return (  # a meld move
         "that meld is not allowed: check the cards in your hand, the meld limits of "
         f"{rules.name}, the opening minimum and that you keep a card to discard"
     )

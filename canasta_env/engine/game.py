@@ -24,10 +24,15 @@ from itertools import compress
 
 from canasta_env.actions import (
     ACTION_TEXTS,
-    ADD_NATURAL,
     DISCARD,
     DRAW,
-    ESCALA,
+    MOVE_DISCARD,
+    MOVE_DRAW,
+    MOVE_KINDS,
+    MOVE_MELD,
+    MOVE_PASS,
+    MOVE_TAKE,
+    MOVES,
     NEW_BLACK3,
     NUM_ACTIONS,
     NUM_SLOTS,
@@ -61,6 +66,7 @@ from canasta_env.engine.melds import (
     natural_kind,
 )
 from canasta_env.engine.opening import TurnSearch
+from canasta_env.engine.pot import frozen_until_opened, naturals_to_take, pot_frozen
 from canasta_env.engine.scoring import score_team
 from canasta_env.engine.sequences import (
     NUM_SUITS,
@@ -329,6 +335,29 @@ class Game(GameState):
         nat, two, jok, closed = self.team_melds(team)
         return self.search.go_out_allowed(nat, two, jok, closed, self.opening_done(team))
 
+    def pot_frozen_for(self, team: int) -> bool:
+        """C-9, S-6, I-8: is the pot frozen (or crossed) for ``team`` now: a wild card
+        lies in it, or (C-9) the team has not opened?"""
+        return pot_frozen(self.rules, self.pot_wild, self.opened[team])
+
+    def pot_frozen_until_opened(self, team: int) -> bool:
+        """C-9: is the pot frozen against ``team`` because it has not opened?"""
+        return frozen_until_opened(self.rules, self.opened[team])
+
+    def cards_used(self, action: int) -> list[int]:
+        """The kinds of the hand cards ``action`` plays now, one entry per card.
+
+        The move table says it for every id but a take, whose naturals are of the pot
+        top's rank and, for a plain take, two or three by the pot's state (C-10, C-11,
+        I-7, I-8); a take that is not available now uses nothing.
+        """
+        if MOVE_KINDS[action] != MOVE_TAKE:
+            return list(MOVES[action].uses)
+        for option, naturals, twos, jokers in self._take_options():
+            if option == action:
+                return [self.pot[-1]] * naturals + [TWO] * twos + [JOKER] * jokers
+        return []
+
     def opening_done(self, team: int) -> bool:
         """Has the team opened, or may it still go out concealed this turn (C-15)?"""
         return self.opened[team] or (
@@ -368,10 +397,10 @@ class Game(GameState):
         rules = self.rules
         team = self.team_of[self.current]
         hand = self.hands[self.current]
-        frozen = self.pot_wild or (rules.frozen_for_unopened and not self.opened[team])
+        frozen = pot_frozen(rules, self.pot_wild, self.opened[team])
         have = hand[top]
         options = []
-        needed = rules.take_naturals_frozen if frozen else rules.take_naturals
+        needed = naturals_to_take(rules, frozen)
         if have >= needed:
             options.append((TAKE, needed, 0, 0))
         if not frozen:
@@ -472,18 +501,19 @@ class Game(GameState):
             )
         self._legal = None
         self.num_steps += 1
-        if index == DRAW:
-            self._draw()
-        elif index < PASS:
-            self._take(index)
-        elif index == PASS:
-            self._end_hand(END_STOCK)
-        elif index < ADD_NATURAL:
-            self._discard(index - DISCARD)
-        elif index >= ESCALA:
-            self._lay_escala(index)
-        else:
+        kind = MOVE_KINDS[index]
+        if kind == MOVE_MELD:
             self._meld(self._legal_moves[index])  # filled by legal_actions() above
+        elif kind == MOVE_DISCARD:
+            self._discard(MOVES[index].slot)
+        elif kind == MOVE_DRAW:
+            self._draw()
+        elif kind == MOVE_TAKE:
+            self._take(index)
+        elif kind == MOVE_PASS:
+            self._end_hand(END_STOCK)
+        else:
+            self._lay_escala(index)
 
     def explain_illegal(self, action: int) -> str:
         """A short reason why ``action`` is not legal now (for error messages and hints)."""

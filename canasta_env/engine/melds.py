@@ -27,6 +27,7 @@ from canasta_env.actions import (
     SLOT_WILD,
     WILD_COMPOSITIONS,
 )
+from canasta_env.actions import natural_kind as natural_kind  # its home is the slot layout
 from canasta_env.cards import BLACK3, CARD_VALUES, JOKER, NUM_NATURALS, TWO
 from canasta_env.rules import Rules
 
@@ -185,11 +186,6 @@ def canasta_kind(slot: int, n: int, twos: int, jokers: int) -> tuple[bool, bool]
     else:
         clean = twos + jokers == 0
     return clean, not clean
-
-
-def natural_kind(slot: int) -> int:
-    """The natural card kind that a meld slot holds (black 3s have their own slot)."""
-    return BLACK3 if slot == SLOT_BLACK3 else slot
 
 
 def meld_points(slot: int, naturals: int, twos: int, jokers: int) -> int:

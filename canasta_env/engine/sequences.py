@@ -30,7 +30,7 @@ cards, and its bonus only if the team has at least one canasta (S-19).
 
 from __future__ import annotations
 
-from canasta_env.actions import ESCALA, RUNS
+from canasta_env.actions import ESCALA, MOVES, RUNS
 from canasta_env.cards import BLACK3, JOKER, NUM_NATURALS, RED3, SUITS, TWO, suited_code
 
 NUM_SUITS = len(SUITS)
@@ -118,10 +118,9 @@ def remove_suits(hand_suits: list[int], kind: int, count: int) -> list[int]:
 
 
 def run_of_action(action: int) -> tuple[int, int, int]:
-    """``(suit, first rank, length)`` of an ``escala`` action id."""
-    suit, index = divmod(action - ESCALA, len(RUNS))
-    start, length = RUNS[index]
-    return suit, start, length
+    """``(suit, first rank, length)`` of an ``escala`` action id, from the move table."""
+    move = MOVES[action]
+    return move.suit, move.start, move.naturals
 
 
 #: Bit masks of the ranks of each run (bit r: rank r), in ``RUNS`` order.
