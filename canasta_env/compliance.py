@@ -44,10 +44,10 @@ from functools import partial
 
 import numpy as np
 
-from canasta_env.actions import NUM_SLOTS, SLOT_WILD, action_to_str
-from canasta_env.cards import JOKER, KIND_NAMES, NUM_KINDS, NUM_NATURALS, RED3, TWO
+from canasta_env.actions import SLOT_WILD, action_to_str
+from canasta_env.cards import KIND_NAMES, NUM_KINDS, NUM_NATURALS, RED3
 from canasta_env.engine.game import PHASE_HAND_OVER, PHASE_NAMES, Game
-from canasta_env.engine.melds import natural_kind
+from canasta_env.engine.invariants import conservation_gaps, state_card_counts
 from canasta_env.engine.sequences import NUM_SUITS
 from canasta_env.engine.state import history_entries, table_cards
 from canasta_env.observation import ObservationBuilder
@@ -88,51 +88,12 @@ class CheckResult:
 
 
 # ---------------------------------------------------------------------------- card accounting
-def slot_kind(slot: int) -> int | None:
-    """The natural kind that a meld slot's naturals are (None for the wild-only slot)."""
-    return None if slot == SLOT_WILD else natural_kind(slot)
-
-
-def table_counts(game: Game) -> list[int]:
-    """Cards per kind found in the game: stock, pot, hands, held, melds, closed, red 3s."""
-    counts = [0] * NUM_KINDS
-    for card in game.stock:
-        counts[card] += 1
-    for card in game.pot:
-        counts[card] += 1
-    for hand in game.hands:
-        for kind, n in enumerate(hand):
-            counts[kind] += n
-    for kind, n in enumerate(game.held):
-        counts[kind] += n
-    for team in range(game.num_teams):
-        for slot in range(NUM_SLOTS):
-            kind = slot_kind(slot)
-            if kind is not None:  # naturals in the wild-only slot are reported separately
-                counts[kind] += game.nat[team][slot]
-            counts[TWO] += game.two[team][slot]
-            counts[JOKER] += game.jok[team][slot]
-        for slot, n, twos, jokers, _hidden in game.closed[team]:
-            kind = slot_kind(slot)
-            if kind is not None:
-                counts[kind] += n
-            counts[TWO] += twos
-            counts[JOKER] += jokers
-        counts[RED3] += game.red3[team]
-        for _suit, first, length in game.escalas[team]:  # S-19 runs
-            for rank in range(first, first + length):
-                counts[rank] += 1
-    return counts
-
-
 def conservation_errors(game: Game) -> list[str]:
     """Everything wrong with the card accounting of ``game`` (empty when it is sound)."""
     errors = []
-    full = game.full_deck_counts()
-    found = table_counts(game)
-    for kind in range(NUM_KINDS):
-        if found[kind] != full[kind]:
-            errors.append(f"{KIND_NAMES[kind]}: {found[kind]} on the table, deck has {full[kind]}")
+    gaps = conservation_gaps(state_card_counts(game), game.full_deck_counts())
+    for kind, found, full in gaps:
+        errors.append(f"{KIND_NAMES[kind]}: {found} on the table, deck has {full}")
     for team in range(game.num_teams):
         if game.table_totals[team] != table_cards(game, team):
             errors.append(
@@ -537,16 +498,3 @@ def format_table(results: list[CheckResult]) -> str:
         cells.append(f"{sum(r.seconds for r in row.values()):.1f}")
         lines.append("  ".join(c.ljust(w) for c, w in zip(cells, widths)))
     return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``canasta check ARGV``, for callers of this module: :func:`canasta_cli.check.main`."""
-    from canasta_cli.check import main as command
-
-    return command(argv)
-
-
-if __name__ == "__main__":
-    import sys
-
-    sys.exit(main())

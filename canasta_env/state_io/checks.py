@@ -14,24 +14,22 @@ from typing import Any
 
 from canasta_env.actions import SLOT_BLACK3, SLOT_WILD
 from canasta_env.cards import (
-    JOKER,
     KIND_NAMES,
     NUM_HAND_KINDS,
     NUM_KINDS,
     NUM_NATURALS,
     RED3,
-    TWO,
     cards_to_counts,
     deck_counts,
     suited_code,
 )
 from canasta_env.engine.game import Game
+from canasta_env.engine.invariants import card_counts, conservation_gaps
 from canasta_env.engine.melds import (
     MeldTables,
     black3_canasta,
     canasta_summary,
     meld_tables,
-    natural_kind,
 )
 from canasta_env.engine.scoring import score_team
 from canasta_env.engine.sequences import NUM_SUITS, SUITED_SIZE
@@ -185,30 +183,23 @@ def check_closed_canastas(state: State) -> None:
 
 def check_card_conservation(state: State) -> None:
     """Stock + pot + hands + held + melds + canastas + runs + red 3s: the deck, kind by kind."""
-    counted = cards_to_counts(state["stock"] + state["pot"])
-    counted[RED3] += sum(state["red3"])
-    for counts in state["hands"] + [state["held"]]:
-        for kind in range(NUM_KINDS):
-            counted[kind] += counts[kind]
-    for team in range(_teams(state)):
-        melds = [(slot, *meld) for slot, meld in enumerate(state["melds"][team])]
-        for slot, naturals, twos, jokers in melds + [c[:4] for c in state["closed"][team]]:
-            if slot < NUM_NATURALS or slot == SLOT_BLACK3:
-                counted[natural_kind(slot)] += naturals
-            counted[TWO] += twos
-            counted[JOKER] += jokers
-        for _suit, start, length in state["escalas"][team]:
-            for rank in range(start, start + length):
-                counted[rank] += 1
-    expected = _deck(state)
-    for kind in range(NUM_KINDS):
-        if counted[kind] != expected[kind]:
-            raise ValueError(
-                f"invalid state: card conservation violated for {KIND_NAMES[kind]!r}: "
-                f"{counted[kind]} in stock + pot + hands + held + melds + closed canastas + "
-                f"red 3s, but the {state['rules'].name} deck for {state['num_players']} players "
-                f"holds {expected[kind]}"
-            )
+    counted = card_counts(
+        (state["stock"], state["pot"]),
+        [*state["hands"], state["held"]],
+        [_columns(state, team) for team in range(_teams(state))],
+        state["closed"],
+        state["escalas"],
+        state["red3"],
+    )
+    gaps = conservation_gaps(counted, _deck(state))
+    if gaps:
+        kind, found, expected = gaps[0]
+        raise ValueError(
+            f"invalid state: card conservation violated for {KIND_NAMES[kind]!r}: "
+            f"{found} in stock + pot + hands + held + melds + closed canastas + "
+            f"red 3s, but the {state['rules'].name} deck for {state['num_players']} players "
+            f"holds {expected}"
+        )
 
 
 def check_public_history(state: State) -> None:
