@@ -101,6 +101,7 @@ from canasta_env.cards import (
     NUM_HAND_KINDS,
     TWO,
 )
+from canasta_env.engine.melds import canastas_let_go_out
 from canasta_env.observation import ObservationView, decode_view
 from canasta_env.rules import ACE, Rules, make_rules
 
@@ -347,13 +348,10 @@ class ExpertAgent(Agent):
         return view.stock <= 2 * view.num_players * view.draw_count
 
     def _opponent_can_go_out(self, view: ObservationView, rules: Rules) -> bool:
-        for team in view.teams[1:]:
-            if rules.go_out_needs_clean_and_dirty:
-                if team.clean and team.dirty:
-                    return True
-            elif team.canastas >= rules.go_out_min_canastas:
-                return True
-        return False
+        return any(
+            canastas_let_go_out(rules, team.canastas, team.clean, team.dirty)
+            for team in view.teams[1:]
+        )
 
     # ------------------------------------------------------------------ discarding
     def _choose_discard(self, view: ObservationView, discard_ids: list[int], rules: Rules) -> int:

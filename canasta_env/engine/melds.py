@@ -218,3 +218,11 @@ def canasta_summary(
         if canasta_kind(slot, n, twos, jokers)[0]:
             clean += 1
     return len(canastas), clean, len(canastas) - clean
+
+
+def canastas_let_go_out(rules: Rules, count: int, clean: int, dirty: int) -> bool:
+    """C-14, S-15, I-11: do a team's canastas (``count``, of them ``clean`` and ``dirty``)
+    let it go out? Its opening and S-15's turn of the first clean canasta aside."""
+    if count < rules.go_out_min_canastas:
+        return False
+    return not rules.go_out_needs_clean_and_dirty or bool(clean and dirty)

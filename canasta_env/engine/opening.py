@@ -41,6 +41,7 @@ from canasta_env.cards import (
 from canasta_env.engine.melds import (
     black3_canasta,
     canasta_summary,
+    canastas_let_go_out,
     going_out_only,
     meld_moves,
     meld_points,
@@ -93,9 +94,7 @@ class TurnSearch:
         """C-14, S-15, I-11 given a team's canasta counts, its opening being done."""
         game = self.game
         rules = game.rules
-        if count < rules.go_out_min_canastas:
-            return False
-        if rules.go_out_needs_clean_and_dirty and not (clean and dirty):
+        if not canastas_let_go_out(rules, count, clean, dirty):
             return False
         if rules.no_go_out_on_first_clean_turn and clean and not game.had_clean_at_turn_start:
             return False  # S-15: not in the turn of the first clean canasta
