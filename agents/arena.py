@@ -39,7 +39,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -538,21 +537,3 @@ def run_arena(
         interrupted.result = result
         raise interrupted
     return result
-
-
-def build_parser():
-    """The parser of ``canasta arena``: :func:`canasta_cli.arena.build_parser`."""
-    from canasta_cli.arena import build_parser as command_parser
-
-    return command_parser()
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``canasta arena ARGV``, for callers of this module: :func:`canasta_cli.arena.main`."""
-    from canasta_cli.arena import main as command
-
-    return command(argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -19,7 +19,6 @@ function and the output stream so a test can drive a whole hand with scripted in
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import TextIO
 
@@ -165,25 +164,3 @@ def play_hand(
     say(f"hand over: {game.end_reason}{who}")
     say(score_sheet(hand_scores or game.hand_scores, team_labels(num_players, human)))
     return 0
-
-
-def build_parser():
-    """The parser of ``canasta play``: :func:`canasta_cli.play.build_parser`."""
-    from canasta_cli.play import build_parser as command_parser
-
-    return command_parser()
-
-
-def main(
-    argv: list[str] | None = None,
-    input_fn: Callable[[str], str] = input,
-    output: TextIO | None = None,
-) -> int:
-    """``canasta play ARGV``, for callers of this module: :func:`canasta_cli.play.main`."""
-    from canasta_cli.play import main as command
-
-    return command(argv, input_fn, output)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

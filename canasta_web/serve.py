@@ -67,13 +67,6 @@ def serve(
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``canasta serve ARGV``, for callers of this module: :func:`canasta_cli.serve.main`."""
-    from canasta_cli.serve import main as command
-
-    return command(argv)
-
-
 #: Seconds a stopping server waits for requests under way (a bot's move among them).
 SHUTDOWN_SECONDS = 1
 
@@ -112,10 +105,6 @@ def _announce_when_started(server, browser: bool) -> None:
 def server_url(server) -> str:
     host, port = server.servers[0].sockets[0].getsockname()[:2]
     return f"http://{host}:{port}/"
-
-
-if __name__ == "__main__":
-    sys.exit(main())
 
 
 @contextlib.contextmanager

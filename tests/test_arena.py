@@ -16,6 +16,7 @@ import agents.schedule as schedule
 from agents.base import Agent, HandRecord
 from agents.registry import register_agent
 from agents.stats import Z_95, mean_interval, t_quantile_95, wilson_interval
+from canasta_cli import arena as arena_command
 from canasta_env.observation import decode_view
 from canasta_env.rules import make_rules
 from tests.processes import run_group
@@ -217,17 +218,17 @@ def test_given_pairing_needs_one_agent_per_seat():
 def test_command_writes_the_outputs(tmp_path, capsys):
     out = tmp_path / "arena"
     argv = ["--players", "2", "--agents", "random", "greedy", "--hands", "2", "--seed", "4"]
-    assert arena.main(argv + ["--out", str(out), "--no-progress"]) == 0
+    assert arena_command.main(argv + ["--out", str(out), "--no-progress"]) == 0
     printed = capsys.readouterr().out
     assert "head to head" in printed and "95% CI" in printed
     for name in ("hands.csv", "results.json", "ratings.png"):
         assert (out / name).stat().st_size > 0
-    assert arena.main(["--agents", "random", "nobody", "--out", str(out)]) == 2
+    assert arena_command.main(["--agents", "random", "nobody", "--out", str(out)]) == 2
     assert "unknown agent" in capsys.readouterr().err
 
 
 def test_speed_option_reports_decisions_per_second(capsys):
-    assert arena.main(["--speed", "--hands", "1", "--agents", "greedy", "expert"]) == 0
+    assert arena_command.main(["--speed", "--hands", "1", "--agents", "greedy", "expert"]) == 0
     printed = capsys.readouterr().out
     assert "greedy" in printed and "expert" in printed and "/s" in printed
 
@@ -271,9 +272,9 @@ def test_house_rules_reach_every_hand_the_agents_and_the_config(tmp_path, capsys
     assert all(rules == make_rules("spanish") for rules in _RuleWatcher.given)
     argv = ["--variant", "spanish", "--players", "2", "--agents", "random", "greedy"]
     argv += ["--hands", "1", "--out", str(tmp_path), "--no-plot", "--no-progress"]
-    assert arena.main(argv + ["--rule", "sequences=true"]) == 0
+    assert arena_command.main(argv + ["--rule", "sequences=true"]) == 0
     assert json.loads((tmp_path / "results.json").read_text())["config"]["rules"] == {
         "sequences": True
     }
-    assert arena.main(argv + ["--rule", "sequences"]) == 2
+    assert arena_command.main(argv + ["--rule", "sequences"]) == 2
     assert "KEY=VALUE" in capsys.readouterr().err

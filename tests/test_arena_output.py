@@ -20,6 +20,7 @@ import pytest
 from agents import arena
 from agents.base import Agent
 from agents.registry import register_agent
+from canasta_cli import arena as arena_command
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -60,7 +61,7 @@ def interrupting(monkeypatch):
 def _main(argv: list[str]) -> int:
     """``canasta arena ARGV``; a Ctrl-C that escapes it fails the test (not the session)."""
     try:
-        return arena.main(argv)
+        return arena_command.main(argv)
     except KeyboardInterrupt as error:
         pytest.fail(f"the Ctrl-C escaped canasta arena: {error!r}")
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from canasta_env.compliance import CHECK_VARIANTS, CHECKS, format_table, main, run_checks
+from canasta_cli.check import main
+from canasta_env.compliance import CHECK_VARIANTS, CHECKS, format_table, run_checks
 from canasta_env.rules import PRESETS
 
 

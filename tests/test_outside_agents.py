@@ -19,9 +19,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import arena, play, registry
+from agents import arena, registry
 from agents.base import RandomAgent, play_hands
 from agents.registry import make_agent, registered_factories
+from canasta_cli import arena as arena_command
+from canasta_cli import play as play_command
 from canasta_cli.__main__ import main as canasta_main
 from canasta_env.actions import NUM_ACTIONS, PASS
 from canasta_env.engine.game import IllegalActionError
@@ -268,7 +270,7 @@ def test_an_illegal_action_names_the_agent_seat_step_and_deal(bots_dir):
 def test_the_arena_reports_an_illegal_action_by_agent(bots_dir, capsys, jobs):
     argv = ["--players", "2", "--agents", "outside_bots:Passer", "random", "--hands", "2"]
     argv += ["--jobs", str(jobs), "--no-progress", "--no-plot", "--out", str(bots_dir / "out")]
-    assert arena.main(argv) == 2
+    assert arena_command.main(argv) == 2
     err = capsys.readouterr().err
     assert re.match(
         r"canasta arena: agent 'outside_bots:Passer' in seat 0 returned an illegal action at "
@@ -280,7 +282,7 @@ def test_the_arena_reports_an_illegal_action_by_agent(bots_dir, capsys, jobs):
 def test_canasta_play_takes_an_import_path_and_reports_its_illegal_action(bots_dir):
     output = io.StringIO()
     argv = ["--players", "2", "--opponents", "outside_bots:Passer", "--seed", "1", "--no-color"]
-    assert play.main(argv, input_fn=lambda _prompt: "1", output=output) == 2
+    assert play_command.main(argv, input_fn=lambda _prompt: "1", output=output) == 2
     assert (
         output.getvalue()
         .splitlines()[-1]
@@ -290,7 +292,7 @@ def test_canasta_play_takes_an_import_path_and_reports_its_illegal_action(bots_d
         )
     )
     output = io.StringIO()
-    assert play.main(["--opponents", "outside_nowhere:Bot"], output=output) == 2
+    assert play_command.main(["--opponents", "outside_nowhere:Bot"], output=output) == 2
     assert output.getvalue().startswith(
         "canasta play: agent 'outside_nowhere:Bot': no module named 'outside_nowhere'"
     )
@@ -303,7 +305,7 @@ def test_canasta_play_against_the_example_bot(monkeypatch):
     monkeypatch.chdir(REPO)
     output = io.StringIO()
     argv = ["--players", "2", "--opponents", EXAMPLE, "--seed", "3", "--no-color"]
-    assert play.main(argv, input_fn=lambda _prompt: "1", output=output) == 0
+    assert play_command.main(argv, input_fn=lambda _prompt: "1", output=output) == 0
     text = output.getvalue()
     assert f"player 1 ({EXAMPLE}): " in text and "hand over: " in text
 

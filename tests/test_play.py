@@ -7,6 +7,7 @@ import io
 import pytest
 
 from agents import play
+from canasta_cli import play as play_command
 from canasta_env.actions import str_to_action
 
 
@@ -26,7 +27,7 @@ def _scripted(lines):
 def _run(argv, lines):
     output = io.StringIO()
     input_fn = _scripted(lines)
-    code = play.main(argv, input_fn=input_fn, output=output)
+    code = play_command.main(argv, input_fn=input_fn, output=output)
     return code, output.getvalue(), input_fn.prompts
 
 
@@ -51,7 +52,7 @@ def test_number_action_string_illegal_move_and_quit():
 def test_play_a_whole_hand_to_the_score_sheet():
     """Always choosing menu item 1 ends the hand; bots play the other seats."""
     output = io.StringIO()
-    code = play.main(
+    code = play_command.main(
         BASE + ["--no-color", "--opponents", "expert", "--partners", "greedy", "--seat", "1"],
         input_fn=lambda prompt: "1",
         output=output,
@@ -69,7 +70,7 @@ def test_play_a_whole_hand_to_the_score_sheet():
 def test_every_preset_can_be_played(variant, players):
     output = io.StringIO()
     argv = ["--variant", variant, "--players", str(players), "--seed", "1", "--no-color"]
-    assert play.main(argv, input_fn=lambda prompt: "1", output=output) == 0
+    assert play_command.main(argv, input_fn=lambda prompt: "1", output=output) == 0
     assert "hand over:" in output.getvalue()
 
 
@@ -97,7 +98,7 @@ def test_end_of_input_quits():
         raise EOFError
 
     output = io.StringIO()
-    assert play.main(BASE + ["--no-color"], input_fn=closed, output=output) == 0
+    assert play_command.main(BASE + ["--no-color"], input_fn=closed, output=output) == 0
     assert "quit." in output.getvalue()
 
 
@@ -106,7 +107,7 @@ def test_house_rule_runs_are_played_with_suits_shown():
     output = io.StringIO()
     argv = ["--variant", "spanish", "--players", "2", "--seed", "0", "--no-color"]
     argv += ["--rule", "sequences=true"]
-    assert play.main(argv, input_fn=lambda prompt: "1", output=output) == 0
+    assert play_command.main(argv, input_fn=lambda prompt: "1", output=output) == 0
     text = output.getvalue()
     assert "suits matter for 3s and runs" in text and "hand over:" in text
 

@@ -16,11 +16,11 @@ import pytest
 pytest.importorskip("ray", reason="Ray is not installed (extra 'scale': pip install -e '.[scale]')")
 torch = pytest.importorskip("torch", reason="torch is not installed (extra 'train')")
 
-from agents import play  # noqa: E402
 from agents.arena import run_arena  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
+from canasta_cli import play as play_command  # noqa: E402
+from canasta_cli.train import main as train_main  # noqa: E402
 from training import rllib_backend as rb  # noqa: E402
-from training.league import main as train_main  # noqa: E402
 from training.net import ModelFile, build, save  # noqa: E402
 
 ENV = {"variant": "classic", "players": 2, "seed": 3, "bots": {}, "network": 1.0}
@@ -189,7 +189,7 @@ def test_a_tiny_run_trains_exports_and_plays(local_ray, tmp_path, capsys):
     assert len(result.hands) == 2
     output = io.StringIO()
     argv = ["--players", "2", "--opponents", name, "--seed", "1", "--no-color"]
-    assert play.main(argv, input_fn=lambda prompt: "1", output=output) == 0
+    assert play_command.main(argv, input_fn=lambda prompt: "1", output=output) == 0
     assert "hand over:" in output.getvalue()
     # --resume continues from the checkpoint; its rate counts this session's steps only
     done = history[-1]["env_steps"]

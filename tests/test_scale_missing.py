@@ -10,7 +10,8 @@ import sys
 import pytest
 
 from agents import arena
-from training.league import main as train_main
+from canasta_cli import arena as arena_command
+from canasta_cli.train import main as train_main
 
 
 @pytest.fixture
@@ -25,7 +26,7 @@ def test_arena_on_ray_without_ray_names_the_extra(no_ray, tmp_path):
     with pytest.raises(ValueError, match=r"--ray needs Ray: pip install -e '\.\[scale\]'"):
         arena.run_arena(["random", "greedy"], num_players=2, hands=2, ray="local", plot=False)
     assert (
-        arena.main(
+        arena_command.main(
             [
                 "--agents",
                 "random",

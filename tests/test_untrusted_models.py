@@ -18,8 +18,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import arena
 from agents.registry import make_agent
+from canasta_cli import arena as arena_command
+from canasta_cli import play as play_command
 from training import net
 from training.agent import SHIPPED, load_agent
 
@@ -218,7 +219,7 @@ def test_a_truncated_member(tmp_path):
 def test_the_arena_reports_a_bad_model_file_in_one_line(tmp_path, capsys):
     path = _model(tmp_path / "m.npz", meta=b"[1]")
     argv = ["--players", "2", "--agents", f"ppo:{path}", "random", "--hands", "1"]
-    assert arena.main(argv + ["--out", str(tmp_path / "out"), "--no-progress"]) == 2
+    assert arena_command.main(argv + ["--out", str(tmp_path / "out"), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert err == f"canasta arena: model file {path}: meta is a JSON list, not an object\n"
 
@@ -270,17 +271,16 @@ def test_a_pickled_model_runs_code_only_when_trusted(tmp_path):
 
 def test_the_commands_refuse_a_pickled_model_without_the_flag(tmp_path, capsys):
     pytest.importorskip("sb3_contrib")
-    from agents import play
 
     marker = tmp_path / "marker.txt"
     path = _hostile_sb3_zip(tmp_path / "model.zip", marker)
     argv = ["--players", "2", "--agents", f"ppo:{path}", "random", "--hands", "1"]
-    assert arena.main(argv + ["--out", str(tmp_path / "out"), "--no-progress"]) == 2
+    assert arena_command.main(argv + ["--out", str(tmp_path / "out"), "--no-progress"]) == 2
     assert "--trust-pickle" in capsys.readouterr().err
-    assert arena.main(["--speed", "--agents", f"ppo:{path}"]) == 2
+    assert arena_command.main(["--speed", "--agents", f"ppo:{path}"]) == 2
     assert "--trust-pickle" in capsys.readouterr().err
     output = io.StringIO()
-    assert play.main(["--players", "2", "--opponents", f"ppo:{path}"], output=output) == 2
+    assert play_command.main(["--players", "2", "--opponents", f"ppo:{path}"], output=output) == 2
     assert "--trust-pickle" in output.getvalue()
     assert not marker.exists() and not (tmp_path / "out").exists()
 
@@ -303,7 +303,7 @@ def test_the_flag_reaches_the_arena_workers(tmp_path, capsys):
     copy = shutil.copy(SHIPPED["sb3-classic-2p"], tmp_path / "copy.zip")
     argv = ["--players", "2", "--agents", f"ppo:{copy}", "random", "--hands", "2", "--jobs", "2"]
     argv += ["--out", str(tmp_path / "out"), "--no-progress", "--no-plot", "--trust-pickle"]
-    assert arena.main(argv) == 0, capsys.readouterr().err
+    assert arena_command.main(argv) == 0, capsys.readouterr().err
     saved = json.loads((tmp_path / "out" / "results.json").read_text())
     assert len(saved["hands"]) == 2 and saved["partial"] is False
 

@@ -951,14 +951,3 @@ def run_stages(run: Run, stages, progress: bool = True) -> None:
                 _atomic_write(run.path / "imitation.json", json.dumps(report, indent=2) + "\n")
         if "ppo" in stages:
             Trainer(run, pool).train(progress=progress)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``canasta train ARGV``, for callers of this module: :func:`canasta_cli.train.main`."""
-    from canasta_cli.train import main as command
-
-    return command(argv)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
