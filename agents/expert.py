@@ -83,7 +83,6 @@ from agents.heuristics import (
     unseen_counts,
 )
 from canasta_env.actions import (
-    DISCARD,
     DRAW,
     MOVE_RUN,
     MOVES,
@@ -192,7 +191,7 @@ class ExpertAgent(Agent):
         if move is not None:
             return move
         action = self._choose_discard(view, discard_ids, rules)
-        kind = action - DISCARD
+        kind = MOVES[action].slot  # the kind discarded
         pot = list(view.pot_known)
         pot[kind] += 1
         self._pot_after_discard = pot
@@ -362,7 +361,7 @@ class ExpertAgent(Agent):
             pot_loss *= self.params.behind_pot_factor
 
         def cost(action: int) -> tuple[float, int]:
-            kind = action - DISCARD
+            kind = MOVES[action].slot  # the kind discarded
             keep = self._keep_value(view, kind, rules, unseen)
             risk = self._take_probability(view, kind, rules, unseen, pool)
             return keep + risk * pot_loss, action

@@ -36,7 +36,7 @@ from agents.heuristics import (
     take_probability,
     unseen_counts,
 )
-from canasta_env.actions import DISCARD, MOVE_RUN, MOVES
+from canasta_env.actions import MOVE_RUN, MOVES
 from canasta_env.cards import BLACK3, CARD_VALUES, JOKER, TWO
 from canasta_env.observation import ObservationView, decode_view
 from canasta_env.rules import Rules, make_rules
@@ -106,7 +106,7 @@ class GreedyAgent(Agent):
         pot_loss = POT_LOSS_BASE + POT_LOSS_PER_CARD * (view.pot_size + 1)
 
         def cost(action: int) -> tuple[float, int]:
-            kind = action - DISCARD
+            kind = MOVES[action].slot  # the kind discarded
             risk = take_probability(view, kind, rules, unseen, pool)
             return cls.keep_value(view, kind, unseen) + risk * pot_loss, action
 

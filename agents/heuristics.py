@@ -19,11 +19,10 @@ import math
 import numpy as np
 
 from canasta_env.actions import (
-    ADD_NATURAL,
-    DISCARD,
     DRAW,
     MOVE_DISCARD,
     MOVE_DRAW,
+    MOVE_KINDS,
     MOVE_MELD,
     MOVE_PASS,
     MOVE_RUN,
@@ -64,6 +63,7 @@ from canasta_env.rules import (
 #: Kinds of action ids, as the move table names them (:data:`MOVES`).
 KIND_DRAW, KIND_TAKE, KIND_PASS = MOVE_DRAW, MOVE_TAKE, MOVE_PASS
 KIND_DISCARD, KIND_MELD, KIND_RUN = MOVE_DISCARD, MOVE_MELD, MOVE_RUN
+_DRAW_PHASE_KINDS = (MOVE_DRAW, MOVE_TAKE, MOVE_PASS)
 
 #: Cards in a canasta (G-4); the same in every preset.
 CANASTA_SIZE = 7
@@ -151,9 +151,10 @@ def seats_of_team(view: ObservationView, team_offset: int) -> list[int]:
 def split_legal(action_mask: np.ndarray) -> tuple[list[int], list[int], list[int]]:
     """The legal ids of a mask as (draw-phase ids, meld moves, discards)."""
     legal = np.flatnonzero(action_mask).tolist()
-    draw = [a for a in legal if a < DISCARD]
-    discards = [a for a in legal if DISCARD <= a < ADD_NATURAL]
-    melds = [a for a in legal if a >= ADD_NATURAL]
+    kinds = [MOVE_KINDS[a] for a in legal]
+    draw = [a for a, kind in zip(legal, kinds) if kind in _DRAW_PHASE_KINDS]
+    discards = [a for a, kind in zip(legal, kinds) if kind == MOVE_DISCARD]
+    melds = [a for a, kind in zip(legal, kinds) if kind == MOVE_MELD or kind == MOVE_RUN]
     return draw, melds, discards
 
 
