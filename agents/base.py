@@ -81,7 +81,7 @@ def refused_action(
 
 
 #: The action of an agent at a table's turn; search agents get a determinized world first
-#: (:func:`canasta_env.engine.determinize.act_with_world`, shared with the Gymnasium env).
+#: (:func:`canasta_env.engine.determinize.act_with_world`, which ``Table.choose_action`` calls).
 choose_action = act_with_world
 
 
@@ -135,15 +135,16 @@ def play_hands(
             if terminated or truncated:
                 env.step(None)
                 continue
-            action = choose_action(agents[seat], env.game, obs["observation"], obs["action_mask"])
+            table = env.table
+            action = table.choose_action(agents[seat], obs["observation"], obs["action_mask"])
             try:
                 env.step(action)
             except IllegalActionError as error:
                 where = f" at step {steps} of the hand dealt with seed {deal_seed}"
                 raise refused_action(agents[seat], seat, error, where) from error
             steps += 1
-        game = env.game
-        scores = list(game.scores) if episode == "game" else [s["total"] for s in game.hand_scores]
+        table = env.table
+        scores = table.game_scores if episode == "game" else table.team_scores
         records.append(
             HandRecord(
                 seed=deal_seed,
@@ -151,8 +152,8 @@ def play_hands(
                 team_scores=scores,
                 seat_rewards=rewards,
                 steps=steps,
-                end_reason=game.end_reason,
-                went_out=game.went_out,
+                end_reason=table.end_reason,
+                went_out=table.went_out,
             )
         )
     return records

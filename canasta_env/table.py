@@ -14,7 +14,8 @@ a seat's view             ``view(seat)``: the observation
 stepping                  ``step(action)``: an illegal action raises the engine's
                           :class:`~canasta_env.engine.game.IllegalActionError` and changes
                           nothing
-the hand's outcome        ``hand_over``, ``end_reason``, ``team_scores``, ``outcome()``
+the hand's outcome        ``hand_over``, ``end_reason``, ``team_scores``, ``game_scores``,
+                          ``went_out``, ``outcome()``
                           (the env's end-of-hand info), ``seat_rewards(reward, scale,
                           episode)`` (the env's rewards, bit for bit), ``episode_ends``
 the next hand             ``next_hand()`` (the first player rotates one seat)
@@ -166,6 +167,16 @@ class Table:
     def team_scores(self) -> list[int]:
         """Each team's score for the hand that ended."""
         return [sheet["total"] for sheet in self.game.hand_scores]
+
+    @property
+    def game_scores(self) -> list[int]:
+        """Each team's total over the game's hands so far (a new list)."""
+        return list(self.game.scores)
+
+    @property
+    def went_out(self) -> int | None:
+        """The seat that went out to end the hand, if one did."""
+        return self.game.went_out
 
     def outcome(self) -> dict:
         """The end of the hand as the env's infos give it (new lists and dicts)."""

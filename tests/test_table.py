@@ -77,6 +77,8 @@ def test_seeded_hand_reaches_its_exact_outcome(
     assert table.legal_actions() == []
     assert table.end_reason == reason
     assert table.team_scores == scores
+    assert table.game_scores == scores  # the game's totals after its first hand
+    assert table.went_out == (0 if reason == "went out" else None)
     assert table.seat_rewards() == pytest.approx(score, abs=1e-12)
     assert table.seat_rewards("win") == win
     assert table.outcome() == {
