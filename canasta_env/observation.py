@@ -409,7 +409,6 @@ class ObservationBuilder:
         self.target = rules.target_score
         self.canasta_size = rules.canasta_size
         self.draw_count = rules.draw_count
-        self.frozen_for_unopened = bool(rules.frozen_for_unopened)
         # pot state (wild and not crossing, wild and crossing) by ``pot_wild``
         self.wild_flags = {
             False: (0, 0),
@@ -598,7 +597,7 @@ class ObservationBuilder:
             game.pot_hidden,
             *self.wild_flags[game.pot_wild],
             1 if NUM_NATURALS <= top < NUM_KINDS else 0,
-            1 if self.frozen_for_unopened and not opened else 0,
+            1 if game.pot_frozen_until_opened(my_team) else 0,  # C-9, asked of the engine
             *game.pot_known,
         ]
         teams = self._teams_bytes(my_team)
