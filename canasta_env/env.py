@@ -296,8 +296,7 @@ class raw_env(AECEnv):
         if table is None:
             raise RuntimeError("reset() must be called before step() or observe()")
         live = not self.terminations.get(agent, True) and not self.truncations.get(agent, True)
-        observation, mask = table.view(seat, live)
-        return {"observation": observation, "action_mask": mask}
+        return table.view(seat, live)
 
     def action_mask(self) -> np.ndarray:
         """The current mask of the agent to act (a new array)."""
@@ -341,9 +340,11 @@ class raw_env(AECEnv):
             self._hand_ended()
             self._rewards_set = True
             self._accumulate_rewards()
+            if not self.terminations[agent]:  # episode="game": the next hand is dealt
+                self.agent_selection = self.possible_agents[table.current]
         elif self.max_cycles is not None and self.num_moves >= self.max_cycles:
             self.truncations = {name: True for name in self.agents}
-        if not (self.terminations[agent] or self.truncations[agent]):
+        else:
             self.agent_selection = self.possible_agents[table.current]
         if self.render_mode == "human":
             self.render()

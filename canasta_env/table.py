@@ -7,10 +7,11 @@ in here. A table owns, for one game:
 
 ========================  ==================================================================
 seats                     ``seats`` (``range(num_players)``), ``current`` (the seat to act)
-a seat's view             ``view(seat)``: the observation
-                          (:class:`~canasta_env.observation.ObservationBuilder`, float32)
-                          and the action mask (int8, as PettingZoo envs use; all zero for a
-                          seat not to act); ``mask()``, ``legal_actions()``, ``is_legal()``
+a seat's view             ``view(seat)``: ``{"observation", "action_mask"}``, the
+                          observation (:class:`~canasta_env.observation.ObservationBuilder`,
+                          float32) and the action mask (int8, as PettingZoo envs use; all
+                          zero for a seat not to act); ``mask()``, ``legal_actions()``,
+                          ``is_legal()``
 stepping                  ``step(action)``: an illegal action raises the engine's
                           :class:`~canasta_env.engine.game.IllegalActionError` and changes
                           nothing
@@ -132,10 +133,10 @@ class Table:
         a seat not to act even on its turn (the turn fields zeroed)."""
         return self.observer.build(seat, to_act)
 
-    def view(self, seat: int, live: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """What ``seat`` sees: its observation and its mask (new arrays). The seat acts
-        when it is live (its episode not over), the hand is on and it is its turn; any
-        other seat gets an all-zero mask."""
+    def view(self, seat: int, live: bool = True) -> dict[str, np.ndarray]:
+        """What ``seat`` sees, as the faces give it: ``{"observation": ..., "action_mask":
+        ...}`` (new arrays). The seat acts when it is live (its episode not over), the hand
+        is on and it is its turn; any other seat gets an all-zero mask."""
         game = self.game
         to_act = live and seat == game.current and game.phase != PHASE_HAND_OVER
         if to_act:
@@ -145,7 +146,7 @@ class Table:
             mask = np.frombuffer(flags, MASK_DTYPE)
         else:
             mask = _ZERO_MASK.copy()
-        return self.observer.build(seat, to_act), mask
+        return {"observation": self.observer.build(seat, to_act), "action_mask": mask}
 
     # ------------------------------------------------------------------ stepping
     def step(self, action: int) -> None:

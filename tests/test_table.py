@@ -134,10 +134,10 @@ def test_stacked_deck_deals_the_named_hands_as_env_reset_does():
     env = canasta_env.raw_env(variant="classic", num_players=2)
     env.reset(seed=0, options={"deck": deck})
     assert same_state(env.game, table.game)
-    observation, mask = table.view(table.current)
+    view = table.view(table.current)
     seen = env.observe(env.agent_selection)
-    np.testing.assert_array_equal(seen["observation"], observation)
-    np.testing.assert_array_equal(seen["action_mask"], mask)
+    np.testing.assert_array_equal(seen["observation"], view["observation"])
+    np.testing.assert_array_equal(seen["action_mask"], view["action_mask"])
 
 
 def test_stacked_deck_plays_a_scripted_turn():
@@ -160,7 +160,8 @@ def test_masks_are_int8_exact_and_only_for_the_seat_to_act(variant, players):
         if table.hand_over:
             break
         for seat in table.seats:
-            observation, mask = table.view(seat)
+            view = table.view(seat)
+            observation, mask = view["observation"], view["action_mask"]
             assert observation.dtype == np.float32 and observation.shape == (OBS_SIZE,)
             assert mask.dtype == MASK_DTYPE == np.int8 and mask.shape == (NUM_ACTIONS,)
             if seat == table.current:
@@ -168,7 +169,7 @@ def test_masks_are_int8_exact_and_only_for_the_seat_to_act(variant, players):
                 np.testing.assert_array_equal(table.mask(), mask)
             else:
                 assert not mask.any()
-            _, dead = table.view(seat, live=False)
+            dead = table.view(seat, live=False)["action_mask"]
             assert dead.dtype == np.int8 and not dead.any()
         legal = table.legal_actions()
         table.step(legal[rng.randrange(len(legal))])
@@ -176,12 +177,12 @@ def test_masks_are_int8_exact_and_only_for_the_seat_to_act(variant, players):
 
 def test_views_are_new_arrays():
     table = Table(make_rules("classic"), 2, seed=5)
-    observation, mask = table.view(table.current)
-    observation[:] = 7.0
-    mask[:] = 0
-    again, mask_again = table.view(table.current)
-    assert mask_again.any()
-    assert not np.array_equal(again, observation)
+    view = table.view(table.current)
+    view["observation"][:] = 7.0
+    view["action_mask"][:] = 0
+    again = table.view(table.current)
+    assert again["action_mask"].any()
+    assert not np.array_equal(again["observation"], view["observation"])
 
 
 def test_mask_after_the_hand_is_all_zero():
@@ -189,7 +190,7 @@ def test_mask_after_the_hand_is_all_zero():
     play_out(table, random.Random(3))
     assert not table.mask().any()
     for seat in table.seats:
-        assert not table.view(seat)[1].any()
+        assert not table.view(seat)["action_mask"].any()
 
 
 @pytest.mark.parametrize("action", [str_to_action("pass"), 499, str_to_action("meld A A A")])
@@ -202,8 +203,8 @@ def test_illegal_action_raises_and_changes_nothing(action):
         table.step(action)
     assert state_snapshot(table.game) == before
     after = table.view(table.current)
-    np.testing.assert_array_equal(after[0], view[0])
-    np.testing.assert_array_equal(after[1], view[1])
+    for key in ("observation", "action_mask"):
+        np.testing.assert_array_equal(after[key], view[key])
 
 
 def test_copy_is_independent():
@@ -246,8 +247,8 @@ def test_world_for_depends_on_what_the_seat_sees_only(steps):
     twin = swap_hidden_card(table, seat)
     # positive control: the true games differ, and the seat sees the same in both
     assert not same_state(twin.game, table.game)
-    for mine, theirs in zip(table.view(seat), twin.view(seat)):
-        np.testing.assert_array_equal(mine, theirs)
+    for key, mine in table.view(seat).items():
+        np.testing.assert_array_equal(mine, twin.view(seat)[key])
     world = table.world_for(seat, random.Random(99))
     assert same_state(world, twin.world_for(seat, random.Random(99)))
     # the world keeps the seat's view and deals the rest again
@@ -278,8 +279,8 @@ def test_choose_action_gives_a_search_agent_a_world_not_the_game():
 
     table = Table(make_rules("classic"), 2, seed=5)
     agent = Searcher()
-    observation, mask = table.view(table.current)
-    action = table.choose_action(agent, observation, mask)
+    view = table.view(table.current)
+    action = table.choose_action(agent, view["observation"], view["action_mask"])
     assert action == table.legal_actions()[0]
     assert agent.seen is not None and agent.seen is not table.game
     want = table.world_for(table.current, random.Random(random.Random(4).getrandbits(64)))
