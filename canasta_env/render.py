@@ -101,6 +101,17 @@ def melds_text(game, team: int) -> str:
     return "  ".join(parts) if parts else "(no melds)"
 
 
+def count_text(count: int, noun: str) -> str:
+    """``1 card``, ``2 cards``: a count with its noun in the right number."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def seats_text(seats: list[int]) -> str:
+    """``player 0`` for a one-seat team, ``players 0, 2`` for partners."""
+    noun = "player" if len(seats) == 1 else "players"
+    return f"{noun} {', '.join(map(str, seats))}"
+
+
 def render_table(game, viewer: int | None = None, color: bool = False) -> str:
     """The table as text. ``viewer`` hides the other hands (None shows every hand)."""
     bold = _BOLD if color else ""
@@ -120,13 +131,13 @@ def render_table(game, viewer: int | None = None, color: bool = False) -> str:
     if pot and pot[-1] >= NUM_NATURALS and pot[-1] != RED3:
         state.append("blocked")
     top = card_text(pot[-1], color) if pot else "empty"
-    lines.append(f"pot: {top} ({len(pot)} cards{', ' + ', '.join(state) if state else ''})")
+    lines.append(f"pot: {top} ({count_text(len(pot), 'card')}{''.join(', ' + s for s in state)})")
     for team in range(game.num_teams):
         seats = [s for s in range(game.num_players) if game.team_of[s] == team]
         opened = "opened" if game.opened[team] else f"needs {game.need[team]}"
         runs = runs_text(game.escalas[team])
         lines.append(
-            f"team {team} (players {', '.join(map(str, seats))}) score {game.scores[team]}, "
+            f"team {team} ({seats_text(seats)}) score {game.scores[team]}, "
             f"{opened}, red 3s {game.red3[team]}: {melds_text(game, team)}"
             + (f"  runs: {runs}" if runs else "")
         )
@@ -137,7 +148,7 @@ def render_table(game, viewer: int | None = None, color: bool = False) -> str:
         elif viewer is None or viewer == seat:
             cards = hand_text(game.hands[seat], color)
         else:
-            cards = f"{game.hand_totals[seat]} cards"
+            cards = count_text(game.hand_totals[seat], "card")
         lines.append(f"{marker} player {seat}: {cards}")
     if game.phase == PHASE_HAND_OVER:
         lines.append(f"hand over ({game.end_reason})")
