@@ -49,6 +49,22 @@ Episode End
     outside 0..499, or an opponent's illegal action, always raises. At the end,
     ``info`` carries ``hand_scores``, ``scores`` and ``end_reason``.
 
+Vector Envs and Autoreset
+    Gymnasium's vector envs (``gym.make_vec``, ``SyncVectorEnv``, ``AsyncVectorEnv``)
+    autoreset in ``AutoresetMode.NEXT_STEP`` by default: the step that ends a
+    sub-env's episode returns its last observation, whose ``action_mask`` is all zero
+    (no action is legal once the episode is over), and the vector env's next step
+    ignores that sub-env's action and resets it. A masked sampler fed the batch as it
+    comes (a categorical over ``where(mask, logits, -inf)``) then samples from a row
+    with no legal action: NaN probabilities, an error or a garbage id. Wrap each sub-env
+    in :class:`SafeMask` (``gym.make_vec(..., wrappers=[SafeMask])``), or pass the
+    batch's masks through :func:`valid_mask`: a mask with no legal action gets
+    :data:`AUTORESET_ACTION` (``draw``, id 0) and nothing else. That id is harmless
+    because the autoreset step never plays it, and id 0 is inside the action space
+    for every variant. The transition across the reset is not a real one: drop it
+    from the training batch, as for any NEXT_STEP vector env. A single env is not
+    changed by this: ``step`` after the episode's end still raises until ``reset``.
+
 Arguments
     ``variant``, ``num_players``, ``reward``, ``reward_scale``, ``episode``,
     ``max_cycles``, ``illegal_reward`` and rules fields as keywords (house rules)
@@ -92,6 +108,7 @@ from importlib.metadata import entry_points
 import gymnasium as gym
 import numpy as np
 
+from canasta_env.actions import DRAW
 from canasta_env.engine.game import IllegalActionError
 from canasta_env.engine.state import team_of_seat
 from canasta_env.env import OPTIONS, action_index, check_options, is_integer, one_of, raw_env
@@ -122,6 +139,34 @@ GYM_OPTIONS: dict[str, tuple[str, Callable[[object], bool]]] = {
 }
 
 Opponent = Callable[[np.ndarray, np.ndarray], object]
+
+#: The one id :func:`valid_mask` sets in a mask with no legal action: ``draw``. Such a mask
+#: only comes at an episode's end, and the vector env's autoreset step ignores the action.
+AUTORESET_ACTION = DRAW
+
+
+def valid_mask(mask: np.ndarray) -> np.ndarray:
+    """The mask, or where it has no legal action a copy with only :data:`AUTORESET_ACTION`.
+
+    ``mask``: one mask (500,) or a batch (..., 500), any dtype; a batch is fixed row by
+    row. A mask with a legal action comes back as it is (the same array).
+    """
+    mask = np.asarray(mask)
+    empty = ~mask.any(axis=-1)
+    if not empty.any():
+        return mask
+    fixed = mask.copy()
+    fixed[..., AUTORESET_ACTION] = np.where(empty, 1, fixed[..., AUTORESET_ACTION])
+    return fixed
+
+
+class SafeMask(gym.ObservationWrapper):
+    """The env with :func:`valid_mask` applied to each observation's ``action_mask``: the
+    all-zero mask at an episode's end becomes ``draw`` alone (see the module doc,
+    Vector Envs and Autoreset). Wrap each sub-env of a vector env with it."""
+
+    def observation(self, observation: dict) -> dict:
+        return {**observation, "action_mask": valid_mask(observation["action_mask"])}
 
 
 def agent_name_resolver() -> Callable[..., object]:

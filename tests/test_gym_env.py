@@ -18,7 +18,14 @@ import canasta_env.gym_env as gym_env
 from agents.base import RandomAgent
 from agents.registry import make_agent
 from canasta_env.engine import IllegalActionError
-from canasta_env.gym_env import AGENT_NAMES_GROUP, ENV_ID, CanastaGymEnv
+from canasta_env.gym_env import (
+    AGENT_NAMES_GROUP,
+    AUTORESET_ACTION,
+    ENV_ID,
+    CanastaGymEnv,
+    SafeMask,
+    valid_mask,
+)
 
 NUM_ACTIONS = canasta_env.NUM_ACTIONS
 #: The "rgb_array" render needs canasta_env.image (the table renderer), merged separately.
@@ -151,6 +158,75 @@ def test_async_make_vec_steps_masked_random_actions():
         assert ends >= 1  # random play ends a 2-player hand in well under 120 decisions
     finally:
         envs.close()
+
+
+def _categorical(rng, masks) -> list[int]:
+    """A masked sampler as a policy samples: softmax over logits with -inf off the mask; a
+    row with no legal action gives NaN probabilities, and numpy refuses to sample them."""
+    logits = np.where(masks.astype(bool), 0.0, -np.inf)
+    with np.errstate(invalid="ignore"):
+        probs = np.exp(logits - logits.max(axis=-1, keepdims=True))
+        probs /= probs.sum(axis=-1, keepdims=True)
+    return [int(rng.choice(len(row), p=row)) for row in probs]
+
+
+def _sync_vector_env(wrap: bool) -> gym.vector.SyncVectorEnv:
+    def make():
+        env = CanastaGymEnv(variant="classic", num_players=2)
+        return SafeMask(env) if wrap else env
+
+    envs = gym.vector.SyncVectorEnv([make, make])
+    assert envs.metadata["autoreset_mode"] == gym.vector.AutoresetMode.NEXT_STEP
+    return envs
+
+
+def _play_vector(envs, steps: int) -> list[tuple[int, np.ndarray]]:
+    """Masked samples for ``steps`` steps; (sub-env, mask) of each row after an episode end."""
+    rng = np.random.default_rng(0)
+    obs, _ = envs.reset(seed=[3, 4])
+    after_end = []
+    for _ in range(steps):
+        obs, _, terminated, truncated, _ = envs.step(_categorical(rng, obs["action_mask"]))
+        after_end += [(i, obs["action_mask"][i].copy()) for i in np.flatnonzero(terminated)]
+    return after_end
+
+
+def test_the_autoreset_mask_crashes_a_masked_sampler_without_safe_mask():
+    """Positive control: at an episode's end the vector env hands over an all-zero mask."""
+    envs = _sync_vector_env(wrap=False)
+    with pytest.raises(ValueError, match="NaN"):
+        _play_vector(envs, 400)
+    envs.close()
+
+
+def test_safe_mask_lets_a_masked_sampler_through_autoresets():
+    envs = _sync_vector_env(wrap=True)
+    ends = _play_vector(envs, 400)
+    envs.close()
+    assert len(ends) >= 2  # random play ends a 2-player hand in well under 200 decisions
+    for _, mask in ends:  # the row the autoreset step ignores: draw alone
+        assert np.flatnonzero(mask).tolist() == [AUTORESET_ACTION]
+
+
+def test_make_vec_takes_safe_mask_as_a_wrapper():
+    envs = gym.make_vec(ENV_ID, num_envs=2, vectorization_mode="sync", wrappers=[SafeMask])
+    obs, _ = envs.reset(seed=[1, 2])
+    assert obs["action_mask"].any(axis=-1).all()
+    envs.close()
+
+
+def test_valid_mask_fixes_only_the_empty_rows():
+    legal = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    legal[[6, 9]] = 1
+    assert valid_mask(legal) is legal
+    empty = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    assert np.flatnonzero(valid_mask(empty)).tolist() == [AUTORESET_ACTION]
+    assert not empty.any()  # a copy: the env's array is not written
+    batch = np.stack([legal, empty]).astype(bool)
+    fixed = valid_mask(batch)
+    assert fixed.dtype == bool
+    assert np.array_equal(fixed[0], batch[0])
+    assert np.flatnonzero(fixed[1]).tolist() == [AUTORESET_ACTION]
 
 
 # ---------------------------------------------------------------------- behaviour
