@@ -25,9 +25,9 @@ from training.rollout import (  # noqa: E402
     Recorder,
     collect,
     evaluate_deals,
-    hand_reward,
     masked_choice,
     numpy_policy,
+    shaped_reward,
 )
 
 
@@ -41,14 +41,15 @@ def policy():
 
 
 def test_hand_reward_counts_the_hand_won_and_a_clipped_margin():
+    # (who won and the margin are the table's: tests/test_rollout_table.py)
     # team 0 scores 900, team 1 scores 400: won by 500
-    assert hand_reward([900, 400], 0, 0.25) == (1 + 0.25 * 0.5, 1, 500.0)
-    assert hand_reward([900, 400], 1, 0.25) == (-1 - 0.25 * 0.5, -1, -500.0)
+    assert shaped_reward(1, 500.0, 0.25) == 1 + 0.25 * 0.5
+    assert shaped_reward(-1, -500.0, 0.25) == -1 - 0.25 * 0.5
     # a 4000-point margin is clipped at 2000
-    assert hand_reward([4500, 500], 0, 0.25)[0] == 1 + 0.25 * 2.0
-    # three teams: the best other team decides the outcome, the mean the margin
-    assert hand_reward([500, 600, 100], 0, 0.0) == (-1, -1, 150.0)
-    assert hand_reward([300, 300], 1, 0.5) == (0.0, 0, 0.0)
+    assert shaped_reward(1, 4000.0, 0.25) == 1 + 0.25 * 2.0
+    # three teams 500, 600, 100: team 0 lost, by 150 over the others' mean
+    assert shaped_reward(-1, 150.0, 0.0) == -1
+    assert shaped_reward(0, 0.0, 0.5) == 0.0
 
 
 def test_masked_choice_never_picks_an_illegal_id():
@@ -112,7 +113,7 @@ def test_reward_credit_goes_to_the_learner_team_only(policy, players):
             game.apply(int(action))
         assert next(steps, None) is None  # no decision of another seat was recorded
         totals = [sheet["total"] for sheet in game.hand_scores]
-        assert totals == [sheet["total"] for sheet in slot.game.hand_scores]
+        assert totals == slot.table.team_scores
 
 
 def test_collect_puts_each_hand_reward_on_its_last_decision(policy):

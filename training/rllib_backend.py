@@ -5,7 +5,7 @@
 
 What it builds, on RLlib's new API stack (``ray[rllib]==2.60.0``, torch):
 
-* :class:`CanastaMultiAgentEnv`, an own ``MultiAgentEnv`` over the engine. Its
+* :class:`CanastaMultiAgentEnv`, an own ``MultiAgentEnv`` over the table. Its
   agents are named by role, not by seat: ``learner_i`` (the seats of the
   learning team, randomly team 0 or 1 each hand) and ``opponent_i``. Each hand
   the env draws the opponent: a bot (``random``, ``greedy``, ``expert``, played
@@ -13,7 +13,9 @@ What it builds, on RLlib's new API stack (``ray[rllib]==2.60.0``, torch):
   seats it hands to RLlib as ``opponent_i``. Only the agent to move gets an
   observation, ``{"observations": 686 floats, "action_mask": 500 0/1}``; the
   reward comes when the hand ends (:func:`training.rollout.hand_reward`: won or
-  lost plus a clipped margin), for every agent that played.
+  lost plus a clipped margin, from the table's outcome), for every agent that
+  played. The hand is a :class:`~canasta_env.table.Table` and its bots act
+  through ``Table.choose_action`` (a search bot gets a determinized world).
 * :class:`MaskedPolicyModule`, a ``TorchRLModule`` with the value-function API
   wrapping this project's own network (:func:`training.net.build`): illegal
   ids get -1e9 logits, so they are never sampled and the terminal observation
@@ -61,10 +63,10 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from canasta_env.actions import NUM_ACTIONS
-from canasta_env.engine.game import PHASE_HAND_OVER, Game
 from canasta_env.jsonfile import read_json_file
-from canasta_env.observation import OBS_SIZE, ObservationBuilder
+from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import check_player_count, make_rules
+from canasta_env.table import Table
 from training.rollout import hand_reward
 
 BOTS = ("random", "greedy", "expert")
@@ -138,7 +140,7 @@ class CanastaMultiAgentEnv(MultiAgentEnv):
         )
         self.observation_spaces = dict.fromkeys(roles, space)
         self.action_spaces = dict.fromkeys(roles, gym.spaces.Discrete(NUM_ACTIONS))
-        self.game: Game | None = None
+        self.table: Table | None = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         from agents.registry import make_agent
@@ -148,8 +150,7 @@ class CanastaMultiAgentEnv(MultiAgentEnv):
             # 2's env 0 get the same number: the runner's index keeps their hands apart
             self.rng = np.random.default_rng([seed, self.worker])
         deal_seed = int(self.rng.integers(2**62))
-        self.game = Game(self.rules, self.num_players, seed=deal_seed)
-        self.observer = ObservationBuilder(self.game)
+        self.table = Table(self.rules, self.num_players, seed=deal_seed)
         self.learner_team = int(self.rng.integers(2))
         kind = self.kinds[int(self.rng.choice(len(self.kinds), p=self.kind_weights))]
         self.opponent = kind
@@ -157,7 +158,7 @@ class CanastaMultiAgentEnv(MultiAgentEnv):
         self.bots: dict[int, object] = {}
         counts = [0, 0]
         for seat in range(self.num_players):
-            team = self.game.team_of[seat]
+            team = self.table.team_of[seat]
             learner = team == self.learner_team
             index = counts[learner]
             counts[learner] += 1
@@ -172,40 +173,37 @@ class CanastaMultiAgentEnv(MultiAgentEnv):
         return self._observe(), {}
 
     def _observation(self, seat: int, to_act: bool = True) -> dict:
-        mask = np.zeros(NUM_ACTIONS, dtype=np.float32)
-        if to_act:
-            mask[self.game.legal_actions()] = 1.0
-        return {"observations": self.observer.build(seat), "action_mask": mask}
+        table = self.table
+        mask = table.mask().astype(np.float32) if to_act else np.zeros(NUM_ACTIONS, np.float32)
+        return {"observations": table.observation(seat), "action_mask": mask}
 
     def _observe(self) -> dict:
-        seat = self.game.current
+        seat = self.table.current
         return {self.role_of[seat]: self._observation(seat)}
 
     def _play_bots(self) -> None:
-        game = self.game
-        while game.phase != PHASE_HAND_OVER and game.current in self.bots:
-            seat = game.current
-            observation = self._observation(seat)
-            mask = observation["action_mask"].astype(np.int8)
-            game.apply(int(self.bots[seat].act(observation["observations"], mask)))
+        table = self.table
+        while not table.hand_over and table.current in self.bots:
+            seat = table.current
+            action = table.choose_action(self.bots[seat], table.observation(seat), table.mask())
+            table.step(int(action))
 
     def step(self, action_dict: dict):
-        seat = self.game.current
+        seat = self.table.current
         role = self.role_of[seat]
-        self.game.apply(int(action_dict[role]))
+        self.table.step(int(action_dict[role]))
         self.played.add(role)
         self._play_bots()
-        if self.game.phase != PHASE_HAND_OVER:
+        if not self.table.hand_over:
             observations = self._observe()
             # RLlib wants a reward with every observation after an agent's first action
             rewards = {r: 0.0 for r in observations if r in self.played}
             return observations, rewards, {"__all__": False}, {"__all__": False}, {}
-        totals = [sheet["total"] for sheet in self.game.hand_scores]
         observations, rewards, infos = {}, {}, {}
         for seat, role in self.role_of.items():
             if role not in self.played:
                 continue
-            reward, outcome, diff = hand_reward(totals, self.game.team_of[seat], self.score_coef)
+            reward, outcome, diff = hand_reward(self.table, seat, self.score_coef)
             observations[role] = self._observation(seat, to_act=False)
             rewards[role] = reward
             infos[role] = {"outcome": outcome, "diff": diff, "opponent": self.opponent}

@@ -15,10 +15,19 @@ Who plays a seat is a *controller*:
 
 Every seat of a team has the same controller (both partners at 4 players). A
 hand's trajectory for a learner team is its decisions in order; the reward
-comes when the hand ends (:func:`hand_reward`) and is put on the team's last
-decision, so no move of another seat is ever credited to the learner.
-:class:`Recorder` plays bots only and records the decisions of chosen ones
-(the imitation data set).
+comes when the hand ends (:func:`hand_reward`, from the table's outcome) and is
+put on the team's last decision, so no move of another seat is ever credited to
+the learner. :class:`Recorder` plays bots only and records the decisions of
+chosen ones (the imitation data set).
+
+Each hand is a :class:`~canasta_env.table.Table`: views, masks and steps come from
+it and every bot (a shadow teacher too) acts through ``Table.choose_action``, so a
+search agent gets a determinized world as at any other table. The hands are a list
+of tables, not a :class:`~canasta_env.table.BatchedTable`: one batch mixes variants
+and player counts, deals each hand from a seed the job draws (or a duplicate deal's),
+and plays a hand's bot seats through until a network must act, while a batched
+table holds one rules object and player count, numbers its own deals and steps
+every table once per step.
 
 :func:`worker_main` serves these jobs over a pipe; :class:`WorkerPool` starts
 the workers with the ``spawn`` method (no state inherited from a parent that
@@ -34,30 +43,41 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from canasta_env.actions import NUM_ACTIONS
-from canasta_env.engine.game import PHASE_HAND_OVER, Game, teams_of
-from canasta_env.observation import OBS_SIZE, ObservationBuilder
+from canasta_env.engine.game import teams_of
+from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import make_rules
+from canasta_env.table import Table
 from training.agent import PolicyWeights
 
 #: Controllers: ("learner",), ("snapshot", key), ("bot", name).
 LEARNER = ("learner",)
 
 
-def hand_reward(totals: Sequence[int], team: int, score_coef: float) -> tuple[float, int, float]:
-    """(reward, outcome, diff) of ``team`` for a finished hand.
+#: The margin of a hand is counted in units of this many points, clipped to +-MARGIN_CLIP.
+MARGIN_POINTS = 1000.0
+MARGIN_CLIP = 2.0
 
-    ``outcome`` is +1 / 0 / -1 for the best / tied-best / a lower hand score;
-    ``diff`` is the team's score minus the other teams' mean. The reward is the
-    outcome plus ``score_coef`` times ``diff / 1000`` clipped to [-2, 2]: the
-    hand is won or lost (what the arena counts), and the margin breaks ties
-    between two wins without letting a 5000-point hand drown the rest.
+
+def shaped_reward(outcome: int, diff: float, score_coef: float) -> float:
+    """The recipe's reward for a hand: ``outcome`` plus ``score_coef`` times
+    ``diff / 1000`` clipped to [-2, 2]. The hand is won or lost (what the arena
+    counts), and the margin breaks ties between two wins without letting a
+    5000-point hand drown the rest."""
+    margin = max(-MARGIN_CLIP, min(MARGIN_CLIP, diff / MARGIN_POINTS))
+    return outcome + score_coef * margin
+
+
+def hand_reward(table: Table, seat: int, score_coef: float) -> tuple[float, int, float]:
+    """(reward, outcome, diff) of ``seat``'s team for the hand that ended at ``table``.
+
+    Both parts are the table's: ``outcome`` is its ``"win"`` reward (+1 / 0 / -1 for
+    the best alone / a tied best / a lower hand score), ``diff`` its ``"score"``
+    reward in points (the team's hand score minus the other teams' mean);
+    the reward is :func:`shaped_reward` of the two.
     """
-    mine = totals[team]
-    others = [s for t, s in enumerate(totals) if t != team]
-    best = max(others)
-    outcome = 1 if mine > best else (0 if mine == best else -1)
-    diff = mine - sum(others) / len(others)
-    return outcome + score_coef * max(-2.0, min(2.0, diff / 1000.0)), outcome, diff
+    outcome = int(table.seat_rewards("win", episode="hand")[seat])
+    diff = table.seat_rewards("score", reward_scale=1.0)[seat]
+    return shaped_reward(outcome, diff, score_coef), outcome, diff
 
 
 # ---------------------------------------------------------------------- policies
@@ -86,9 +106,8 @@ def masked_choice(
 class _Slot:
     """One hand in progress."""
 
-    game: Game
-    observer: ObservationBuilder
-    table: tuple[str, int]
+    table: Table
+    kind: tuple[str, int]  # (variant, players)
     controllers: list[tuple]  # per seat
     bots: dict[int, object]  # seat -> Agent
     label: str
@@ -125,15 +144,15 @@ class HandRunner:
         from agents.registry import make_agent
 
         variant, players = table
-        game = Game(self._rules_of(variant), players, seed=deal_seed)
-        controllers = [team_controllers[game.team_of[seat]] for seat in range(players)]
+        hand = Table(self._rules_of(variant), players, seed=deal_seed)
+        controllers = [team_controllers[hand.team_of[seat]] for seat in hand.seats]
         bots = {}
         for seat, controller in enumerate(controllers):
             if controller[0] == "bot":
                 bot = make_agent(controller[1], seed=bot_seed + seat)
-                bot.reset(seat, players, game.rules)
+                bot.reset(seat, players, hand.rules)
                 bots[seat] = bot
-        slot = _Slot(game, ObservationBuilder(game), table, controllers, bots, label, deal_seed)
+        slot = _Slot(hand, table, controllers, bots, label, deal_seed)
         slot.info["bot_seed"] = bot_seed
         for team, controller in enumerate(team_controllers):
             if controller == LEARNER:
@@ -142,7 +161,7 @@ class HandRunner:
             for seat, controller in enumerate(controllers):
                 if controller == LEARNER:
                     bot = make_agent(teacher, seed=bot_seed + 101 + seat)
-                    bot.reset(seat, players, game.rules)
+                    bot.reset(seat, players, hand.rules)
                     slot.teachers[seat] = bot
         return slot
 
@@ -174,26 +193,22 @@ class HandRunner:
             waiting: dict[object, list[tuple[_Slot, np.ndarray, np.ndarray]]] = {}
             still: list[_Slot] = []
             for slot in slots:
-                game = slot.game
-                while game.phase != PHASE_HAND_OVER:
-                    seat = game.current
-                    controller = slot.controllers[seat]
-                    if controller[0] != "bot":
+                table = slot.table
+                while not table.hand_over:
+                    bot = slot.bots.get(table.current)
+                    if bot is None:
                         break
-                    obs = slot.observer.build(seat)
-                    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-                    mask[game.legal_actions()] = 1
-                    game.apply(int(slot.bots[seat].act(obs, mask)))
-                if game.phase == PHASE_HAND_OVER:
+                    obs = table.observation(table.current)
+                    table.step(int(table.choose_action(bot, obs, table.mask())))
+                if table.hand_over:
                     on_done(slot)
                     continue
                 still.append(slot)
-                seat = game.current
+                seat = table.current
                 controller = slot.controllers[seat]
                 key = "learner" if controller == LEARNER else controller[1]
-                mask = np.zeros(NUM_ACTIONS, dtype=bool)
-                mask[game.legal_actions()] = True
-                waiting.setdefault(key, []).append((slot, slot.observer.build(seat), mask))
+                mask = table.mask().view(bool)
+                waiting.setdefault(key, []).append((slot, table.observation(seat), mask))
             slots = still
             for key, items in waiting.items():
                 obs = np.stack([item[1] for item in items])
@@ -201,15 +216,15 @@ class HandRunner:
                 logits = policies[key].logits(obs)
                 actions, logp = masked_choice(logits, masks, rng)
                 for (slot, o, m), action, lp in zip(items, actions, logp):
-                    game = slot.game
+                    table = slot.table
                     if record and key == "learner":
-                        seat = game.current
+                        seat = table.current
                         shadow = slot.teachers.get(seat)
-                        label = -1 if shadow is None else int(shadow.act(o, m))
-                        slot.traj[game.team_of[seat]].append(
+                        label = -1 if shadow is None else int(table.choose_action(shadow, o, m))
+                        slot.traj[table.team_of[seat]].append(
                             (seat, o, m, int(action), float(lp), label)
                         )
-                    game.apply(int(action))
+                    table.step(int(action))
 
 
 # ---------------------------------------------------------------------- jobs
@@ -273,11 +288,10 @@ def collect(
         )
 
     def on_done(slot: _Slot):
-        totals = [sheet["total"] for sheet in slot.game.hand_scores]
-        for team, traj in slot.traj.items():
+        for traj in slot.traj.values():
             if not traj:
                 continue
-            reward, outcome, diff = hand_reward(totals, team, score_coef)
+            reward, outcome, diff = hand_reward(slot.table, traj[0][0], score_coef)
             for _seat, o, m, a, lp, label in traj:
                 out["obs"].append(o)
                 out["masks"].append(m)
@@ -289,7 +303,7 @@ def collect(
             out["rewards"][-1] = reward
             dones[-1] = True
             if slot.label != "self":
-                results.append((f"{slot.table[0]}-{slot.table[1]}p", slot.label, outcome, diff))
+                results.append((f"{slot.kind[0]}-{slot.kind[1]}p", slot.label, outcome, diff))
 
     runner.run(make_slot, policies, rng, record=True, on_done=on_done)
     n = len(out["actions"])
@@ -335,8 +349,8 @@ def evaluate_deals(
         return slot
 
     def on_done(slot: _Slot):
-        totals = [sheet["total"] for sheet in slot.game.hand_scores]
-        _, outcome, diff = hand_reward(totals, slot.info["team"], 0.0)
+        seat = slot.table.team_of.index(slot.info["team"])
+        _, outcome, diff = hand_reward(slot.table, seat, 0.0)
         results.append((slot.deal_seed, outcome, diff))
 
     runner.run(make_slot, policies, None, record=False, on_done=on_done)
@@ -387,14 +401,14 @@ class Recorder:
             slot.info["log"] = []
             # wrap the teacher's bots so that their decisions are recorded
             for seat, bot in list(slot.bots.items()):
-                if slot.game.team_of[seat] == teacher_team:
+                if slot.table.team_of[seat] == teacher_team:
                     slot.bots[seat] = _Recording(bot, slot.info["log"])
             count["steps"] += 55 * (table[1] // teams_n)
             return slot
 
         def on_done(slot: _Slot):
-            totals = [sheet["total"] for sheet in slot.game.hand_scores]
-            reward, _, _ = hand_reward(totals, slot.info["teacher_team"], score_coef)
+            seat = slot.table.team_of.index(slot.info["teacher_team"])
+            reward, _, _ = hand_reward(slot.table, seat, score_coef)
             for o, m, a in slot.info["log"]:
                 obs.append(o)
                 masks.append(m)
@@ -411,11 +425,17 @@ class Recorder:
 
 
 class _Recording:
-    """A bot whose (observation, mask, action) triples are appended to ``log``."""
+    """A bot whose (observation, mask, action) triples are appended to ``log``; every
+    other attribute is the bot's (a search bot's ``see_world`` and ``rng`` included)."""
 
     def __init__(self, bot, log: list):
         self.bot = bot
         self.log = log
+
+    def __getattr__(self, name: str):
+        if name in ("bot", "log"):  # not set yet (a copy being built): not the bot's
+            raise AttributeError(name)
+        return getattr(self.bot, name)
 
     def act(self, observation, action_mask):
         action = int(self.bot.act(observation, action_mask))

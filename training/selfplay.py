@@ -43,6 +43,7 @@ from canasta_env.engine.game import team_of_seat
 from canasta_env.gym_env import CanastaGymEnv
 from canasta_env.observation import OBS_SIZE
 from training.agent import PolicyAgent, PolicyWeights
+from training.rollout import hand_reward
 
 VARIANTS = ("classic", "canastone", "spanish", "italian")
 
@@ -215,13 +216,12 @@ class SelfPlayEnv(CanastaGymEnv):
             num_players=self.table[1],
             opponent=self.opponent_label,
         )
-        if self._over and self.aec.game.hand_scores:
-            totals = [sheet["total"] for sheet in self.aec.game.hand_scores]
-            mine = totals[self.learner_team]
-            others = [t for i, t in enumerate(totals) if i != self.learner_team]
-            info["team_scores"] = totals
-            info["score_diff"] = mine - sum(others) / len(others)
-            info["win"] = 1.0 if mine > max(others) else 0.5 if mine == max(others) else 0.0
+        table = self.aec.table
+        if self._over and table is not None and table.hand_over:
+            _, outcome, diff = hand_reward(table, self.seat, 0.0)
+            info["team_scores"] = table.team_scores
+            info["score_diff"] = diff
+            info["win"] = (outcome + 1) / 2  # a tie counts half
         return info
 
     def step(self, action):
