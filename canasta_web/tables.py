@@ -1,6 +1,8 @@
 """Table sessions: a live game against bots, and a replay to step through.
 
-A :class:`LiveTable` holds one game, the human's seat and a bot in every other seat.
+A :class:`LiveTable` holds one game (a :class:`~canasta_env.table.Table`: every table
+here plays and views its game through one, never stepping the engine itself), the
+human's seat and a bot in every other seat.
 The server decides everything: the browser sends an action id with the table's
 ``version``; a stale version, an action out of turn or an illegal one raises
 :class:`TableError` (an HTTP 4xx) and changes nothing. Bots move one at a time
@@ -29,18 +31,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from agents.base import choose_action
 from agents.registry import loader_prefixes, make_agent, reseed
 from agents.schedule import agent_seed
 from canasta_env.actions import ACTION_TEXTS, NUM_ACTIONS
 from canasta_env.engine.game import Game, IllegalActionError
-from canasta_env.engine.state import PHASE_HAND_OVER
 from canasta_env.jsonfile import read_json_file
-from canasta_env.observation import ObservationBuilder
 from canasta_env.replay import Replay
 from canasta_env.rules import check_player_count, make_rules
+from canasta_env.table import Table
 from canasta_web.views import seat_view
 
 #: The seat name of the person at a live table.
@@ -195,7 +193,7 @@ class LiveTable:
             if seat != self.seat
         }
         try:
-            self.game = Game(self.rules, len(seats), seed=self.seed)
+            self.table = Table(self.rules, len(seats), seed=self.seed)
         except ValueError as error:
             raise TableError(400, str(error)) from None
         self.version = 0
@@ -207,19 +205,29 @@ class LiveTable:
         self._start_hand()
 
     def _start_hand(self) -> None:
-        self.builder = ObservationBuilder(self.game)
         for seat, bot in self.bots.items():
-            bot.reset(seat, self.game.num_players, self.rules)
+            bot.reset(seat, self.table.num_players, self.rules)
         self.events = []
 
     # -------------------------------------------------------------- queries
     @property
+    def game(self) -> Game:
+        """The engine's game under the table (what the page's view is drawn from)."""
+        return self.table.game
+
+    @game.setter
+    def game(self, game: Game) -> None:
+        # seats ``game`` at a table of its own: the hidden-information tests show a copy
+        # of a live table with a world redealt from the viewer's seat
+        self.table = Table.from_game(game)
+
+    @property
     def waiting_for(self) -> str:
         """Who the table waits for: ``you``, ``bot``, ``next hand`` or ``game over``."""
-        game = self.game
-        if game.phase == PHASE_HAND_OVER:
-            return "game over" if game.game_over else "next hand"
-        return HUMAN if game.current == self.seat else "bot"
+        table = self.table
+        if table.hand_over:
+            return "game over" if table.episode_ends("game") else "next hand"
+        return HUMAN if table.current == self.seat else "bot"
 
     def view(self) -> dict:
         view = seat_view(self.game, self.seat, self._labels(), open_view=False, legal=True)
@@ -254,7 +262,7 @@ class LiveTable:
             raise TableError(409, f"it is not your turn (the table waits for {self.waiting_for})")
         if not 0 <= action < NUM_ACTIONS:
             raise TableError(400, f"action id {action} is outside 0..{NUM_ACTIONS - 1}")
-        if not self.game.is_legal(action):
+        if not self.table.is_legal(action):
             reason = self.game.explain_illegal(action)
             raise TableError(400, f"illegal action {action} ({ACTION_TEXTS[action]!r}): {reason}")
         self._apply(self.seat, action)
@@ -269,12 +277,11 @@ class LiveTable:
                 raise TableError(409, f"no bot is to move (the table waits for {self.waiting_for})")
             if self.thinking is not None:
                 raise TableError(409, "a bot of this table is still thinking; try again soon")
-            game = self.game
-            seat = game.current
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-            mask[game.legal_actions()] = 1
-            observation = self.builder.build(seat)
-            world = game.copy()
+            table = self.table
+            seat = table.current
+            mask = table.mask()
+            observation = table.observation(seat)
+            world = table.copy()
             thought = self.thinking = _Thought()
         try:
             action = thought.think(self, thinking, self.bots[seat], world, observation, mask)
@@ -287,7 +294,7 @@ class LiveTable:
             self.thinking = None
             if self.version != version:  # cannot happen: nothing moves while a bot thinks
                 raise TableError(409, "the table changed while its bot thought; reload it")
-            if not game.is_legal(action):
+            if not table.is_legal(action):
                 raise TableError(
                     500, f"bot {self.names[seat]!r} in seat {seat} chose illegal action {action}"
                 )
@@ -297,13 +304,13 @@ class LiveTable:
         self.check_version(version)
         if self.waiting_for != "next hand":
             raise TableError(409, f"the hand is not over (the table waits for {self.waiting_for})")
-        self.game.next_hand()
+        self.table.next_hand()
         self.version += 1
         self._start_hand()
 
     def _apply(self, seat: int, action: int) -> None:
         try:
-            self.game.apply(action)
+            self.table.step(action)
         except IllegalActionError as error:  # is_legal said yes: a bug, but change nothing
             raise TableError(400, str(error)) from None
         self.version += 1
@@ -354,13 +361,15 @@ class _Thought:
         self.abandoned = False
 
     def think(
-        self, table: LiveTable, thinking: Thinking, bot, world: Game, observation, mask
+        self, table: LiveTable, thinking: Thinking, bot, world: Table, observation, mask
     ) -> int:
+        """The bot's action at ``world`` (a copy of the live table, so a search bot's
+        world is drawn from a copy and the live game is never touched meanwhile)."""
         thinking.take()
 
         def run() -> None:
             try:
-                self.action = int(choose_action(bot, world, observation, mask))
+                self.action = int(world.choose_action(bot, observation, mask))
             except BaseException as error:  # noqa: BLE001 - handed to the request
                 self.error = error
             finally:
@@ -408,7 +417,7 @@ class Position:
 class ReplayTable:
     """A recorded game to step through, from one seat or with every hand open.
 
-    It keeps a copy of the game every :data:`CHECKPOINT_EVERY` positions and plays
+    It keeps a copy of the table every :data:`CHECKPOINT_EVERY` positions and plays
     forward from the nearest one, so a long replay costs little memory.
     """
 
@@ -422,46 +431,46 @@ class ReplayTable:
         self.title = title
         self.names = names or [f"player {s}" for s in range(replay.num_players)]
         self.positions: list[Position] = []
-        self.checkpoints: dict[int, Game] = {}
+        self.checkpoints: dict[int, Table] = {}
         self._record_positions()
         self.lock = threading.Lock()
 
     def _record_positions(self) -> None:
         """Every deal and every action, checking that each can be played (ValueError)."""
         replay = self.replay
-        game = Game(replay.rules, replay.num_players, seed=replay.seed, deck=replay.deck)
-        self._add(game, Position(0, None, None, "deal of hand 1"))
+        table = Table(replay.rules, replay.num_players, seed=replay.seed, deck=replay.deck)
+        self._add(table, Position(0, None, None, "deal of hand 1"))
         for hand, actions in enumerate(replay.actions):
             if hand:
-                if not game.hand_over or game.game_over:
+                if not table.hand_over or table.episode_ends("game"):
                     raise ValueError(f"invalid replay: hand {hand} cannot be dealt")
-                game.next_hand()
-                self._add(game, Position(hand, None, None, f"deal of hand {hand + 1}"))
+                table.next_hand()
+                self._add(table, Position(hand, None, None, f"deal of hand {hand + 1}"))
             for step, action in enumerate(actions):
-                seat = game.current
+                seat = table.current
                 try:
-                    game.apply(action)
+                    table.step(action)
                 except IllegalActionError as error:
                     raise ValueError(
                         f"invalid replay: hand {hand}, move {step}: action {action}: {error}"
                     ) from None
-                self._add(game, Position(hand, seat, action, ACTION_TEXTS[action]))
+                self._add(table, Position(hand, seat, action, ACTION_TEXTS[action]))
 
-    def _add(self, game: Game, position: Position) -> None:
+    def _add(self, table: Table, position: Position) -> None:
         if len(self.positions) % CHECKPOINT_EVERY == 0:
-            self.checkpoints[len(self.positions)] = game.copy()
+            self.checkpoints[len(self.positions)] = table.copy()
         self.positions.append(position)
 
     def game_at(self, position: int) -> Game:
         """The game at ``position``, played forward from the nearest checkpoint."""
         start = position - position % CHECKPOINT_EVERY
-        game = self.checkpoints[start].copy()
+        table = self.checkpoints[start].copy()
         for here in self.positions[start + 1 : position + 1]:
             if here.action is None:
-                game.next_hand()
+                table.next_hand()
             else:
-                game.apply(here.action)
-        return game
+                table.step(here.action)
+        return table.game
 
     def view(self, position: int, viewer: int, open_view: bool) -> dict:
         last = len(self.positions) - 1
@@ -537,24 +546,21 @@ def arena_replay(
         reseed(agent, agent_seed(*keys, seat))
         agent.reset(seat, num_players, rules)
         agents.append(agent)
-    game = Game(rules, num_players, seed=deal_seed)
-    builder = ObservationBuilder(game)
+    table = Table(rules, num_players, seed=deal_seed)
     actions = []
     deadline = None if seconds is None else time.monotonic() + seconds
-    while not game.hand_over:
+    while not table.hand_over:
         if deadline is not None and time.monotonic() > deadline:
             raise TableError(
                 503,
                 f"hand {hand} takes longer than {seconds:g} s to play again on this server; "
                 "open it with: canasta serve --arena DIR --hand N",
             )
-        seat = game.current
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        mask[game.legal_actions()] = 1
-        action = int(choose_action(agents[seat], game, builder.build(seat), mask))
-        game.apply(action)
+        seat = table.current
+        action = int(table.choose_action(agents[seat], table.observation(seat), table.mask()))
+        table.step(action)
         actions.append(action)
-    scores = [sheet["total"] for sheet in game.hand_scores]
+    scores = table.team_scores
     if scores != record.get("team_scores") or len(actions) != record.get("steps"):
         raise ValueError(
             f"hand {hand} played again gives scores {scores} in {len(actions)} steps, but the "
