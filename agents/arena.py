@@ -45,7 +45,7 @@ from dataclasses import asdict, dataclass
 from itertools import combinations
 from pathlib import Path
 
-from agents.base import choose_action, refused_action
+from agents.base import refused_action
 from agents.registry import make_agent, registered_factories
 from agents.schedule import (
     ArenaInterrupted,
@@ -59,6 +59,7 @@ from agents.schedule import (
 from agents.stats import mean_interval, wilson_interval
 from canasta_env.engine.game import IllegalActionError, teams_of
 from canasta_env.rules import check_player_count, make_rules
+from canasta_env.table import Table
 
 
 @dataclass
@@ -370,33 +371,28 @@ def measure_speed(
     seed: int = 0,
     trust_pickle: bool = False,
 ) -> dict:
-    """Decisions per second of one agent kind playing every seat (time inside ``act``)."""
-    import canasta_env
-
-    env = canasta_env.raw_env(variant=variant, num_players=num_players)
+    """Decisions per second of one agent kind playing every seat (time inside ``act``),
+    over hands played on a :class:`~canasta_env.table.Table`."""
+    rules = make_rules(variant)
+    check_player_count(rules, num_players)
     agents = [
         make_agent(name, seed=seed + seat, trust_pickle=trust_pickle) for seat in range(num_players)
     ]
     decisions = 0
     spent = 0.0
     for k in range(hands):
-        env.reset(seed=deck_seed(seed, k))
+        table = Table(rules, num_players, seed=deck_seed(seed, k))
         for seat, agent in enumerate(agents):
-            agent.reset(seat, num_players, env.rules)
-        for agent_name in env.agent_iter():
-            observation, _reward, terminated, truncated, _info = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            seat = env.agent_name_mapping[agent_name]
+            agent.reset(seat, num_players, rules)
+        while not table.hand_over:
+            seat = table.current
+            observation, mask = table.observation(seat), table.mask()
             start = time.perf_counter()
-            action = choose_action(
-                agents[seat], env.game, observation["observation"], observation["action_mask"]
-            )
+            action = table.choose_action(agents[seat], observation, mask)
             spent += time.perf_counter() - start
             decisions += 1
             try:
-                env.step(action)
+                table.step(action)
             except IllegalActionError as error:
                 raise refused_action(agents[seat], seat, error) from error
     return {

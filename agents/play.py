@@ -1,10 +1,14 @@
 """A hand in the terminal against bots (:func:`play_hand`); its command line,
 ``canasta play``, is :mod:`canasta_cli.play`.
 
-The table is drawn from your seat (other hands hidden). On your turn the legal
-moves are listed as a numbered menu; type a number or an action in words
-(``draw``, ``take``, ``meld K K K``, ``add 2 to K``, ``discard 7``). An illegal
-action is refused with the reason and you are asked again. ``q`` quits,
+The hand is played on a :class:`~canasta_env.table.Table`. The table is drawn
+from your seat (other hands hidden). On your turn the legal moves are listed as
+a numbered menu; type a number or an action in words (``draw``, ``take``,
+``meld K K K``, ``add 2 to K``, ``discard 7``). An illegal action is refused
+with the engine's reason and you are asked again. While your team's opening is
+being laid, the points staged toward its minimum are shown (C-3: melds laid in
+one turn count together), and when the menu has no discard a line says why
+(``finish your opening first (30 of 50)``). ``q`` quits,
 ``?`` shows this help. Your partners (4 and 6 players) and opponents are bots
 (``--partners`` defaults to ``--opponents``), any name ``make_agent`` takes: an
 outside agent by import path too (``--opponents mypkg.bots:MyAgent``). A bot
@@ -22,13 +26,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TextIO
 
-import canasta_env
-from agents.base import choose_action, refused_action
+from agents.base import refused_action
 from agents.registry import make_agent
-from canasta_env.actions import action_to_str, str_to_action
-from canasta_env.engine.game import IllegalActionError, team_of_seat, teams_of
+from canasta_env.actions import DISCARD, MOVE_DISCARD, MOVE_KINDS, action_to_str, str_to_action
+from canasta_env.engine.game import PHASE_MELD, Game, IllegalActionError, team_of_seat, teams_of
 from canasta_env.engine.scoring import SHEET_ROWS as SCORE_SHEET
 from canasta_env.render import render_table
+from canasta_env.rules import check_player_count, make_rules
+from canasta_env.table import Table
 
 #: Score sheet rows (keys), in the order they are added up (G-9).
 SHEET_ROWS = tuple(key for key, _ in SCORE_SHEET)
@@ -73,6 +78,31 @@ def score_sheet(hand_scores: list[dict], team_names: list[str]) -> str:
     return "\n".join(lines)
 
 
+def opening_line(game: Game) -> str | None:
+    """The points the player to act has staged toward the team's opening this turn, while
+    the opening is under way (melds laid, minimum not reached); None otherwise."""
+    team = game.team_of[game.current]
+    if game.phase != PHASE_MELD or game.opened[team] or not game.melded_this_turn:
+        return None
+    need = game.need[team]
+    return (
+        f"opening: {game.staged} of {need} points laid this turn; "
+        f"meld {need - game.staged} more before you may discard"
+    )
+
+
+def missing_discard_line(game: Game, legal: list[int]) -> str | None:
+    """Why the menu has no discard, when the player could otherwise discard now (the
+    engine's reason for discarding the first card held); None when there is one."""
+    if game.phase != PHASE_MELD or any(MOVE_KINDS[a] == MOVE_DISCARD for a in legal):
+        return None
+    hand = game.hands[game.current]
+    held = next((kind for kind, count in enumerate(hand) if count), None)
+    if held is None:
+        return None
+    return f"no discard now: {game.explain_illegal(DISCARD + held)}"
+
+
 def team_labels(num_players: int, human: int) -> list[str]:
     mine = team_of_seat(num_players, human)
     return [f"team {t}{' (you)' if t == mine else ''}" for t in range(teams_of(num_players))]
@@ -97,42 +127,38 @@ def play_hand(
     def say(text: str = "") -> None:
         print(text, file=output)
 
-    env = canasta_env.raw_env(variant=variant, num_players=num_players, **(rules or {}))
-    env.reset(seed=seed)
-    game = env.game
+    table_rules = make_rules(variant, **(rules or {}))
+    check_player_count(table_rules, num_players)
+    table = Table(table_rules, num_players, seed=seed)
+    game = table.game  # read for drawing the table and for the engine's reasons
     bots = {}
-    for seat in range(num_players):
+    for seat in table.seats:
         if seat == human:
             continue
-        teammate = game.team_of[seat] == game.team_of[human]
+        teammate = table.team_of[seat] == table.team_of[human]
         name = partners if teammate else opponents
         bot_seed = None if seed is None else seed * 31 + seat
         bot = make_agent(name, seed=bot_seed, trust_pickle=trust_pickle)
-        bot.reset(seat, num_players, env.rules)
+        bot.reset(seat, num_players, table_rules)
         bots[seat] = (name, bot)
     say(f"you are player {human}; {HELP}")
-    hand_scores = None
-    for agent in env.agent_iter():
-        observation, _reward, terminated, truncated, info = env.last()
-        if terminated or truncated:
-            hand_scores = info.get("hand_scores", hand_scores)  # the env's score sheet
-            env.step(None)
-            continue
-        seat = env.agent_name_mapping[agent]
+    while not table.hand_over:
+        seat = table.current
         if seat != human:
             name, bot = bots[seat]
-            action = choose_action(
-                bot, game, observation["observation"], observation["action_mask"]
-            )
+            action = table.choose_action(bot, table.observation(seat), table.mask())
             try:
-                env.step(action)
+                table.step(action)
             except IllegalActionError as error:
                 raise refused_action(bot, seat, error) from error
             say(f"player {seat} ({name}): {action_to_str(action)}")
             continue
-        legal = [int(a) for a in observation["action_mask"].nonzero()[0]]
+        legal = table.legal_actions()
         say()
         say(render_table(game, viewer=human, color=color))
+        for line in (opening_line(game), missing_discard_line(game, legal)):
+            if line is not None:
+                say(line)
         say(format_menu(legal))
         while True:
             try:
@@ -151,16 +177,16 @@ def play_hand(
                 say(f"not understood: {error}")
                 continue
             try:
-                env.step(action)
+                table.step(action)
             except IllegalActionError:
                 say(f"illegal: {action_to_str(action)}: {game.explain_illegal(action)}")
                 continue
             say(f"you: {action_to_str(action)}")
             break
     say()
-    table = render_table(game, viewer=None, color=color)
-    say(table.split("\nhand over")[0])  # every hand shown; the score sheet follows
-    who = "" if game.went_out is None else f" (player {game.went_out})"
-    say(f"hand over: {game.end_reason}{who}")
-    say(score_sheet(hand_scores or game.hand_scores, team_labels(num_players, human)))
+    drawn = render_table(game, viewer=None, color=color)
+    say(drawn.split("\nhand over")[0])  # every hand shown; the score sheet follows
+    who = "" if table.went_out is None else f" (player {table.went_out})"
+    say(f"hand over: {table.end_reason}{who}")
+    say(score_sheet(table.outcome()["hand_scores"], team_labels(num_players, human)))
     return 0

@@ -53,9 +53,10 @@ def tournament(hands: int, out_dir: str, overwrite: bool = False) -> int:
 
 
 def trained_agent(hands: int) -> None:
-    import canasta_env
-    from agents.base import RandomAgent, choose_action, play_hands
+    from agents.base import RandomAgent, play_hands
     from canasta_env.render import render_table
+    from canasta_env.rules import make_rules
+    from canasta_env.table import Table
     from training.agent import DEFAULT_MODEL, load_agent
 
     _section(f"3. trained agent: {DEFAULT_MODEL.name}")
@@ -80,19 +81,14 @@ def trained_agent(hands: int) -> None:
     agent = load_agent(DEFAULT_MODEL)
     variant = meta.get("variant", "classic")
     players = int(meta.get("num_players", 2))
-    env = canasta_env.raw_env(variant=variant, num_players=players)
-    env.reset(seed=2026)
+    table = Table(make_rules(variant), players, seed=2026)
     opponents = [RandomAgent(seed) for seed in range(players)]
-    for name in env.agent_iter():
-        obs, _reward, terminated, truncated, _info = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        seat = env.agent_name_mapping[name]
+    while not table.hand_over:
+        seat = table.current
         player = agent if seat == 0 else opponents[seat]
-        env.step(choose_action(player, env.game, obs["observation"], obs["action_mask"]))
+        table.step(table.choose_action(player, table.observation(seat), table.mask()))
     print("one hand, trained agent in seat 0 against random (final table):")
-    print(render_table(env.game))
+    print(render_table(table.game))
     wins = total = 0
     for seats in ((agent, RandomAgent(7)), (RandomAgent(7), agent)):
         records = play_hands(list(seats), hands, variant=variant, seed=100)

@@ -74,6 +74,21 @@ def test_every_preset_can_be_played(variant, players):
     assert "hand over:" in output.getvalue()
 
 
+def test_a_staged_opening_is_shown_and_a_missing_discard_explained():
+    """Seed 12, classic 4 players: after drawing, 'meld T T T' lays 30 of the 50 points the
+    opening needs (C-3). The table shows the staged points, a line says why the menu has no
+    discard, and a typed discard is refused with the engine's reason."""
+    argv = ["--variant", "classic", "--players", "4", "--opponents", "greedy", "--seed", "12"]
+    code, text, _ = _run(argv + ["--no-color"], ["draw", "meld T T T", "discard 4", "q"])
+    assert code == 0
+    before, after = text.split("you: meld T T T")
+    assert "opening:" not in before and "no discard now" not in before
+    assert "opening: 30 of 50 points laid this turn; meld 20 more before you may discard" in after
+    assert "no discard now: finish your opening first (30 of 50)" in after
+    assert "illegal: discard 4: finish your opening first (30 of 50)" in after
+    assert ") discard" not in after  # the menu after the meld has no discard
+
+
 def test_menu_and_move_parsing():
     legal = [0, 1, 6, 20]
     assert play.parse_move("2", legal) == 1
