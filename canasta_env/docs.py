@@ -3,7 +3,8 @@
 ``python -m canasta_env.docs`` writes ``docs/presets.md`` (a side-by-side table
 of every rules field of every preset), ``docs/rules_<preset>.md`` (each rule id
 of the preset's sections of ``docs/rules.md`` with the code and the tests that
-name it) and ``docs/observation.md`` (:mod:`canasta_env.docs_observation`).
+name it), ``docs/observation.md`` and the block table in the docstring of
+``canasta_env/observation.py`` (:mod:`canasta_env.docs_observation`).
 A test regenerates them and compares, so the pages cannot drift.
 
 ``docs/rules.md`` is written by hand; each rule is a heading ``### G-1 Cards``
@@ -17,7 +18,7 @@ import re
 import sys
 from pathlib import Path
 
-from canasta_env.docs_observation import observation_page
+from canasta_env.docs_observation import observation_module, observation_page
 from canasta_env.rules import PRESETS, Rules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -169,6 +170,7 @@ def generate() -> dict[str, str]:
     for name in PRESETS:
         pages[f"docs/rules_{name}.md"] = preset_page(name, code, tests, titles)
     pages["docs/observation.md"] = observation_page()
+    pages["canasta_env/observation.py"] = observation_module()  # its docstring's block table
     return pages
 
 

@@ -1,15 +1,20 @@
-"""Generate ``docs/observation.md`` from the observation's declaration.
+"""Generate ``docs/observation.md`` and the block table of ``canasta_env/observation.py``'s
+docstring from the observation's declaration.
 
-Every offset, size, scale and index order on the page comes from
+Every offset, size, scale and index order on the page and in the table comes from
 :data:`canasta_env.observation.LAYOUT` and the card and slot constants; only the
 meanings are written here, one per declared field, and a test checks that the
-two lists name the same fields. ``python -m canasta_env.docs`` writes the page.
+two lists name the same fields. ``python -m canasta_env.docs`` writes both.
 """
 
 from __future__ import annotations
 
+import re
+import textwrap
 from fractions import Fraction
+from pathlib import Path
 
+from canasta_env import observation
 from canasta_env.actions import NUM_SLOTS, slot_name
 from canasta_env.cards import KIND_NAMES, NUM_HAND_KINDS, NUM_KINDS, SUITS
 from canasta_env.engine.sequences import SUITED_SIZE
@@ -313,3 +318,54 @@ def observation_page() -> str:
         "(`canasta_env/actions.py` has the action table).",
     ]
     return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------- the module docstring
+
+#: The line that opens the generated table in ``canasta_env/observation.py``'s docstring;
+#: the table runs to the ``Total:`` line.
+TABLE_MARK = ".. The table is generated from LAYOUT by python -m canasta_env.docs; do not edit."
+_TABLE = re.compile(re.escape(TABLE_MARK) + r"\n.*?\(``OBS_SIZE``\)\.\n", re.DOTALL)
+#: Widths of the table's columns: block, start, size, fields (100 columns in all).
+_WIDTHS = (22, 5, 5, 62)
+#: Joins what the table must not break across lines (textwrap breaks only at plain spaces).
+_NBSP = "\N{NO-BREAK SPACE}"
+
+
+def _item_text(item: Field | Group) -> str:
+    """A field as ``name`` or ``name (size)``; a group as its copies and its fields."""
+    if isinstance(item, Group):
+        inner = ", ".join(_item_text(field) for field in item.fields)
+        copies = f"({item.repeat} x {item.stride})".replace(" ", _NBSP)
+        return f"{item.name} per {_PER[item.per]}{_NBSP}{copies}: {inner};"
+    return item.name if item.size == 1 else f"{item.name}{_NBSP}({item.size})"
+
+
+def docstring_table() -> str:
+    """The docstring's table of blocks: where each lies and the fields it holds, in order."""
+    rule = "  ".join("=" * width for width in _WIDTHS)
+    name_w, start_w, size_w, fields_w = _WIDTHS
+
+    def row(name: str, start: str, size: str, text: str) -> list[str]:
+        lines = [line.replace(_NBSP, " ") for line in textwrap.wrap(text, fields_w)] or [""]
+        first = f"{name:<{name_w}}  {start:>{start_w}}  {size:>{size_w}}  {lines[0]}"
+        indent = " " * (name_w + start_w + size_w + 6)
+        return [first.rstrip()] + [indent + line for line in lines[1:]]
+
+    lines = [TABLE_MARK, "", rule, *row("block", "start", "size", "fields (entries)"), rule]
+    for block in LAYOUT.blocks:
+        text = ", ".join(_item_text(item) for item in block.items).replace(";,", ";").rstrip(";")
+        lines += row(block.name, str(LAYOUT.offsets[block.name]), str(block.size), text)
+    lines.append(rule)
+    sizes = " + ".join(str(block.size) for block in LAYOUT.blocks)
+    total = f"Total: {sizes} = {OBS_SIZE} (``OBS_SIZE``)."
+    return "\n".join([*lines, "", *textwrap.wrap(total, 100)]) + "\n"
+
+
+def observation_module() -> str:
+    """``canasta_env/observation.py`` with its docstring's table regenerated."""
+    path = Path(observation.__file__)
+    source = path.read_text(encoding="utf-8")
+    if not _TABLE.search(source):
+        raise ValueError(f"{path}: no generated table (a line {TABLE_MARK!r} ... Total:)")
+    return _TABLE.sub(lambda _match: docstring_table(), source, count=1)

@@ -3,62 +3,47 @@
 The layout is the same for every preset and every player count: teams and
 players are padded to the largest table (3 teams of one with 3 players, 6
 players with 6) and ordered from the viewer: own team first, then the teams
-that play next; own seat first, then the seats that play next. Counts are
-scaled so that typical values lie in [0, 2]; the scale of each block is in the
-table. Nothing hidden is encoded: other hands appear only as their sizes and
-the cards known to be in them from pot takes (G-8); the stock only as its
-size; face-down pot cards only as their number.
+that play next; own seat first, then the seats that play next. Each entry is a whole
+number times its field's scale, so that typical values lie in [0, 2]. Nothing hidden is
+encoded (G-8): other hands appear only as their sizes and the cards known to be in them
+from pot takes; the stock only as its size; face-down pot cards only as their number.
 
-=======================  ====  =====  =============================================
-block                    size  scale  contents
-=======================  ====  =====  =============================================
-hand                      14   1/4    own hand, count per holdable kind
-held                      14   1/4    pot cards set aside until the opening is met
-pot top                   16   1      one-hot kind of the top card (15) + empty
-pot state                  6   mixed  size /20, face-down /10, frozen, crossed,
-                                      blocked (top is a black 3 or wild), frozen
-                                      for the viewer (C-9 unopened team)
-pot known                 15   1/4    public pot cards per kind (discards seen)
-teams (3 x 86)           258   mixed  per team, each a list over the 13 slots
-                                      (ranks 4..A, black 3, wild): naturals /4,
-                                      2s /4, jokers /4, open meld is a canasta,
-                                      closed clean canastas /4, closed dirty /4
-                                      (6 x 13 = 78); then present, red 3s /4,
-                                      opened, opening minimum /100, score /5000,
-                                      canastas /4, clean /4, dirty /4 (8)
-players (6 x 17)         102   mixed  per seat: present, teammate, hand size /15,
-                                      known cards per kind /4 (14)
-turn                      11   mixed  phase draw, phase meld, staged points /100,
-                                      points still needed /100, took the pot,
-                                      clean opening required, may go out now,
-                                      opened this turn (hidden canasta), stock
-                                      /100, stock too small to draw, steps /500
-table                     13   mixed  players one-hot (2, 3, 4, 6), hand number
-                                      /10 (at most 255), draw count /2, melds close at 7, wild
-                                      melds, black-3 melds, going out needs clean
-                                      and dirty, 3 naturals to take a frozen pot,
-                                      wild crosses pot, target /10000
-sequences                 55   mixed  S-19 runs, all 0 unless ``sequences`` is on:
-                                      own naturals per rank and suit /4 (11 x 4,
-                                      rank-major, suits S H D C), suit one-hot of
-                                      a natural pot top (4), runs laid per team
-                                      from the viewer: escalas /4, escalas reales
-                                      /4 (3 x 2), rule on (1)
-history (6 x 28 + 14)    182   1/4    public history of the current hand, per seat
-                                      from the viewer as in ``players``: cards
-                                      discarded per holdable kind (14), plain
-                                      draws made while the pot's top card was of
-                                      that kind, i.e. pot tops declined (14); then
-                                      the cards the other seats discarded since the
-                                      viewer's own last discard (since the deal if
-                                      none), per kind (14)
-=======================  ====  =====  =============================================
+The blocks, in vector order (``docs/observation.md`` gives every field's entries, scale,
+index order and meaning):
+
+.. The table is generated from LAYOUT by python -m canasta_env.docs; do not edit.
+
+======================  =====  =====  ==============================================================
+block                   start   size  fields (entries)
+======================  =====  =====  ==============================================================
+hand                        0     14  hand (14)
+held                       14     14  held (14)
+pot_top                    28     16  pot_top (16)
+pot_state                  44      6  pot_size, pot_face_down, pot_frozen, pot_crossed, pot_blocked,
+                                      pot_frozen_for_me
+pot_known                  50     15  pot_known (15)
+teams                      65    258  teams per team (3 x 86): naturals (13), twos (13),
+                                      jokers (13), is_canasta (13), closed_clean (13),
+                                      closed_dirty (13), present, red3, opened, opening_minimum,
+                                      score, canastas, clean, dirty
+players                   323    102  players per seat (6 x 17): present, teammate, hand_size,
+                                      known (14)
+turn                      425     11  draw_phase, meld_phase, staged, still_needed, took_pot,
+                                      clean_only, may_go_out, hidden_open, stock, stock_short, steps
+table                     436     13  num_players (4), hand_number, draw_count, melds_close_at_7,
+                                      wild_melds, black3_melds, needs_clean_and_dirty,
+                                      three_to_take_frozen, wild_crosses_pot, target
+sequences                 449     55  suited_hand (44), pot_suit (4), runs per team (3 x 2):
+                                      escalas, escalas_reales; sequences_on
+history                   504    182  history per seat (6 x 28): discarded (14), declined (14);
+                                      since_my_discard (14)
+======================  =====  =====  ==============================================================
 
 Total: 14 + 14 + 16 + 6 + 15 + 258 + 102 + 11 + 13 + 55 + 182 = 686 (``OBS_SIZE``).
 
 The layout is declared once, as :data:`LAYOUT`: blocks of named fields with
-their sizes and scales. The builder takes its sizes, scales and the positions of
-its big fields from it; :func:`decode_view` reads an observation back by it into
+their sizes and scales. The builder writes every field by its name at the
+place the layout gives it; :func:`decode_view` reads an observation back by it into
 an :class:`ObservationView` with the same names (``view.pot_top``,
 ``view.teams[1].canastas``, ``view.history[0].discarded``), and :func:`decode`
 splits it into its blocks.
@@ -344,118 +329,169 @@ assert OBS_SIZE == 686 and OBS_SIZE_V0 == 449 and OBS_SIZE_V1 == 504
 assert (TEAM_SIZE, PLAYER_SIZE, SEQUENCE_SIZE, HISTORY_SIZE) == (86, 17, 55, 182)
 
 SCALES = LAYOUT.scales()
-_BIG_SPANS = [span for span in LAYOUT.spans if span.field.big]
-# The builder writes the big fields in this order (see ``big`` in ObservationBuilder.build).
-assert [span.field.name for span in _BIG_SPANS] == (
-    ["pot_size"] + ["score"] * MAX_TEAMS + ["hand_size"] * MAX_PLAYERS
-) + ["staged", "stock", "steps", "target"]
-#: Indices written from a separate list (scores can be negative; stock, steps, sizes large).
-BIG_INDICES = np.asarray([span.start for span in _BIG_SPANS], dtype=np.intp)
+#: Every entry of a ``big`` field: the builder writes these as numbers when they do not
+#: fit a byte (scores can be negative; the pot, the stock, the steps and hand sizes large).
+BIG_INDICES = np.asarray([span.start for span in LAYOUT.spans if span.field.big], dtype=np.intp)
+# build writes these as numbers (its ``big``, the scores), the target through the scales
+_BIG_FIELDS = {"pot_size", "score", "hand_size", "staged", "stock", "steps", "target"}
+assert {span.field.name for span in LAYOUT.spans if span.field.big} == _BIG_FIELDS
 #: Team scores by team offset, and the target score.
 SCORE_INDICES = np.asarray(
     [LAYOUT.span("teams.score", team).start for team in range(MAX_TEAMS)], dtype=np.intp
 )
 TARGET_INDEX = LAYOUT.span("target").start
-#: Positions of the big fields inside the head bytes, a player block and the turn block.
-_POT_SIZE_AT = LAYOUT.span("pot_size").start  # the head starts the vector
-_SIZE_AT = LAYOUT.span("players.hand_size").start - OFFSETS["players"]
-_TURN_BIG_AT = tuple(
-    LAYOUT.span(name).start - OFFSETS["turn"] for name in ("staged", "stock", "steps")
-)
 
 
-def _one_hot_rows(field: Field) -> list[list[int]]:
+def _at(name: str, copy: int = 0, base: int = 0) -> int | slice:
+    """Where field ``name`` (``"teams.score"``: of team ``copy``) lies, counted from entry
+    ``base``: its index for a one-entry field, else its slice. The builder writes each field
+    there, by name."""
+    span = LAYOUT.span(name, copy)
+    start = span.start - base
+    return start if span.field.size == 1 else slice(start, start + span.field.size)
+
+
+def _block_at(name: str) -> slice:
+    """Where block ``name`` lies."""
+    return slice(OFFSETS[name], OFFSETS[name] + dict(BLOCKS)[name])
+
+
+def _copy_at(group: str, copy: int, base: int) -> slice:
+    """Where copy ``copy`` of ``group`` lies, counted from entry ``base``."""
+    first = LAYOUT.span(f"{group}.{LAYOUT.groups[group].fields[0].name}", copy).start - base
+    return slice(first, first + LAYOUT.groups[group].stride)
+
+
+def _copy_fields(group: str, copy: int, base: int) -> dict[str, int | slice]:
+    """Where each field of copy ``copy`` of ``group`` lies, by name, counted from ``base``."""
+    return {
+        field.name: _at(f"{group}.{field.name}", copy, base)
+        for field in LAYOUT.groups[group].fields
+    }
+
+
+# The fields the builder writes on every call, each at its place in the vector.
+_HAND, _HELD = _at("hand"), _at("held")
+_POT_TOP, _POT_SIZE, _POT_FACE_DOWN = _at("pot_top"), _at("pot_size"), _at("pot_face_down")
+_POT_FROZEN, _POT_CROSSED, _POT_BLOCKED = _at("pot_frozen"), _at("pot_crossed"), _at("pot_blocked")
+_POT_FROZEN_FOR_ME, _POT_KNOWN = _at("pot_frozen_for_me"), _at("pot_known")
+_TEAMS, _PLAYERS, _HISTORY = _block_at("teams"), _block_at("players"), _block_at("history")
+_DRAW_PHASE, _MELD_PHASE = _at("draw_phase"), _at("meld_phase")
+_STAGED, _STILL_NEEDED = _at("staged"), _at("still_needed")
+_TOOK_POT, _CLEAN_ONLY = _at("took_pot"), _at("clean_only")
+_MAY_GO_OUT, _HIDDEN_OPEN = _at("may_go_out"), _at("hidden_open")
+_STOCK, _STOCK_SHORT, _STEPS = _at("stock"), _at("stock_short"), _at("steps")
+_HAND_NUMBER = _at("hand_number")
+_SUITED_HAND, _POT_SUIT = _at("suited_hand"), _at("pot_suit")
+# The cached blocks: each copy's fields counted from the start of its block.
+_TEAM_COPIES = [_copy_at("teams", team, OFFSETS["teams"]) for team in range(MAX_TEAMS)]
+_TEAM_FIELDS = _copy_fields("teams", 0, OFFSETS["teams"])
+_PLAYER_FIELDS = [_copy_fields("players", seat, OFFSETS["players"]) for seat in range(MAX_PLAYERS)]
+_HISTORY_COPIES = [_copy_at("history", seat, OFFSETS["history"]) for seat in range(MAX_PLAYERS)]
+_HISTORY_FIELDS = _copy_fields("history", 0, OFFSETS["history"])
+_SINCE_MY_DISCARD = _at("since_my_discard", base=OFFSETS["history"])
+
+
+def _one_hot_rows(field: Field) -> list[bytes]:
     """The entries of a one-hot field for each of its values, in ``values`` order."""
-    return [[1 if i == j else 0 for i in range(field.size)] for j in range(field.size)]
+    return [bytes(1 if i == j else 0 for i in range(field.size)) for j in range(field.size)]
 
 
 #: One-hot pot top by kind; index NUM_KINDS is the empty pot.
-_ONE_HOT = _one_hot_rows(LAYOUT.span("pot_top").field)
+_POT_TOP_ROWS = _one_hot_rows(LAYOUT.span("pot_top").field)
 _PLAYERS_FIELD = LAYOUT.span("num_players").field
 _PLAYER_ONE_HOT = dict(zip(_PLAYERS_FIELD.values, _one_hot_rows(_PLAYERS_FIELD)))
-_SUIT_ONE_HOT = _one_hot_rows(LAYOUT.span("pot_suit").field)
-_EMPTY_TEAM = bytes(TEAM_SIZE)
-_EMPTY_PLAYER = [0] * PLAYER_SIZE
+_SUIT_ROWS = _one_hot_rows(LAYOUT.span("pot_suit").field)
 #: Length of an escala real: every rank of one suit.
 _ESCALA_REAL = NUM_NATURALS
+_UINT8 = np.dtype(np.uint8)
+
+
+def _constant_fields(game: Game) -> bytearray:
+    """The vector's bytes with the fields fixed for the game written (the ``table`` block but
+    the hand number, ``sequences_on``), every other entry 0."""
+    rules = game.rules
+    obs = bytearray(OBS_SIZE)
+    obs[_at("num_players")] = _PLAYER_ONE_HOT[game.num_players]
+    obs[_at("draw_count")] = rules.draw_count
+    obs[_at("melds_close_at_7")] = 1 if rules.meld_closes_at else 0
+    obs[_at("wild_melds")] = 1 if rules.wild_melds else 0
+    obs[_at("black3_melds")] = 1 if rules.black3_melds else 0
+    obs[_at("needs_clean_and_dirty")] = 1 if rules.go_out_needs_clean_and_dirty else 0
+    obs[_at("three_to_take_frozen")] = 1 if rules.take_naturals_frozen >= 3 else 0
+    obs[_at("wild_crosses_pot")] = 1 if rules.wild_crosses_pot else 0
+    obs[_at("target")] = 1  # a big field: the builder's scales hold the target
+    obs[_at("sequences_on")] = 1 if rules.sequences else 0
+    return obs
+
+
+def _count_bytes(counts: list[int]) -> bytes:
+    """History counts as bytes. They pass 255 only in a freak hand (a turn begins with
+    a plain draw, a stock card, or a take, whose top card goes to the table for good,
+    so a seat's counts are bounded by the deck); they are clamped to 255 then."""
+    try:
+        return bytes(counts)
+    except ValueError:
+        return bytes([min(count, 255) for count in counts])
 
 
 class ObservationBuilder:
     """Builds observations for one game; caches what never changes in a game.
 
-    Counts are packed as bytes and scaled in one numpy operation. The team
-    blocks are cached until the team's table changes and the history blocks until a
-    seat discards or declines (counts the state keeps: ``table_totals``,
-    ``history_totals``), the player blocks until a player's known cards change, the
-    table block per hand. The
-    fields in ``BIG_INDICES`` go in as bytes when they fit; otherwise (and for
-    non-zero scores) they are written as numbers before scaling. The constant
-    target is folded into the builder's scales.
+    Every field is written by its name from :data:`LAYOUT` into the bytes of the vector,
+    which one numpy operation scales. The fields fixed for the game start the bytes
+    (the hand number is refreshed per hand). The team blocks are cached until the team's
+    table changes and the history blocks until a seat discards or declines (counts the
+    state keeps: ``table_totals``, ``history_totals``), the player blocks until a player's
+    known cards change. The big fields (``BIG_INDICES``) go in as bytes when they fit;
+    otherwise (and for non-zero scores) they are written as numbers before scaling. The
+    constant target is folded into the builder's scales.
     """
 
     def __init__(self, game: Game):
         self.game = game
         rules = game.rules
-        self.table_tail = [
-            rules.draw_count,
-            1 if rules.meld_closes_at else 0,
-            1 if rules.wild_melds else 0,
-            1 if rules.black3_melds else 0,
-            1 if rules.go_out_needs_clean_and_dirty else 0,
-            1 if rules.take_naturals_frozen >= 3 else 0,
-            1 if rules.wild_crosses_pot else 0,
-            1,  # target score: a big field, scaled by the builder's own scales (below)
-        ]
-        self.target = rules.target_score
-        self.canasta_size = rules.canasta_size
-        self.draw_count = rules.draw_count
-        # pot state (wild and not crossing, wild and crossing) by ``pot_wild``
-        self.wild_flags = {
-            False: (0, 0),
-            True: (0, 1) if rules.wild_crosses_pot else (1, 0),
-        }
-        self._team_cache: dict[int, tuple] = {}
         players = game.num_players
         teams = game.num_teams
         self.team_of = game.team_of
-        # per viewer's team: the teams from it on, their scores' getter and the cached bytes
+        self.canasta_size = rules.canasta_size
+        self.draw_count = rules.draw_count
+        self.min_canastas = rules.go_out_min_canastas
+        self.sequences = rules.sequences
+        # C-9, S-6: a wild card in the pot froze it, or crossed it where wild cards cross
+        self.pot_wild_at = _POT_CROSSED if rules.wild_crosses_pot else _POT_FROZEN
+        # per viewer's team: the teams from it on, and their scores' getter
         self.team_order = [
             [(team + offset) % teams for offset in range(teams)] for team in range(teams)
         ]
         self.score_getters = [itemgetter(*order) for order in self.team_order]
-        self.padding_teams = _EMPTY_TEAM * (MAX_TEAMS - teams)
-        self.padding_scores = (0,) * (MAX_TEAMS - teams)
-        self._teams_cache: dict[int, tuple] = {}  # by the viewer's team
-        # per viewer: the seats from the viewer on, each with (present, teammate, size)
+        self.score_at = SCORE_INDICES[:teams]
+        # per viewer: the seats from the viewer on, and their hand sizes' getter
         self.seat_order = [
-            [
-                (seat, (1, 1 if game.team_of[seat] == game.team_of[viewer] else 0, 0))
-                for seat in ((viewer + offset) % players for offset in range(players))
-            ]
-            for viewer in range(players)
+            [(viewer + offset) % players for offset in range(players)] for viewer in range(players)
         ]
-        self.size_getters = [itemgetter(*[seat for seat, _ in order]) for order in self.seat_order]
-        self.padding_players = _EMPTY_PLAYER * (MAX_PLAYERS - players)
-        self.padding_big = (0,) * (MAX_PLAYERS - players)
-        self.size_positions = [seat * PLAYER_SIZE + _SIZE_AT for seat in range(players)]
+        self.size_getters = [itemgetter(*order) for order in self.seat_order]
+        self.size_at = [_at("players.hand_size", seat) for seat in range(players)]
+        # the big fields written as numbers when one does not fit a byte, in build's order
+        self.big_at = np.asarray([_POT_SIZE, _STAGED, _STOCK, _STEPS, *self.size_at], np.intp)
+        self.runs_at = [
+            (_at("runs.escalas", t), _at("runs.escalas_reales", t)) for t in range(teams)
+        ]
         # the target is constant: its byte is 1 and its scale the scaled target
         self.scales = SCALES.copy()
-        self.scales[TARGET_INDEX] = np.float32(self.target) * SCALES[TARGET_INDEX]
-        self.players_one_hot = _PLAYER_ONE_HOT[players]
-        self._table_block = (None, b"")
+        self.scales[TARGET_INDEX] = np.float32(rules.target_score) * SCALES[TARGET_INDEX]
+        self._constant = _constant_fields(game)
+        self._constant_hand = None
+        self._team_cache: dict[int, tuple] = {}  # by team: (key, bytes, canasta counts)
+        self._teams_cache: dict[int, tuple] = {}  # by the viewer's team
         self._known_seen: list | None = None
-        self._players_cache: list = []
-        self.min_canastas = rules.go_out_min_canastas
-        self.sequences = rules.sequences
-        # per viewer: the seats from the viewer on, and the cached history bytes
-        self.history_order = [[seat for seat, _ in order] for order in self.seat_order]
-        self.padding_history = bytes(HISTORY_SEAT_SIZE * (MAX_PLAYERS - players))
+        self._players_cache: list = []  # by viewer
         self._history_cache: dict[int, tuple] = {}  # by viewer
         self._history_rows: list = []  # per seat: (its history count, bytes), this hand
         self._history_hand = None
 
     def _cached_team_block(self, team: int) -> bytes:
-        """The team block as bytes, rebuilt only when the team's table changed: within a
+        """The team's copy of ``teams``, rebuilt only when the team's table changed: within a
         hand a table only grows, so its card count and opened flag tell (see
         ``GameState.table_totals``)."""
         game = self.game
@@ -463,13 +499,13 @@ class ObservationBuilder:
         cached = self._team_cache.get(team)
         if cached is not None and cached[0] == key:
             return cached[1]
-        values = self._team_block(team)
-        block = bytes(values)
-        # the block ends with the team's (canastas, clean, dirty) counts
-        self._team_cache[team] = (key, block, values[-3:])
+        block, counts = self._team_block(team)
+        self._team_cache[team] = (key, block, counts)
         return block
 
-    def _team_block(self, team: int) -> list[int]:
+    def _team_block(self, team: int) -> tuple[bytes, tuple[int, int, int]]:
+        """One team's copy of ``teams`` written by name (its score, a big field, is 0 here:
+        ``build`` writes it), and its (canastas, clean, dirty) counts."""
         game = self.game
         nat, two, jok, closed = game.nat[team], game.two[team], game.jok[team], game.closed[team]
         size_needed = self.canasta_size
@@ -483,7 +519,13 @@ class ObservationBuilder:
                         clean += 1
                     else:
                         dirty += 1
-        if closed:
+        at = _TEAM_FIELDS
+        block = bytearray(TEAM_SIZE)
+        block[at["naturals"]] = nat
+        block[at["twos"]] = two
+        block[at["jokers"]] = jok
+        block[at["is_canasta"]] = flags
+        if closed:  # S-7
             closed_clean = [0] * NUM_SLOTS
             closed_dirty = [0] * NUM_SLOTS
             for slot, n, t, j, _hidden in closed:
@@ -494,15 +536,19 @@ class ObservationBuilder:
                 else:
                     closed_dirty[slot] += 1
                     dirty += 1
-            block = nat + two + jok + flags + closed_clean + closed_dirty
-        else:
-            block = nat + two + jok + flags + _NO_CLOSED_CANASTAS
-        block += (1, game.red3[team], 1 if game.opened[team] else 0, game.need[team], 0)
-        block += (count, clean, dirty)
-        return block
+            block[at["closed_clean"]] = closed_clean
+            block[at["closed_dirty"]] = closed_dirty
+        block[at["present"]] = 1
+        block[at["red3"]] = game.red3[team]
+        block[at["opened"]] = 1 if game.opened[team] else 0
+        block[at["opening_minimum"]] = game.need[team]
+        block[at["canastas"]] = count
+        block[at["clean"]] = clean
+        block[at["dirty"]] = dirty
+        return bytes(block), (count, clean, dirty)
 
-    def _teams_bytes(self, my_team: int) -> bytes:
-        """The three team blocks from ``my_team`` on, rebuilt when a team's table changed."""
+    def _teams_block(self, my_team: int) -> bytes:
+        """The ``teams`` block from ``my_team`` on, rebuilt when a team's table changed."""
         game = self.game
         cached = self._teams_cache.get(my_team)
         if (
@@ -512,32 +558,37 @@ class ObservationBuilder:
             and cached[0] == game.hand_index
         ):
             return cached[3]
-        block = b"".join([self._cached_team_block(team) for team in self.team_order[my_team]])
-        block += self.padding_teams
+        block = bytearray(OFFSETS["players"] - OFFSETS["teams"])
+        for copy, team in enumerate(self.team_order[my_team]):
+            block[_TEAM_COPIES[copy]] = self._cached_team_block(team)
+        block = bytes(block)
         self._teams_cache[my_team] = (game.hand_index, game.table_totals[:], game.opened[:], block)
         return block
 
-    def _players_bytes(self, viewer: int) -> bytearray:
-        """The player blocks from ``viewer`` on, cached until a player's known cards change;
-        the caller writes the hand sizes (at ``size_positions``) into it."""
-        known = self.game.known
+    def _players_block(self, viewer: int) -> bytes:
+        """The ``players`` block from ``viewer`` on, cached until a player's known cards
+        change; ``build`` writes the hand sizes (big fields)."""
+        game = self.game
+        known = game.known
         if self._known_seen != known:
             self._known_seen = [row[:] for row in known]
             self._players_cache = [None] * len(known)
         block = self._players_cache[viewer]
         if block is None:
-            values: list = []
-            for seat, head_of_seat in self.seat_order[viewer]:
-                values += head_of_seat
-                values += known[seat][:NUM_HAND_KINDS]
-            values += self.padding_players
-            block = self._players_cache[viewer] = bytearray(values)
+            my_team = self.team_of[viewer]
+            block = bytearray(PLAYER_SIZE * MAX_PLAYERS)
+            for copy, seat in enumerate(self.seat_order[viewer]):
+                at = _PLAYER_FIELDS[copy]
+                block[at["present"]] = 1
+                block[at["teammate"]] = 1 if self.team_of[seat] == my_team else 0
+                block[at["known"]] = known[seat][:NUM_HAND_KINDS]
+            block = self._players_cache[viewer] = bytes(block)
         return block
 
-    def _history_bytes(self, viewer: int) -> bytes:
-        """The history block of ``viewer``, cached until a seat discards or declines a pot
-        top (``GameState.history_totals``); each seat's (discarded, declined) bytes are
-        cached until that seat's count moves."""
+    def _history_block(self, viewer: int) -> bytes:
+        """The ``history`` block of ``viewer``, cached until a seat discards or declines a pot
+        top (``GameState.history_totals``); each seat's copy is cached until that seat's
+        count moves."""
         game = self.game
         totals = game.history_totals
         hand = game.hand_index
@@ -548,170 +599,115 @@ class ObservationBuilder:
         if self._history_hand != hand:
             self._history_hand = hand
             rows = self._history_rows = [None] * game.num_players
-        parts = []
-        for seat in self.history_order[viewer]:
+        block = bytearray(HISTORY_SIZE)
+        for copy, seat in enumerate(self.seat_order[viewer]):
             row = rows[seat]
             if row is None or row[0] != totals[seat]:
-                counts = _count_bytes(game.discarded[seat] + game.declined[seat])
-                row = rows[seat] = (totals[seat], counts)
-            parts.append(row[1])
-        parts.append(self.padding_history)
-        parts.append(_count_bytes(game.since_discard[viewer]))
-        block = b"".join(parts)
+                seat_history = bytearray(HISTORY_SEAT_SIZE)
+                seat_history[_HISTORY_FIELDS["discarded"]] = _count_bytes(game.discarded[seat])
+                seat_history[_HISTORY_FIELDS["declined"]] = _count_bytes(game.declined[seat])
+                row = rows[seat] = (totals[seat], seat_history)
+            block[_HISTORY_COPIES[copy]] = row[1]
+        block[_SINCE_MY_DISCARD] = _count_bytes(game.since_discard[viewer])
+        block = bytes(block)
         self._history_cache[viewer] = (hand, totals[:], block)
         return block
 
-    def _sequence_block(self, viewer: int) -> bytes:
+    def _write_runs(self, obs: bytearray, viewer: int, my_team: int) -> None:
         """S-19: the viewer's naturals by suit, the pot top's suit, the runs on the table."""
         game = self.game
-        block = list(game.hand_suits[viewer])
+        obs[_SUITED_HAND] = game.hand_suits[viewer]
         pot = game.pot
         if pot and pot[-1] < NUM_NATURALS:
-            block += _SUIT_ONE_HOT[game.pot_suits[-1]]
-        else:
-            block += (0,) * NUM_SUITS
-        my_team = game.team_of[viewer]
-        for offset in range(MAX_TEAMS):
-            if offset < game.num_teams:
-                runs = game.escalas[(my_team + offset) % game.num_teams]
-                royal = sum(1 for run in runs if run[2] == _ESCALA_REAL)
-                block += (len(runs) - royal, royal)
-            else:
-                block += (0, 0)
-        block.append(1)
-        return bytes(block)
+            obs[_POT_SUIT] = _SUIT_ROWS[game.pot_suits[-1]]
+        for (escalas_at, reales_at), team in zip(self.runs_at, self.team_order[my_team]):
+            runs = game.escalas[team]
+            royal = sum(1 for run in runs if run[2] == _ESCALA_REAL)
+            obs[escalas_at] = len(runs) - royal
+            obs[reales_at] = royal
 
     def build(self, viewer: int, viewer_to_act: bool = True) -> np.ndarray:
         """The observation vector of seat ``viewer``."""
         game = self.game
         my_team = self.team_of[viewer]
         acting = viewer_to_act and game.current == viewer
+        if self._constant_hand != game.hand_index:
+            self._constant_hand = game.hand_index
+            # the hand number saturates at 255 (a game of that many hands still plays)
+            self._constant[_HAND_NUMBER] = min(game.hand_index, 255)
+        obs = self._constant[:]
         pot = game.pot
         top = pot[-1] if pot else NUM_KINDS
+        obs[_HAND] = game.hands[viewer][:NUM_HAND_KINDS]
+        obs[_POT_TOP] = _POT_TOP_ROWS[top]
+        obs[_POT_FACE_DOWN] = game.pot_hidden
+        if game.pot_wild:
+            obs[self.pot_wild_at] = 1
+        if NUM_NATURALS <= top < NUM_KINDS:
+            obs[_POT_BLOCKED] = 1
+        if game.pot_frozen_until_opened(my_team):  # C-9, asked of the engine
+            obs[_POT_FROZEN_FOR_ME] = 1
+        obs[_POT_KNOWN] = game.pot_known
+        obs[_TEAMS] = self._teams_block(my_team)
+        obs[_PLAYERS] = self._players_block(viewer)
+        if self.sequences:
+            self._write_runs(obs, viewer, my_team)
+        obs[_HISTORY] = self._history_block(viewer)
         opened = game.opened[my_team]
-        head = [
-            *game.hands[viewer][:NUM_HAND_KINDS],
-            *(game.held[:NUM_HAND_KINDS] if acting else _NOTHING_HELD),
-            *_ONE_HOT[top],
-            len(pot),  # a big field: a byte, else written below
-            game.pot_hidden,
-            *self.wild_flags[game.pot_wild],
-            1 if NUM_NATURALS <= top < NUM_KINDS else 0,
-            1 if game.pot_frozen_until_opened(my_team) else 0,  # C-9, asked of the engine
-            *game.pot_known,
-        ]
-        teams = self._teams_bytes(my_team)
-        players = self._players_bytes(viewer)
-        sizes = self.size_getters[viewer](game.hand_totals)
-        stock = len(game.stock)
-        steps = game.num_steps
         if acting:
+            obs[_HELD] = game.held[:NUM_HAND_KINDS]
             phase = game.phase
             staged = game.staged
-            if phase == PHASE_MELD:
-                # the canasta counts come from the team cache that _teams_bytes refreshed
+            if phase == PHASE_DRAW:
+                obs[_DRAW_PHASE] = 1
+            elif phase == PHASE_MELD:
+                obs[_MELD_PHASE] = 1
+                # the canasta counts come from the team cache that _teams_block refreshed
                 counts = self._team_cache[my_team][2]
-                may_go_out = (
+                if (
                     counts[0] >= self.min_canastas
                     and game.opening_done(my_team)
                     and game.search.go_out_allowed_counts(*counts)
-                )
-            else:
-                may_go_out = False
-            tail = [
-                1 if phase == PHASE_DRAW else 0,
-                1 if phase == PHASE_MELD else 0,
-                staged,  # big fields (staged, stock, steps): bytes, else written below
-                0 if opened else max(0, game.need[my_team] - staged),
-                1 if game.took_pot else 0,
-                1 if game.clean_only else 0,
-                1 if may_go_out else 0,
-                1 if game.hidden_open else 0,
-                stock,
-                1 if stock < self.draw_count else 0,
-                steps,
-            ]
+                ):
+                    obs[_MAY_GO_OUT] = 1
+            if not opened:
+                obs[_STILL_NEEDED] = max(0, game.need[my_team] - staged)
+            if game.took_pot:
+                obs[_TOOK_POT] = 1
+            if game.clean_only:
+                obs[_CLEAN_ONLY] = 1
+            if game.hidden_open:
+                obs[_HIDDEN_OPEN] = 1
         else:
             staged = 0
-            tail = [
-                0,
-                0,
-                0,
-                0 if opened else max(0, game.need[my_team]),
-                0,
-                0,
-                0,
-                0,
-                stock,
-                1 if stock < self.draw_count else 0,
-                steps,
-            ]
-        table = self._table_block
-        if table[0] != game.hand_index:
-            # the hand number saturates at 255 (a game of that many hands still plays)
-            hand_number = min(game.hand_index, 255)
-            block = bytes([*self.players_one_hot, hand_number, *self.table_tail])
-            table = self._table_block = (game.hand_index, block)
-        scores = self.score_getters[my_team](game.scores)
-        sequences = self._sequence_block(viewer) if self.sequences else _EMPTY_SEQUENCES
-        history = self._history_bytes(viewer)
-        # The big fields go in as bytes where they fit (the common case); otherwise they
-        # are zeroed there and all written as numbers.
-        try:
-            for at, size in zip(self.size_positions, sizes):
-                players[at] = size
-            data = b"".join(
-                (bytes(head), teams, players, bytes(tail), table[1], sequences, history)
-            )
+            if not opened:
+                obs[_STILL_NEEDED] = max(0, game.need[my_team])
+        stock = len(game.stock)
+        if stock < self.draw_count:
+            obs[_STOCK_SHORT] = 1
+        steps = game.num_steps
+        sizes = self.size_getters[viewer](game.hand_totals)
+        try:  # the big fields as bytes where they fit (the common case)
+            obs[_POT_SIZE] = len(pot)
+            obs[_STAGED] = staged
+            obs[_STOCK] = stock
+            obs[_STEPS] = steps
+            for at, size in zip(self.size_at, sizes):
+                obs[at] = size
             big = None
-        except ValueError:
-            head[_POT_SIZE_AT] = 0
-            for at in self.size_positions:
-                players[at] = 0
-            for at in _TURN_BIG_AT:
-                tail[at] = 0
-            data = b"".join(
-                (bytes(head), teams, players, bytes(tail), table[1], sequences, history)
-            )
-            big = (
-                len(pot),
-                *scores,
-                *self.padding_scores,
-                *sizes,
-                *self.padding_big,
-                staged,
-                stock,
-                steps,
-                1,  # the target: see self.scales
-            )
+        except ValueError:  # else all of them as numbers, over their bytes
+            big = (len(pot), staged, stock, steps, *sizes)
+        scores = self.score_getters[my_team](game.scores)
+        entries = np.frombuffer(obs, _UINT8)
         if big is None and not any(scores):
             # one numpy call: uint8 * float32 is computed in float32, as below
-            return np.frombuffer(data, _UINT8) * self.scales
-        obs = np.frombuffer(data, _UINT8).astype(np.float32)
+            return entries * self.scales
+        values = entries.astype(np.float32)
         if big is not None:
-            obs[BIG_INDICES] = big
-        else:
-            obs[SCORE_INDICES[: len(scores)]] = scores
-        obs *= self.scales
-        return obs
-
-
-_UINT8 = np.dtype(np.uint8)
-
-
-def _count_bytes(counts: list[int]) -> bytes:
-    """History counts as bytes. They pass 255 only in a freak hand (a turn begins with
-    a plain draw, a stock card, or a take, whose top card goes to the table for good,
-    so a seat's counts are bounded by the deck); they are clamped to 255 then."""
-    try:
-        return bytes(counts)
-    except ValueError:
-        return bytes([min(count, 255) for count in counts])
-
-
-_NOTHING_HELD = [0] * NUM_HAND_KINDS
-_EMPTY_SEQUENCES = bytes(SEQUENCE_SIZE)
-_NO_CLOSED_CANASTAS = [0] * (NUM_SLOTS * 2)  # closed_clean, closed_dirty
+            values[self.big_at] = big
+        values[self.score_at] = scores
+        values *= self.scales
+        return values
 
 
 def decode(observation: np.ndarray) -> dict[str, np.ndarray]:

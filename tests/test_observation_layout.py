@@ -1,10 +1,11 @@
 """The observation's layout (``LAYOUT``) and its reader (``decode_view``).
 
-The layout is declared once; the builder takes its sizes, scales and big-field
-positions from it and ``decode_view`` reads the fields back by it. The checks:
-the declared fields tile the vector exactly once, and every field read back from
-live games (every preset and player count, random play over two hands, the
-player to act and a player waiting) equals what the engine state says.
+The layout is declared once; the builder writes each field by its name at the place
+the layout gives it and ``decode_view`` reads the fields back by it. The checks:
+the declared fields tile the vector exactly once, the module docstring's table is the
+one generated from the layout, and every field read back from live games (every preset
+and player count, random play over two hands, the player to act and a player waiting)
+equals what the engine state says.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import random
 import numpy as np
 import pytest
 
+from canasta_env import docs_observation, observation
 from canasta_env.actions import NUM_SLOTS
 from canasta_env.cards import NUM_HAND_KINDS, NUM_KINDS, NUM_NATURALS
 from canasta_env.engine.game import PHASE_DRAW, PHASE_MELD, Game, teams_of
@@ -49,6 +51,16 @@ def test_every_entry_of_the_vector_belongs_to_exactly_one_field():
     assert spans["teams[2].score"] is LAYOUT.span("teams.score", 2)
     assert spans["pot_size"].start == OFFSETS["pot_state"]
     assert len(BIG_INDICES) == 1 + MAX_TEAMS + MAX_PLAYERS + 4
+
+
+def test_the_docstring_table_is_generated_from_the_layout():
+    """The block table in ``observation.py``'s docstring is what ``python -m canasta_env.docs``
+    writes from ``LAYOUT`` (``tests/test_docs.py`` checks the whole file the same way)."""
+    table = docs_observation.docstring_table()
+    assert table in observation.__doc__
+    for block in LAYOUT.blocks:
+        assert f"\n{block.name} " in table
+    assert f"= {OBS_SIZE} (``OBS_SIZE``)" in table
 
 
 def test_a_vector_without_a_player_count_is_refused():
