@@ -12,13 +12,22 @@ for replays only, and marks the payload ``"open": true``.
 Cards are kinds (:mod:`canasta_env.cards`), each shown as ``{"kind", "label",
 "colour"}``; the engine keeps suits only with the S-19 runs, so only then do
 naturals carry a suit (and its colour). Legal moves are listed with their ids and
-text forms (:func:`canasta_env.action_to_str`) and the hand cards each one uses,
-so a click on a card can show where it may go.
+text forms (:func:`canasta_env.action_to_str`), their kind (meld, add, discard...)
+and the hand cards each one uses, so the page can find the one move that the cards a
+player selected make, and show where a clicked card may go.
 """
 
 from __future__ import annotations
 
-from canasta_env.actions import ACTION_TEXTS, MOVES, NUM_SLOTS, SLOT_BLACK3, SLOT_WILD
+from canasta_env.actions import (
+    ACTION_TEXTS,
+    MOVE_KIND_NAMES,
+    MOVE_MELD,
+    MOVES,
+    NUM_SLOTS,
+    SLOT_BLACK3,
+    SLOT_WILD,
+)
 from canasta_env.cards import (
     BLACK3,
     JOKER,
@@ -77,10 +86,25 @@ def action_cards(action: int) -> list[int]:
     return list(MOVES[action].uses)
 
 
+def move_kind(action: int) -> str:
+    """What an action does, in the words of the page's buttons: ``draw``, ``take``,
+    ``pass``, ``discard``, ``meld`` (a new meld), ``add`` (to a team meld) or ``run``."""
+    move = MOVES[action]
+    if move.kind == MOVE_MELD and not move.new:
+        return "add"
+    return MOVE_KIND_NAMES[move.kind]
+
+
 def legal_moves(game: Game) -> list[dict]:
-    """The legal actions of the player to act: id, text form and the hand cards used."""
+    """The legal actions of the player to act: id, text form, what kind of move it is
+    (:func:`move_kind`) and the hand cards used."""
     return [
-        {"id": action, "text": ACTION_TEXTS[action], "cards": game.cards_used(action)}
+        {
+            "id": action,
+            "text": ACTION_TEXTS[action],
+            "move": move_kind(action),
+            "cards": game.cards_used(action),
+        }
         for action in game.legal_actions()
     ]
 
@@ -239,4 +263,4 @@ def seat_view(
     return view
 
 
-__all__ = ["action_cards", "card", "legal_moves", "seat_view"]
+__all__ = ["action_cards", "card", "legal_moves", "move_kind", "seat_view"]

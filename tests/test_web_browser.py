@@ -33,6 +33,8 @@ from tests.replays import random_replay  # noqa: E402
 
 #: Milliseconds the page may take for one request and redraw.
 STEP_TIMEOUT = 15_000
+#: True once the page shows a live table (it starts one when it opens).
+READY = "window.canastaTable.state.view?.mode === 'live'"
 #: True once the bots have moved and the page waits for the person (or the hand ended).
 WAITS_FOR_PERSON = (
     "['you', 'next hand', 'game over'].includes(window.canastaTable.state.view?.waiting_for)"
@@ -66,7 +68,7 @@ def page(browser, url):
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(url)
-    page.wait_for_selector("#seat-1")
+    page.wait_for_function(READY)
     yield page
     context.close()
     assert errors == [], errors
@@ -82,8 +84,9 @@ def start(page, seed: int, seats=("you", "expert"), speed: int = 0) -> None:
         page.fill(f"#seat-{seat}", name)
     page.fill("#seed", str(seed))
     page.fill("#speed", str(speed))
+    before = view(page)["table"]
     page.click("#start")
-    page.wait_for_function("window.canastaTable.state.view !== null")
+    page.wait_for_function(f"window.canastaTable.state.view.table !== {before!r}")
 
 
 def test_a_whole_hand_by_clicks_against_a_bot(page):
@@ -102,7 +105,7 @@ def test_a_whole_hand_by_clicks_against_a_bot(page):
         if current["phase"] == "draw":
             take = [m for m in current["legal"] if m["text"].startswith("take")]
             action = take[0]["id"] if take else 0
-            page.click(f"#moves button.move[data-action='{action}']")
+            page.click(f"#turn-moves button.move[data-action='{action}']")
         else:
             # click a hand card, then one of the moves the page shows for it
             cards = page.locator("#hand .card.playable")
@@ -156,7 +159,7 @@ def test_an_illegal_move_is_refused_and_changes_nothing(page):
     again = page.evaluate(f"fetch('/api/tables/{before['table']}').then(r => r.json())")
     assert again == before
     # a legal move afterwards works and clears the message
-    page.click("#moves button.move[data-action='0']")
+    page.click("#turn-moves button.move[data-action='0']")
     page.wait_for_function("window.canastaTable.state.view.phase === 'meld'")
     assert page.locator("#error").is_hidden()
 
@@ -174,7 +177,7 @@ def test_a_stale_click_is_refused_and_the_page_catches_up(page):
     page.wait_for_function(
         f"fetch('/api/tables/{before['table']}').then(r => r.json()).then(v => v.version === 1)"
     )
-    page.click("#moves button.move[data-action='0']")  # a draw on the page's old view
+    page.click("#turn-moves button.move[data-action='0']")  # a draw on the page's old view
     page.wait_for_selector("#error:not(.hidden)")
     assert "stale request" in page.inner_text("#error")
     page.wait_for_function("window.canastaTable.state.view.version === 1")
@@ -250,8 +253,141 @@ def test_no_request_leaves_this_machine(browser, url):
     requested = []
     page.on("request", lambda request: requested.append(request.url))
     page.goto(url)
-    page.wait_for_selector("#seat-1")
+    page.wait_for_function(READY)
     page.click("#start")
-    page.wait_for_function("window.canastaTable.state.view !== null")
+    page.wait_for_function("window.canastaTable.state.view?.hand_step === 0")
     context.close()
     assert requested and all(address.startswith(url) for address in requested), requested
+
+
+# ---------------------------------------------------------------------- ready table, selection
+def test_the_page_opens_on_a_ready_table(page):
+    """No click needed: classic, 2 players, the person at seat 0 against an expert bot."""
+    opened = view(page)
+    assert opened["variant"] == "classic" and opened["num_players"] == 2
+    assert [p["name"].split()[0] for p in opened["players"]] == ["you", "expert"]
+    assert page.locator("#table").is_visible()
+    assert page.locator("#hand .card").count() == opened["players"][0]["hand_size"]
+    page.wait_for_function(WAITS_FOR_PERSON)
+    assert page.locator("#turn-moves button.move").count() > 0
+
+
+def _draw(page) -> dict:
+    current = view(page)
+    page.click("#turn-moves button.move[data-action='0']")
+    page.wait_for_function(f"window.canastaTable.state.view.version > {current['version']}")
+    return view(page)
+
+
+def _select(page, kinds: list[int]) -> None:
+    """Click hand cards of these kinds, one card per entry."""
+    hand = [c["kind"] for c in view(page)["players"][0]["hand"]]
+    used = set()
+    for kind in kinds:
+        index = next(i for i, k in enumerate(hand) if k == kind and i not in used)
+        used.add(index)
+        page.click(f"#hand .card[data-index='{index}']")
+
+
+def _sent(page, before: dict, move: dict) -> None:
+    """The page sent ``move``: the next event of the hand is it."""
+    page.wait_for_function(f"window.canastaTable.state.view.version > {before['version']}")
+    assert view(page)["events"][len(before["events"])]["text"] == move["text"]
+
+
+def test_select_cards_and_meld_them(page):
+    """Selecting exactly a legal meld's cards makes the Meld button send that one id, and
+    Discard stays off for a selection of more than one card."""
+    for seed in range(8, 40):
+        start(page, seed=seed)
+        page.wait_for_function(WAITS_FOR_PERSON)
+        if view(page)["waiting_for"] != "you":
+            continue
+        drawn = _draw(page)
+        melds = [m for m in drawn["legal"] if m["move"] == "meld"]
+        if melds:
+            break
+    else:
+        pytest.fail("no deal in seeds 8..39 gives a meld after the first draw")
+    meld = melds[0]
+    assert page.locator("#meld-selected").is_disabled()  # nothing selected yet
+    _select(page, meld["cards"])
+    assert page.locator("#hand .card.selected").count() == len(meld["cards"])
+    assert page.locator("#discard-selected").is_disabled()
+    assert [sorted(m["cards"]) for m in melds].count(sorted(meld["cards"])) == 1
+    assert page.get_attribute("#meld-selected", "data-action") == str(meld["id"])
+    page.click("#meld-selected")
+    _sent(page, drawn, meld)
+    assert page.locator("#hand .card.selected").count() == 0  # the selection is spent
+
+
+def test_select_one_card_and_discard_it(page):
+    start(page, seed=6)
+    page.wait_for_function(WAITS_FOR_PERSON)
+    drawn = _draw(page)
+    discard = next(m for m in drawn["legal"] if m["move"] == "discard")
+    _select(page, discard["cards"])
+    assert page.get_attribute("#discard-selected", "data-action") == str(discard["id"])
+    page.click("#discard-selected")
+    _sent(page, drawn, discard)
+
+
+def test_a_selection_that_makes_no_move_sends_nothing(page):
+    start(page, seed=6)
+    page.wait_for_function(WAITS_FOR_PERSON)
+    drawn = _draw(page)
+    hand = [c["kind"] for c in drawn["players"][0]["hand"]]
+    # two natural ranks: no single meld, add or discard lays just those two cards
+    first, second = sorted(set(hand))[:2]
+    _select(page, [first, second])
+    for button in ("#meld-selected", "#add-selected", "#discard-selected"):
+        assert page.locator(button).is_disabled()
+    page.click("#clear-selection")
+    assert page.locator("#hand .card.selected").count() == 0
+    # the full list of legal moves stays one click away
+    assert page.locator("#moves").is_hidden()
+    page.click("#moves-box summary")
+    assert page.locator("#moves button.move").count() == len(drawn["legal"])
+    assert view(page)["version"] == drawn["version"]
+
+
+def test_a_raised_card_leaves_the_seat_label_clear(page):
+    page.wait_for_function(WAITS_FOR_PERSON)
+    page.locator("#hand .card").first.click()
+    raised = page.locator("#hand .card.selected").first.bounding_box()
+    label = page.locator("#me-label").bounding_box()
+    assert raised["y"] >= label["y"] + label["height"]
+
+
+#: Plays the person's turns from the page (draw, then the first discard) to the hand's end.
+_PLAY_TO_HAND_OVER = """async () => {
+  const table = window.canastaTable;
+  const over = () => ['next hand', 'game over'].includes(table.state.view.waiting_for);
+  while (!over()) {
+    const view = table.state.view;
+    if (view.waiting_for === 'you' && !table.state.busy) {
+      const move = view.legal.find((m) => m.id === 0)
+        || view.legal.find((m) => m.move === 'discard') || view.legal[0];
+      await table.act(move.id);
+    } else {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}"""
+
+
+def test_next_hand_is_in_view_at_1400_by_1000(browser, url):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(STEP_TIMEOUT)
+    try:
+        page.goto(url)
+        page.wait_for_function(READY)
+        start(page, seed=1)
+        page.evaluate(_PLAY_TO_HAND_OVER)
+        assert view(page)["waiting_for"] == "next hand"
+        page.evaluate("window.scrollTo(0, 0)")
+        box = page.locator("#next-hand").bounding_box()
+        assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 1000
+    finally:
+        context.close()

@@ -1,13 +1,16 @@
 // canasta-env browser table. The server decides everything: this page only draws the
 // views it gets and sends back action ids from the legal list of the last view, with
-// the version of that view. Plain JavaScript, no build step, nothing fetched but /api.
+// the version of that view. Cards selected in the hand are matched against that list:
+// the one legal move that lays exactly those cards is the id sent. Plain JavaScript, no
+// build step, nothing fetched but /api.
 "use strict";
 
 const state = {
   options: null,
   mode: null,         // "live" or "replay"
   view: null,         // the last view the server sent
-  selectedKind: null, // the hand card clicked last
+  selected: [],       // positions in the hand of the selected cards
+  starts: 0,          // games asked for: only the answer to the last one is drawn
   timer: null,        // the pending bot move
   busy: false,
   replay: { id: null, position: 0, viewer: 0, open: false },
@@ -65,6 +68,9 @@ async function request(method, path, body) {
 
 // ---------------------------------------------------------------- setup
 
+// The game the page opens on: the first player count of this preset, you against bots.
+const DEFAULT_PRESET = "classic";
+
 async function loadOptions() {
   state.options = await api("GET", "/api/options");
   const variant = $("variant");
@@ -74,11 +80,14 @@ async function loadOptions() {
   for (const name of state.options.bots) $("bot-names").append(el("option", { value: name }));
   variant.addEventListener("change", fillPlayers);
   $("players").addEventListener("change", fillSeats);
+  if (state.options.presets[DEFAULT_PRESET]) variant.value = DEFAULT_PRESET;
   fillPlayers();
   if (state.options.startup) {
     switchTab("replay");
     state.replay = { id: state.options.startup.replay, position: 0, viewer: 0, open: false };
     await showReplay();
+  } else if (state.view === null) {
+    await startGame();  // the page opens on a ready table: you against an expert bot
   }
 }
 
@@ -137,10 +146,11 @@ async function startGame() {
     showError(error.message);
     return;
   }
+  const ticket = ++state.starts;
   const view = await request("POST", "/api/tables", body);
-  if (!view) return;
+  if (!view || ticket !== state.starts) return;  // a later game was asked for meanwhile
   state.mode = "live";
-  state.selectedKind = null;
+  state.selected = [];
   render(view);
 }
 
@@ -167,7 +177,13 @@ async function advance() {
   const view = state.view;
   if (!view || view.waiting_for !== "bot") return;
   const next = await request("POST", `/api/tables/${view.table}/advance`, { version: view.version });
-  if (next) render(next);  // after an error the bots stop until the person acts
+  // after an error the bots stop until the person acts; a new game drops this answer
+  if (next && onTable(view)) render(next);
+}
+
+// Whether the page still shows the live table of ``view`` (not a newer game or a replay).
+function onTable(view) {
+  return state.mode === "live" && state.view !== null && state.view.table === view.table;
 }
 
 // The person's move: an id from the last view's legal list (the server checks it again).
@@ -179,7 +195,8 @@ async function act(actionId) {
     const next = await request("POST", `/api/tables/${view.table}/act`,
       { version: view.version, action: actionId });
     if (next) {
-      state.selectedKind = null;
+      if (!onTable(view)) return;
+      state.selected = [];
       render(next);
     } else {
       await resync();
@@ -204,8 +221,10 @@ async function resync() {
 async function nextHand() {
   const view = state.view;
   const next = await request("POST", `/api/tables/${view.table}/next-hand`, { version: view.version });
-  if (next) render(next);
-  else await resync();
+  if (next) {
+    state.selected = [];
+    render(next);
+  } else await resync();
 }
 
 // ---------------------------------------------------------------- replays
@@ -299,7 +318,7 @@ function meldCards(m) {
 
 function meldNode(m, closed) {
   const kind = m.canasta ? ` canasta-${m.canasta}` : "";
-  const node = el("span", { className: `meld${kind}`, title: `${m.label}: ${m.size} cards` },
+  const node = el("span", { className: `meld${kind}`, title: `${m.label}: ${cardCount(m.size)}` },
     [cardsNode(meldCards(m), true)]);
   if (m.canasta) node.append(badge(`${m.canasta} canasta`, m.canasta));
   if (closed && m.hidden) node.append(badge("hidden", "hidden-canasta"));
@@ -322,6 +341,7 @@ function render(view) {
   renderLog(view);
   renderSheet(view);
   if (!live) renderReplayControls(view);
+  if (view.score_sheet) $("sheet").scrollIntoView({ block: "nearest" });
   scheduleBots();
 }
 
@@ -382,7 +402,8 @@ function renderTeams(view) {
     const opening = t.opened ? "opened" : `opening minimum ${t.opening_minimum}`;
     const header = el("div", {
       className: "seat-label",
-      text: `team ${t.team} (players ${t.seats.join(", ")}): ${t.score} points, ${opening}`,
+      text: `team ${t.team} (${t.seats.length === 1 ? "player" : "players"} ${t.seats.join(", ")}): ` +
+        `${t.score} points, ${opening}`,
     });
     const red3 = [];
     for (let i = 0; i < t.red3; i++) red3.push({ label: "3♥", colour: "red" });
@@ -416,47 +437,128 @@ function renderMe(view) {
   for (const move of view.legal) for (const kind of move.cards) usable.add(kind);
   const hand = $("hand");
   hand.replaceChildren();
-  for (const c of me.hand || []) {
+  const cards = me.hand || [];
+  state.selected = state.selected.filter((index) => index < cards.length);
+  cards.forEach((c, index) => {
     const node = cardNode(c);
     node.dataset.kind = String(c.kind);
+    node.dataset.index = String(index);
     if (usable.has(c.kind)) node.classList.add("playable");
-    if (state.selectedKind === c.kind) node.classList.add("selected");
-    node.addEventListener("click", () => selectCard(c.kind));
+    if (state.selected.includes(index)) node.classList.add("selected");
+    node.addEventListener("click", () => selectCard(index));
     hand.append(node);
-  }
+  });
+  renderSelection(view);
   renderCardMoves(view);
 }
 
-function selectCard(kind) {
-  state.selectedKind = state.selectedKind === kind ? null : kind;
+function selectCard(index) {
+  const at = state.selected.indexOf(index);
+  if (at >= 0) state.selected.splice(at, 1);
+  else state.selected.push(index);
   renderMe(state.view);
 }
 
-// Where the clicked card can go: every legal move that uses a card of its kind.
+// The kinds of the selected cards, sorted: a move's cards compare to them as a multiset.
+function selectedKinds(view) {
+  const hand = view.players[view.viewer].hand || [];
+  return state.selected.map((index) => hand[index].kind).sort((a, b) => a - b);
+}
+
+function sameKinds(cards, kinds) {
+  const sorted = [...cards].sort((a, b) => a - b);
+  return sorted.length === kinds.length && sorted.every((kind, i) => kind === kinds[i]);
+}
+
+// Whether ``cards`` (a move's) hold every selected card, with repeats.
+function holdsKinds(cards, kinds) {
+  const left = [...cards];
+  for (const kind of kinds) {
+    const at = left.indexOf(kind);
+    if (at < 0) return false;
+    left.splice(at, 1);
+  }
+  return true;
+}
+
+// The selection's buttons: the moves each sends, by the view's move kinds.
+const SELECTION_ACTIONS = [
+  { id: "meld-selected", label: "Meld", moves: ["meld", "run"] },
+  { id: "add-selected", label: "Add to meld", moves: ["add"] },
+  { id: "discard-selected", label: "Discard", moves: ["discard"] },
+];
+
+// Meld, add or discard the selected cards: each button sends the one legal move of its
+// kind that lays exactly those cards; where several do (a 2 that fits two melds), one
+// button per move, named by its text.
+function renderSelection(view) {
+  const box = $("selection");
+  const live = view.mode === "live" && view.legal.length > 0;
+  box.classList.toggle("hidden", !live);
+  if (!live) { box.replaceChildren(); return; }
+  const kinds = selectedKinds(view);
+  const hand = view.players[view.viewer].hand || [];
+  const chosen = state.selected.map((index) => hand[index]);
+  const label = kinds.length
+    ? el("span", { id: "selection-label" }, [document.createTextNode("selected: "), cardsNode(chosen, true)])
+    : el("span", { id: "selection-label", text: "select cards in your hand to meld, add or discard them" });
+  const buttons = [];
+  for (const action of SELECTION_ACTIONS) {
+    const matches = kinds.length
+      ? view.legal.filter((m) => action.moves.includes(m.move) && sameKinds(m.cards, kinds)) : [];
+    if (matches.length > 1) {
+      for (const move of matches) buttons.push(moveButton(move, `${action.id}-choice`));
+      continue;
+    }
+    const move = matches[0];
+    buttons.push(el("button", {
+      type: "button", id: action.id, className: "move selection-move",
+      text: action.label, title: move ? move.text : "the selected cards make no such move now",
+      ...(move ? { "data-action": String(move.id), onclick: () => act(move.id) } : { disabled: "" }),
+    }));
+  }
+  if (kinds.length) {
+    buttons.push(el("button", {
+      type: "button", id: "clear-selection", text: "Clear",
+      onclick: () => { state.selected = []; renderMe(state.view); },
+    }));
+  }
+  box.replaceChildren(label, ...buttons);
+}
+
+// Where the selected cards can go: every legal move that uses all of them.
 function renderCardMoves(view) {
   const box = $("card-moves");
   box.replaceChildren();
-  if (state.selectedKind === null || view.mode !== "live") return;
-  const moves = view.legal.filter((m) => m.cards.includes(state.selectedKind));
+  const kinds = selectedKinds(view);
+  if (!kinds.length || view.mode !== "live") return;
+  const moves = view.legal.filter((m) => holdsKinds(m.cards, kinds));
   if (!moves.length) {
-    box.append(el("span", { id: "no-move", text: "no legal move uses this card now" }));
+    const these = kinds.length === 1 ? "this card" : "these cards";
+    box.append(el("span", { id: "no-move", text: `no legal move uses ${these} now` }));
     return;
   }
   for (const move of moves) box.append(moveButton(move));
 }
 
-function moveButton(move) {
+function moveButton(move, className = "") {
   return el("button", {
-    type: "button", className: "move", "data-action": String(move.id), text: move.text,
-    onclick: () => act(move.id),
+    type: "button", className: `move ${className}`.trim(), "data-action": String(move.id),
+    text: move.text, onclick: () => act(move.id),
   });
 }
 
+// Moves without cards chosen from the hand: always shown beside the piles.
+const TURN_MOVES = ["draw", "take", "pass"];
+
 function renderMoves(view) {
+  $("turn-moves").replaceChildren(
+    ...view.legal.filter((m) => TURN_MOVES.includes(m.move)).map((m) => moveButton(m)));
+  $("moves-count").textContent = String(view.legal.length);
   const box = $("moves");
-  box.replaceChildren(...view.legal.map(moveButton));
+  box.replaceChildren(...view.legal.map((m) => moveButton(m)));
   if (view.mode === "live" && !view.legal.length && view.waiting_for === "bot") {
-    box.append(el("span", { text: "the bots are playing..." }));
+    $("turn-moves").append(el("span", { text: "the bots are playing..." }));
   }
 }
 
