@@ -53,6 +53,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from multiprocessing.connection import Connection, wait
 
 from agents.base import play_hands
 from agents.registry import make_agent, register_agent, registered_factories, reseed
@@ -269,18 +270,79 @@ def init_pool_worker(*args) -> None:
     init_worker(*args)
 
 
-def _pool_deaf_to_ctrl_c(context, jobs: int, initargs: tuple):
-    """A pool whose workers ignore SIGINT from their first instruction: a worker started
-    with SIGINT ignored keeps it so through exec and Python's start, so a Ctrl-C that
-    reaches the whole process group while a worker is still starting (before its
-    initializer runs) cannot kill it half-way and leave the pool to hang."""
-    if threading.current_thread() is not threading.main_thread():  # signals: main only
-        return context.Pool(jobs, initializer=init_pool_worker, initargs=initargs)
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _play_in_workers(
+    jobs: int, initargs: tuple, tasks: list[Task], chunk: int
+) -> Iterator[list[HandResult]]:
+    """The hands of ``tasks`` played by ``jobs`` worker processes, a list per task, as
+    they finish.
+
+    Each worker owns a pipe of its own and asks for nothing: the parent sends it
+    ``chunk`` tasks at a time and reads its hands back. No lock is shared, so a Ctrl-C
+    (or an error) can end the workers at any moment without leaving anything to wait
+    for; :class:`multiprocessing.pool.Pool` can hang in ``terminate`` when a worker
+    that waited for a task holds the task queue's lock. The workers start with SIGINT
+    ignored (kept so through exec), so a Ctrl-C to the whole process group reaches the
+    parent alone, even while a worker is still starting.
+    """
+    context = multiprocessing.get_context("spawn")  # no fork: see the module doc
+    batches = [tasks[i : i + chunk] for i in range(0, len(tasks), chunk)]
+    workers: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
+    deaf = threading.current_thread() is threading.main_thread()  # signals: main only
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if deaf else None
     try:
-        return context.Pool(jobs, initializer=init_pool_worker, initargs=initargs)
+        for _ in range(min(jobs, len(batches))):
+            mine, theirs = context.Pipe()
+            process = context.Process(target=_worker_loop, args=(theirs, initargs), daemon=True)
+            process.start()
+            theirs.close()
+            workers.append((process, mine))
     finally:
-        signal.signal(signal.SIGINT, previous)
+        if deaf:
+            signal.signal(signal.SIGINT, previous)
+    try:
+        pending = iter(batches)
+        busy = []
+        for _process, mine in workers:
+            mine.send(next(pending))
+            busy.append(mine)
+        while busy:
+            for mine in wait(busy):
+                try:
+                    kind, payload = mine.recv()
+                except EOFError:
+                    raise RuntimeError("an arena worker process died") from None
+                if kind == "error":
+                    raise payload
+                yield from payload
+                batch = next(pending, None)
+                if batch is None:
+                    mine.send(None)
+                    busy.remove(mine)
+                else:
+                    mine.send(batch)
+    finally:
+        for process, mine in workers:
+            if process.is_alive():
+                process.kill()  # at the end they have left already; else (Ctrl-C) now
+            process.join()
+            mine.close()
+
+
+def _worker_loop(connection: Connection, initargs: tuple) -> None:
+    """A worker of :func:`_play_in_workers`: set up, then play the batches it is sent."""
+    init_pool_worker(*initargs)
+    while True:
+        batch = connection.recv()
+        if batch is None:
+            return
+        try:
+            connection.send(("hands", [play_task(task) for task in batch]))
+        except Exception as error:  # noqa: BLE001 - raised again in the parent
+            try:
+                connection.send(("error", error))
+            except Exception:  # noqa: BLE001 - an error that cannot be pickled
+                connection.send(("error", RuntimeError(f"{type(error).__name__}: {error}")))
+            return
 
 
 def _limit_torch_threads() -> None:
@@ -373,12 +435,10 @@ def play_tasks(
                     bar.update(1)
         else:
             initargs = (variant, num_players, seed, rules, factories, trust_pickle)
-            context = multiprocessing.get_context("spawn")  # no fork: see the module doc
-            with _pool_deaf_to_ctrl_c(context, jobs, initargs) as pool:
-                chunk = max(1, min(16, len(tasks) // (jobs * 8)))
-                for hands in pool.imap_unordered(play_task, tasks, chunksize=chunk):
-                    results += hands
-                    bar.update(len(hands))
+            chunk = max(1, min(16, len(tasks) // (jobs * 8)))
+            for hands in _play_in_workers(jobs, initargs, tasks, chunk):
+                results += hands
+                bar.update(len(hands))
     except KeyboardInterrupt as error:  # Ctrl-C: the hands finished so far are kept
         results.sort(key=lambda r: r.key)
         raise ArenaInterrupted(results) from error

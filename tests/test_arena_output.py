@@ -127,7 +127,7 @@ def test_ctrl_c_with_worker_processes(tmp_path):
         command,
         cwd=REPO,
         env=env,
-        stdout=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,  # never read: a full pipe would stall the arena
         stderr=subprocess.PIPE,
         start_new_session=True,
     ) as process:
