@@ -1,8 +1,10 @@
 """The table: a hand played around the engine, one table or N of them batched.
 
-Every driver of a hand (the env faces, and in time rollouts, the arena, play and the
-web) goes through a :class:`Table` and none builds or steps a
-:class:`~canasta_env.engine.game.Game` itself; when a second engine plugs in, it plugs
+Every driver of a hand (the PettingZoo, Gymnasium and OpenSpiel faces, the arena's
+hands, training rollouts and the RLlib env, ``canasta play``, the demo and the browser
+table) goes through a :class:`Table`, and none builds or steps a
+:class:`~canasta_env.engine.game.Game` itself (the compliance checks, which test the
+engine, are the one reader that drives it directly); when a second engine plugs in, it plugs
 in here. A table owns, for one game:
 
 ========================  ==================================================================
