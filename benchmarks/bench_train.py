@@ -39,8 +39,8 @@ def main(argv: list[str] | None = None) -> int:
         "--sb3-steps",
         type=int,
         default=20_000,
-        help="also time the former MaskablePPO recipe (training.selfplay) for this many "
-        "steps, for a before/after in one run (0: skip)",
+        help="also time Stable-Baselines3's MaskablePPO (examples/sb3_maskable_ppo.py) for "
+        "this many steps, for a comparison in one run (0: skip)",
     )
     args = parser.parse_args(argv)
 
@@ -87,20 +87,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  collection alone: {steps / collect_s:,.0f} steps/s ({steps} steps)")
     print(f"  PPO update alone: {steps / update_s:,.0f} samples/s")
     if args.sb3_steps:
-        from training.selfplay import train
+        import sys
 
+        import torch
+
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the examples package
+        from examples.sb3_maskable_ppo import train
+
+        torch.set_num_threads(1)
         with tempfile.TemporaryDirectory() as tmp:
-            _model, meta = train(
-                variant=args.variant,
-                num_players=args.players,
-                timesteps=args.sb3_steps,
-                out_dir=tmp,
-                eval_hands=0,
-                verbose=0,
-            )
+            _path, rate = train(tmp, args.sb3_steps, args.variant, args.players)
         print(
-            f"former recipe (MaskablePPO over SelfPlayEnv, 4 envs in one process, 1 thread): "
-            f"{meta['steps_per_second']:,.0f} learner steps/s ({meta['timesteps']} steps)"
+            f"SB3 example (MaskablePPO against random, examples/sb3_maskable_ppo.py, 1 env, "
+            f"1 thread): {rate:,.0f} learner steps/s ({args.sb3_steps} steps)"
         )
     return 0
 

@@ -64,12 +64,16 @@ def variant_name(text: str) -> str:
 
 
 def add_table_options(
-    parser: argparse.ArgumentParser, players: int = DEFAULT_PLAYERS, rules: bool = True
+    parser: argparse.ArgumentParser,
+    players: int | None = DEFAULT_PLAYERS,
+    rules: bool = True,
+    variant: str | None = "classic",
 ) -> None:
-    """``--variant``, ``--players`` (one table) and, with ``rules``, ``--rule``."""
+    """``--variant``, ``--players`` (one table) and, with ``rules``, ``--rule``. A default
+    of None leaves the option None when it is not given (a resumed run keeps its own)."""
     parser.add_argument(
         "--variant",
-        default="classic",
+        default=variant,
         type=variant_name,
         metavar="NAME",
         help=f"rules preset: {', '.join(sorted(PRESETS))}",

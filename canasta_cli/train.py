@@ -6,13 +6,15 @@ Usage::
     canasta train --resume runs/c2                                     # continue it
     canasta train record|imitate|ppo --run-dir runs/c2                 # one stage
     canasta train --backend rllib ...      # self-play PPO on RLlib (training.rllib_backend)
-    canasta train --evaluate MODEL ...     # evaluate saved models (training.selfplay)
+    canasta train --evaluate MODEL ...     # a saved model against bots, in the arena
 
 A run trains on several tables at once, so here ``--variant`` and ``--players`` take
 comma lists (``--variant classic,spanish --players 2,4``: every table of both that the
 presets allow); the run's settings are :func:`training.league.make_config`'s, and an
-option left out keeps the run's value. ``--backend rllib`` and ``--evaluate`` hand the
-whole command line to their own parsers (``canasta train --backend rllib --help``).
+option left out keeps the run's value. ``--backend rllib`` and ``--evaluate`` have
+parsers of their own, below (``canasta train --backend rllib --help``): RLlib trains
+one table (``--variant NAME --players N``, as every one-table command), and
+``--evaluate`` plays :func:`agents.arena.run_arena` once per table and opponent.
 """
 
 from __future__ import annotations
@@ -22,7 +24,14 @@ import json
 import sys
 from pathlib import Path
 
-from canasta_cli.options import command_parser, name_list
+from canasta_cli.options import (
+    add_jobs_option,
+    add_seed_option,
+    add_table_options,
+    command_parser,
+    int_list,
+    name_list,
+)
 from canasta_env.rules import PRESETS
 from training.league import BACKENDS, STAGES, Run, RunFileError, run_stages
 
@@ -123,17 +132,230 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# ---------------------------------------------------------------------- --evaluate
+
+
+def build_evaluate_parser() -> argparse.ArgumentParser:
+    parser = command_parser(
+        "canasta train --evaluate",
+        "A saved model against bots in the arena (agents.arena.run_arena): every deal is\n"
+        "played once per seat arrangement (both seat orders at 2 players), for each table\n"
+        "and each opponent.",
+    )
+    parser.add_argument(
+        "--evaluate", required=True, metavar="MODEL", help="a model file, run folder or name"
+    )
+    parser.add_argument(
+        "--variant",
+        default="classic",
+        type=name_list(PRESETS),
+        metavar="NAME[,NAME]",
+        help="presets, a comma list",
+    )
+    parser.add_argument("--players", default="2", type=int_list, metavar="N[,N]")
+    parser.add_argument("--opponents", default="random", help="bots, a comma list")
+    parser.add_argument("--hands", type=int, default=500, help="deals per table and opponent")
+    parser.add_argument("--eval-seed", type=int, default=10_000, help="the arena's seed")
+    parser.add_argument("--json", default=None, help="write the results here")
+    parser.add_argument("--meta", default=None, help="training meta.json to copy into --json")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    add_jobs_option(parser)
+    parser.add_argument(
+        "--trust-pickle",
+        action="store_true",
+        help="--evaluate a Stable-Baselines3 .zip, which Python's pickle loads and can run "
+        "code: only a file whose source you trust (the shipped ones need no flag)",
+    )
+    return parser
+
+
+def evaluate_model(
+    model: str,
+    opponent: str,
+    variant: str = "classic",
+    num_players: int = 2,
+    deals: int = 500,
+    seed: int = 10_000,
+    jobs: int = 1,
+    trust_pickle: bool = False,
+) -> dict:
+    """``ppo:MODEL`` against ``opponent`` over ``deals`` duplicate deals of the arena."""
+    from agents.arena import run_arena
+    from agents.schedule import make_pairings
+
+    name = model if model.startswith("ppo:") else f"ppo:{model}"
+    seatings = len(make_pairings([name, opponent], num_players, "round-robin")[0].arrangements)
+    result = run_arena(
+        [name, opponent],
+        variant,
+        num_players,
+        hands=deals * seatings,
+        seed=seed,
+        jobs=jobs,
+        plot=False,
+        trust_pickle=trust_pickle,
+    )
+    row = next(r for r in result.summary["ranking"] if r["agent"] == name)
+    won = [len(h.winners) if name in h.winners else 0 for h in result.hands]
+    wins, ties = won.count(1), sum(1 for w in won if w > 1)
+    return {
+        "agent": name,
+        "opponent": opponent,
+        "variant": variant,
+        "num_players": num_players,
+        "deals": deals,
+        "hands": row["hands"],
+        "seed": seed,
+        "wins": wins,
+        "ties": ties,
+        "losses": row["hands"] - wins - ties,
+        "win_rate": row["win_rate"],
+        "ci95": list(row["win_ci"]),
+        "mean_score_diff": row["score_diff"],
+        "score_diff_ci95": list(row["score_diff_ci"]),
+    }
+
+
+def _summary(result: dict) -> str:
+    low, high = result["ci95"]
+    diff_low, diff_high = result["score_diff_ci95"]
+    return (
+        f"{result['agent']} vs {result['opponent']} ({result['variant']}, "
+        f"{result['num_players']}p, {result['hands']} hands): win rate "
+        f"{result['win_rate']:.3f} [95% CI {low:.3f}, {high:.3f}], "
+        f"W/T/L {result['wins']}/{result['ties']}/{result['losses']}, mean score diff "
+        f"{result['mean_score_diff']:+.1f} [95% CI {diff_low:+.1f}, {diff_high:+.1f}]"
+    )
+
+
+def evaluate_main(argv: list[str]) -> int:
+    args = build_evaluate_parser().parse_args(argv)
+    model = args.evaluate.removeprefix("ppo:")
+    try:
+        import torch
+
+        from training.agent import load_agent
+
+        torch.set_num_threads(args.threads)
+        agent = load_agent(model, trust_pickle=args.trust_pickle)  # a bad model fails here
+        results = []
+        for variant in args.variant:
+            for players in args.players:
+                for opponent in _list(args.opponents):
+                    result = evaluate_model(
+                        model,
+                        opponent,
+                        variant,
+                        players,
+                        args.hands,
+                        args.eval_seed,
+                        args.jobs,
+                        args.trust_pickle,
+                    )
+                    results.append(result)
+                    print(_summary(result), flush=True)
+    except (OSError, ValueError) as error:
+        _fail(str(error))
+    if args.json:
+        report = {"model": Path(model).name, "command": "canasta train " + " ".join(argv)}
+        report["evaluation"] = results
+        meta_path = Path(args.meta) if args.meta else Path(model).parent / "meta.json"
+        if getattr(agent, "meta", None) is not None and not args.meta:
+            report["training"] = agent.meta  # a .npz model file carries its own record
+        elif meta_path.exists():
+            report["training"] = json.loads(meta_path.read_text())
+        elif Path(args.json).exists():  # keep the training record of an earlier report
+            previous = json.loads(Path(args.json).read_text())
+            if "training" in previous:
+                report["training"] = previous["training"]
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
+    return 0
+
+
+# ---------------------------------------------------------------------- --backend rllib
+
+
+def build_rllib_parser() -> argparse.ArgumentParser:
+    parser = command_parser(
+        "canasta train --backend rllib",
+        "Masked self-play PPO on RLlib, one table (training/rllib_backend.py, docs/ray.md).\n"
+        "Needs Ray: pip install -e '.[scale]'. A new run's settings default to\n"
+        "training.rllib_backend.DEFAULTS (classic, 2 players, seed 0); a resumed run keeps\n"
+        "its own unless given.",
+    )
+    parser.add_argument("--backend", choices=["rllib"], default="rllib")
+    parser.add_argument("--run-dir", default=None, help="run directory")
+    parser.add_argument("--resume", default=None, metavar="RUN_DIR", help="continue this run")
+    add_table_options(parser, players=None, rules=False, variant=None)
+    add_seed_option(parser, default=None, what="seed of the run")
+    parser.add_argument("--hidden", default=None, help="hidden layer widths (256,256)")
+    parser.add_argument("--ppo-steps", type=int, default=None, help="env steps in all (60000)")
+    parser.add_argument("--rollout-steps", type=int, default=None, help="batch per iteration")
+    parser.add_argument("--minibatch", type=int, default=None)
+    parser.add_argument("--epochs", type=int, default=None)
+    parser.add_argument("--lr", type=float, default=None)
+    parser.add_argument("--ent-coef", type=float, default=None)
+    parser.add_argument(
+        "--opponents",
+        default=None,
+        help="weights, e.g. self=0.3,snapshot=0.2,expert=0.25,greedy=0.15,random=0.1",
+    )
+    parser.add_argument("--snapshots", type=int, default=None, help="frozen copies of main (2)")
+    parser.add_argument("--snapshot-every", type=int, default=None, help="iterations (5)")
+    parser.add_argument("--env-runners", type=int, default=None, help="sampling actors (1)")
+    parser.add_argument("--envs-per-runner", type=int, default=None, help="hands at once (8)")
+    parser.add_argument("--checkpoint-every", type=int, default=None, help="iterations (10)")
+    parser.add_argument("--eval-hands", type=int, default=None, help="per bot, at the end (100)")
+    parser.add_argument("--init", default=None, help="start from this .npz model file")
+    parser.add_argument(
+        "--ray", default=None, metavar="ADDRESS", help="a running cluster (default: local)"
+    )
+    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument(
+        "--trust-pickle",
+        action="store_true",
+        help="with --resume: restore RLlib's own checkpoint/, which RLlib loads with pickle "
+        "(code can run): only for a run you made or trust",
+    )
+    return parser
+
+
+def rllib_main(argv: list[str]) -> int:
+    args = build_rllib_parser().parse_args(argv)
+    try:
+        from training import rllib_backend
+    except ImportError as error:
+        _fail(f"--backend rllib needs Ray: pip install -e '.[scale]' ({error})")
+    if (args.run_dir is None) == (args.resume is None):
+        print(
+            "canasta train: error: give exactly one of --run-dir and --resume RUN_DIR",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        settings = rllib_backend.run_settings(args)
+    except ValueError as error:
+        print(f"canasta train: error: {error}", file=sys.stderr)
+        return 2
+    run_dir = Path(args.resume or args.run_dir)
+    table = rllib_backend.run(run_dir, settings, address=args.ray, progress=not args.no_progress)
+    for bot, row in table.items():
+        low, high = row["win_ci"]
+        print(
+            f"vs {bot}: {100 * row['win_rate']:.1f}% of {row['hands']} hands "
+            f"[{100 * low:.1f}, {100 * high:.1f}]"
+        )
+    return 0
+
+
+# ---------------------------------------------------------------------- the league
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if "--evaluate" in argv:  # the evaluation of saved models lives with the SB3 wrapper
-        from training.selfplay import main as selfplay_main
-
-        return selfplay_main(argv)
+    if "--evaluate" in argv:
+        return evaluate_main(argv)
     if _backend(argv) == "rllib":
-        try:
-            from training.rllib_backend import main as rllib_main
-        except ImportError as error:
-            _fail(f"--backend rllib needs Ray: pip install -e '.[scale]' ({error})")
         return rllib_main(argv)
     parser = build_parser()
     args = parser.parse_args(argv)

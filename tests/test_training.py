@@ -1,9 +1,8 @@
-"""Self-play wrapper, MaskablePPO training, the trained agent and the shipped model."""
+"""The SB3 agent (``PPOAgent``), the shipped MaskablePPO model and ``canasta train --evaluate``."""
 
 from __future__ import annotations
 
 import json
-import warnings
 
 import numpy as np
 import pytest
@@ -11,22 +10,17 @@ import pytest
 pytest.importorskip("sb3_contrib")
 torch = pytest.importorskip("torch")
 
-from gymnasium.utils.env_checker import check_env  # noqa: E402
+import gymnasium as gym  # noqa: E402
 
+import canasta_env  # noqa: E402
 from agents.base import RandomAgent, play_hands  # noqa: E402
+from agents.stats import wilson_interval  # noqa: E402
+from canasta_cli.train import evaluate_model, main  # noqa: E402
 from canasta_env.actions import ESCALA, NUM_ACTIONS  # noqa: E402
 from canasta_env.observation import OBS_SIZE, OBS_SIZE_V0  # noqa: E402
 from training.agent import SHIPPED, PolicyWeights, PPOAgent, load_agent  # noqa: E402
-from training.selfplay import (  # noqa: E402
-    OpponentPool,
-    SelfPlayEnv,
-    evaluate,
-    export_model,
-    main,
-    train,
-    wilson_interval,
-)
 
+gym.register_envs(canasta_env)
 torch.set_num_threads(1)
 
 #: The MaskablePPO agent of the SB3 wrapper (``ppo:sb3-classic-2p``).
@@ -51,117 +45,18 @@ def shipped():
     return load_agent(SB3_MODEL)
 
 
-def _random_episode(env, seed, check=None):
-    rng = np.random.default_rng(seed)
-    obs, info = env.reset(seed=seed)
-    total, done = 0.0, False
-    while not done:
-        mask = env.action_masks()
-        if check is not None:
-            check(env, obs, mask)
-        obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(mask))))
-        total += reward
-        done = terminated or truncated
-    return total, info
-
-
-@pytest.mark.parametrize("num_players", [2, 4])
-def test_wrapper_passes_gymnasium_check_env(num_players):
-    env = SelfPlayEnv("classic", num_players)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*infinity.*")  # the obs Box is unbounded
-        check_env(env, skip_render_check=True)
-    assert env.observation_space.shape == (OBS_SIZE,)
-    assert env.action_space.n == NUM_ACTIONS
-
-
-@pytest.mark.parametrize("variant,num_players", PRESET_TABLES)
-def test_masks_and_observations_match_the_env(variant, num_players):
-    def check(env, obs, mask):
-        inner = env.env
-        name = inner.agent_selection
-        assert inner.agent_name_mapping[name] in env.learner_seats
-        expected = inner.observe(name)
-        assert mask.dtype == bool and mask.shape == (NUM_ACTIONS,)
-        np.testing.assert_array_equal(mask, expected["action_mask"].astype(bool))
-        legal = np.zeros(NUM_ACTIONS, dtype=bool)
-        legal[inner.game.legal_actions()] = True
-        np.testing.assert_array_equal(mask, legal)
-        np.testing.assert_array_equal(obs, expected["observation"])
-
-    env = SelfPlayEnv(variant, num_players)
-    total, info = _random_episode(env, seed=3, check=check)
-    # the reward summed over the episode is the learner team's score reward
-    assert total == pytest.approx(info["score_diff"] / 1000.0)
-    assert not env.action_masks().any()
-
-
-def test_team_learner_controls_both_partners():
-    env = SelfPlayEnv("classic", 4, learner="team")
-    env.reset(seed=1)
-    assert len(env.learner_seats) == 2 and len(env.opponents) == 2
-    env = SelfPlayEnv("classic", 4, learner="seat")
-    env.reset(seed=1)
-    assert len(env.learner_seats) == 1 and len(env.opponents) == 3
-
-
-def test_mixed_tables_and_illegal_action():
-    env = SelfPlayEnv(["classic", "italian"], [2, 3])
-    assert ("italian", 3) not in env.tables and ("classic", 3) in env.tables
-    env.reset(seed=0)
-    illegal = int(np.flatnonzero(~env.action_masks())[0])
-    _obs, reward, terminated, _trunc, info = env.step(illegal)
-    assert terminated and reward == -1.0 and info["illegal_action"] == illegal
-
-
-def test_reset_is_reproducible():
-    a, b = SelfPlayEnv("spanish", 2), SelfPlayEnv("spanish", 2)
-    assert _random_episode(a, 11) == _random_episode(b, 11)
+def _env(variant: str = "classic", num_players: int = 2):
+    """The Gymnasium face with the observation vector alone (SB3's MlpPolicy input)."""
+    env = gym.make("canasta_env/Canasta-v0", variant=variant, num_players=num_players)
+    return gym.wrappers.TransformObservation(
+        env, lambda obs: obs["observation"], env.observation_space["observation"]
+    )
 
 
 def test_wilson_interval():
     low, high = wilson_interval(50, 100)
     assert low == pytest.approx(0.4038, abs=1e-3) and high == pytest.approx(0.5962, abs=1e-3)
     assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(10, 10)[1] == 1.0
-
-
-def test_tiny_training_run_saves_and_loads(tmp_path):
-    model, meta = train(
-        "classic",
-        2,
-        timesteps=256,
-        seed=1,
-        out_dir=tmp_path,
-        n_envs=1,
-        n_steps=128,
-        batch_size=64,
-        n_epochs=1,
-        net_arch=(32, 32),
-        snapshot_every=128,
-        eval_hands=2,
-        verbose=0,
-    )
-    assert (tmp_path / "model.zip").exists()
-    saved = json.loads((tmp_path / "meta.json").read_text())
-    assert saved["timesteps"] >= 256 and saved["obs_size"] == OBS_SIZE
-    assert saved["num_actions"] == NUM_ACTIONS and saved["snapshots"] >= 1
-    assert saved["evaluation"][0]["hands"] == 4
-    agent = load_agent(tmp_path, trust_pickle=True)  # a run folder resolves to model.zip
-    exported = export_model(model, tmp_path / "small.zip")
-    assert exported.stat().st_size < (tmp_path / "model.zip").stat().st_size
-    small = PPOAgent(exported)
-    env = SelfPlayEnv("classic", 2)
-    obs, _ = env.reset(seed=5)
-    mask = env.action_masks()
-    assert agent.act(obs, mask) == small.act(obs, mask)
-
-
-def test_snapshot_opponents_play_legal_moves(shipped):
-    pool = OpponentPool(random_prob=0.0)
-    pool.add_snapshot(shipped.weights, "snapshot@0")
-    env = SelfPlayEnv("classic", 2, pool=pool)
-    _total, info = _random_episode(env, seed=2)
-    assert info["opponent"] == "snapshot@0"
 
 
 @pytest.mark.parametrize("variant,num_players", PRESET_TABLES)
@@ -174,12 +69,14 @@ def test_shipped_model_plays_legal_moves_in_every_preset(shipped, variant, num_p
 
 def test_ppo_agent_is_deterministic_and_backends_agree(shipped):
     torch_agent = PPOAgent(SB3_MODEL, backend="torch")
-    env = SelfPlayEnv(["classic", "spanish"], [2, 4])
-    for seed in range(4):
+    for seed, (variant, num_players) in enumerate(
+        [("classic", 2), ("spanish", 4), ("classic", 4), ("spanish", 2)]
+    ):
+        env = _env(variant, num_players)
         obs, _ = env.reset(seed=seed)
         done = False
         while not done:
-            mask = env.action_masks()
+            mask = env.unwrapped.action_masks()
             action = shipped.act(obs, mask)
             assert mask[action]
             assert shipped.act(obs.copy(), mask.copy()) == action
@@ -190,8 +87,7 @@ def test_ppo_agent_is_deterministic_and_backends_agree(shipped):
 
 def test_policy_weights_match_torch_logits(shipped):
     policy = shipped.model.policy
-    env = SelfPlayEnv("classic", 2)
-    obs, _ = env.reset(seed=0)
+    obs, _ = _env().reset(seed=0)
     # the shipped model reads the first OBS_SIZE_V0 entries (the layout before S-19)
     width = policy.observation_space.shape[0]
     assert width in (OBS_SIZE, OBS_SIZE_V0)
@@ -204,7 +100,7 @@ def test_policy_weights_match_torch_logits(shipped):
 
 
 def test_evaluate_and_cli(tmp_path, shipped):
-    result = evaluate(shipped, RandomAgent(0), "classic", 2, hands=3, seed=7)
+    result = evaluate_model(str(SB3_MODEL), "random", "classic", 2, deals=3, seed=7)
     assert result["hands"] == 6 and result["wins"] + result["ties"] + result["losses"] == 6
     low, high = result["ci95"]
     assert 0.0 <= low <= result["win_rate"] <= high <= 1.0
@@ -213,6 +109,19 @@ def test_evaluate_and_cli(tmp_path, shipped):
     assert main(argv) == 0
     report = json.loads(out.read_text())
     assert report["evaluation"][0]["hands"] == 4
+    assert report["evaluation"][0]["agent"] == f"ppo:{SB3_MODEL}"
+
+
+def test_evaluate_refuses_a_bad_model_or_opponent_in_one_line(tmp_path, capsys):
+    for argv in (
+        ["--evaluate", str(tmp_path / "none.npz"), "--hands", "1"],
+        ["--evaluate", "classic-2p", "--opponents", "expertt", "--hands", "1"],
+    ):
+        with pytest.raises(SystemExit) as exit_info:
+            main(argv)
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err
+        assert err.startswith("canasta train: error: ") and err.count("\n") == 1
 
 
 @pytest.mark.parametrize("backend", ["numpy", "torch"])

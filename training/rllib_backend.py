@@ -45,7 +45,6 @@ or whose code you would run).
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -469,49 +468,6 @@ def _log(run_dir: Path, text: str) -> None:
 
 
 # ---------------------------------------------------------------------- the command
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="canasta train --backend rllib",
-        description="Masked self-play PPO on RLlib (see training/rllib_backend.py, docs/ray.md).",
-    )
-    parser.add_argument("--backend", choices=["rllib"], default="rllib")
-    parser.add_argument("--run-dir", default=None, help="run directory")
-    parser.add_argument("--resume", default=None, metavar="RUN_DIR", help="continue this run")
-    parser.add_argument("--variant", default=None, help="preset (classic)")
-    parser.add_argument("--players", type=int, default=None, help="2, 4 or 6 (2)")
-    parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--hidden", default=None, help="hidden layer widths (256,256)")
-    parser.add_argument("--ppo-steps", type=int, default=None, help="env steps in all (60000)")
-    parser.add_argument("--rollout-steps", type=int, default=None, help="batch per iteration")
-    parser.add_argument("--minibatch", type=int, default=None)
-    parser.add_argument("--epochs", type=int, default=None)
-    parser.add_argument("--lr", type=float, default=None)
-    parser.add_argument("--ent-coef", type=float, default=None)
-    parser.add_argument(
-        "--opponents",
-        default=None,
-        help="weights, e.g. self=0.3,snapshot=0.2,expert=0.25,greedy=0.15,random=0.1",
-    )
-    parser.add_argument("--snapshots", type=int, default=None, help="frozen copies of main (2)")
-    parser.add_argument("--snapshot-every", type=int, default=None, help="iterations (5)")
-    parser.add_argument("--env-runners", type=int, default=None, help="sampling actors (1)")
-    parser.add_argument("--envs-per-runner", type=int, default=None, help="hands at once (8)")
-    parser.add_argument("--checkpoint-every", type=int, default=None, help="iterations (10)")
-    parser.add_argument("--eval-hands", type=int, default=None, help="per bot, at the end (100)")
-    parser.add_argument("--init", default=None, help="start from this .npz model file")
-    parser.add_argument(
-        "--ray", default=None, metavar="ADDRESS", help="a running cluster (default: local)"
-    )
-    parser.add_argument("--no-progress", action="store_true")
-    parser.add_argument(
-        "--trust-pickle",
-        action="store_true",
-        help="with --resume: restore RLlib's own checkpoint/, which RLlib loads with pickle "
-        "(code can run): only for a run you made or trust",
-    )
-    return parser
-
-
 #: Settings that may change when a run is resumed; the others (the table, the network, the
 #: modules, the seed, the PPO batch) are in RLlib's checkpoint and stay as they were.
 RESUMABLE = (
@@ -640,54 +596,44 @@ def check_settings(settings: dict) -> None:
         raise ValueError(f"--init {settings['init']}: no such model file")
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if (args.run_dir is None) == (args.resume is None):
-        print(
-            "canasta train: error: give exactly one of --run-dir and --resume RUN_DIR",
-            file=sys.stderr,
-        )
-        return 2
+def run_settings(args) -> dict:
+    """The settings of the run that ``args`` (``canasta train --backend rllib``'s options)
+    start or resume, every one checked; ``ValueError`` names what is wrong, before
+    anything is written."""
     run_dir = Path(args.resume or args.run_dir)
+    base = None
+    if args.resume:
+        saved = run_dir / "rllib_config.json"
+        if not saved.exists():
+            raise ValueError(f"{run_dir}: not an RLlib run directory (no rllib_config.json)")
+        base = read_json_file(saved, what="RLlib run config")
+        if not isinstance(base, dict):
+            raise ValueError(f"RLlib run config {saved}: not a JSON object")
+        missing = [key for key in DEFAULTS if key not in base]
+        if missing:
+            raise ValueError(f"RLlib run config {saved}: settings missing: {missing}")
     try:
-        base = None
-        if args.resume:
-            saved = run_dir / "rllib_config.json"
-            if not saved.exists():
-                raise ValueError(f"{run_dir}: not an RLlib run directory (no rllib_config.json)")
-            base = read_json_file(saved, what="RLlib run config")
-            if not isinstance(base, dict):
-                raise ValueError(f"RLlib run config {saved}: not a JSON object")
-            missing = [key for key in DEFAULTS if key not in base]
-            if missing:
-                raise ValueError(f"RLlib run config {saved}: settings missing: {missing}")
-        try:
-            settings = settings_of(args, base)
-        except SettingError as error:
-            if base is None or getattr(args, error.key, None) is not None:
-                raise
-            # a value of the saved file (a resume may mend the resumable ones)
-            raise ValueError(f"RLlib run config {saved}: {error}") from None
-        if args.resume and (run_dir / "checkpoint").exists() and not args.trust_pickle:
-            raise ValueError(
-                f"{run_dir / 'checkpoint'} is RLlib's own checkpoint, which RLlib restores with "
-                "pickle and so can run code; resume with --trust-pickle only if you made this "
-                "run or trust where it came from"
-            )
-        build_config(settings)
-        if args.ray is not None:
-            from agents.ray_arena import check_address
-
-            check_address(args.ray)
-    except ValueError as error:
-        print(f"canasta train: error: {error}", file=sys.stderr)
-        return 2
-    train(run_dir, settings, address=args.ray, progress=not args.no_progress)
-    table = evaluate(run_dir, settings, settings["eval_hands"])
-    for bot, row in table.items():
-        low, high = row["win_ci"]
-        print(
-            f"vs {bot}: {100 * row['win_rate']:.1f}% of {row['hands']} hands "
-            f"[{100 * low:.1f}, {100 * high:.1f}]"
+        settings = settings_of(args, base)
+    except SettingError as error:
+        if base is None or getattr(args, error.key, None) is not None:
+            raise
+        # a value of the saved file (a resume may mend the resumable ones)
+        raise ValueError(f"RLlib run config {saved}: {error}") from None
+    if args.resume and (run_dir / "checkpoint").exists() and not args.trust_pickle:
+        raise ValueError(
+            f"{run_dir / 'checkpoint'} is RLlib's own checkpoint, which RLlib restores with "
+            "pickle and so can run code; resume with --trust-pickle only if you made this "
+            "run or trust where it came from"
         )
-    return 0
+    build_config(settings)
+    if args.ray is not None:
+        from agents.ray_arena import check_address
+
+        check_address(args.ray)
+    return settings
+
+
+def run(run_dir: Path, settings: dict, address: str | None = None, progress: bool = True) -> dict:
+    """Train (:func:`train`), then :func:`evaluate`: the table of win rates per bot."""
+    train(run_dir, settings, address=address, progress=progress)
+    return evaluate(run_dir, settings, settings["eval_hands"])
