@@ -351,11 +351,6 @@ def _at(name: str, copy: int = 0, base: int = 0) -> int | slice:
     return start if span.field.size == 1 else slice(start, start + span.field.size)
 
 
-def _block_at(name: str) -> slice:
-    """Where block ``name`` lies."""
-    return slice(OFFSETS[name], OFFSETS[name] + dict(BLOCKS)[name])
-
-
 def _copy_at(group: str, copy: int, base: int) -> slice:
     """Where copy ``copy`` of ``group`` lies, counted from entry ``base``."""
     first = LAYOUT.span(f"{group}.{LAYOUT.groups[group].fields[0].name}", copy).start - base
@@ -375,7 +370,6 @@ _HAND, _HELD = _at("hand"), _at("held")
 _POT_TOP, _POT_SIZE, _POT_FACE_DOWN = _at("pot_top"), _at("pot_size"), _at("pot_face_down")
 _POT_FROZEN, _POT_CROSSED, _POT_BLOCKED = _at("pot_frozen"), _at("pot_crossed"), _at("pot_blocked")
 _POT_FROZEN_FOR_ME, _POT_KNOWN = _at("pot_frozen_for_me"), _at("pot_known")
-_TEAMS, _PLAYERS, _HISTORY = _block_at("teams"), _block_at("players"), _block_at("history")
 _DRAW_PHASE, _MELD_PHASE = _at("draw_phase"), _at("meld_phase")
 _STAGED, _STILL_NEEDED = _at("staged"), _at("still_needed")
 _TOOK_POT, _CLEAN_ONLY = _at("took_pot"), _at("clean_only")
@@ -383,13 +377,24 @@ _MAY_GO_OUT, _HIDDEN_OPEN = _at("may_go_out"), _at("hidden_open")
 _STOCK, _STOCK_SHORT, _STEPS = _at("stock"), _at("stock_short"), _at("steps")
 _HAND_NUMBER = _at("hand_number")
 _SUITED_HAND, _POT_SUIT = _at("suited_hand"), _at("pot_suit")
-# The cached blocks: each copy's fields counted from the start of its block.
-_TEAM_COPIES = [_copy_at("teams", team, OFFSETS["teams"]) for team in range(MAX_TEAMS)]
+# The cached fields, written into each viewer's template (see ObservationBuilder): where
+# each copy of a group lies in the vector, and a team's fields inside its own copy.
+_TEAM_COPIES = [_copy_at("teams", team, 0) for team in range(MAX_TEAMS)]
 _TEAM_FIELDS = _copy_fields("teams", 0, OFFSETS["teams"])
-_PLAYER_FIELDS = [_copy_fields("players", seat, OFFSETS["players"]) for seat in range(MAX_PLAYERS)]
-_HISTORY_COPIES = [_copy_at("history", seat, OFFSETS["history"]) for seat in range(MAX_PLAYERS)]
+_PLAYER_FIELDS = [_copy_fields("players", seat, 0) for seat in range(MAX_PLAYERS)]
+_RUNS_FIELDS = [_copy_fields("runs", team, 0) for team in range(MAX_TEAMS)]
+_HISTORY_COPIES = [_copy_at("history", seat, 0) for seat in range(MAX_PLAYERS)]
 _HISTORY_FIELDS = _copy_fields("history", 0, OFFSETS["history"])
-_SINCE_MY_DISCARD = _at("since_my_discard", base=OFFSETS["history"])
+_SINCE_MY_DISCARD = _at("since_my_discard")
+
+
+def _every(name: str, copies: int) -> slice:
+    """The one-entry field ``name`` of the first ``copies`` copies of its group, as one
+    stepped slice (the copies of a group are evenly spaced)."""
+    places = [_at(name, copy) for copy in range(copies)]
+    every = slice(places[0], places[-1] + 1, places[1] - places[0])
+    assert list(range(OBS_SIZE)[every]) == places, name
+    return every
 
 
 def _one_hot_rows(field: Field) -> list[bytes]:
@@ -435,15 +440,34 @@ def _count_bytes(counts: list[int]) -> bytes:
         return bytes([min(count, 255) for count in counts])
 
 
+class _ViewerCache:
+    """One viewer's template: the vector's bytes with the fields fixed for the game, the
+    hand number and the viewer's cached fields (teams and runs, players but their hand
+    sizes, history) written, every field ``build`` writes per call 0; and the counts
+    each cached part was written at."""
+
+    __slots__ = ("template", "tables", "opened", "known", "history")
+
+    def __init__(self, template: bytearray):
+        self.template = template
+        # each set by ObservationBuilder._new_hand before the first build
+        self.tables: list[int] = []  # game.table_totals, game.opened
+        self.opened: list[bool] = []
+        self.known = -1  # the builder's count of changes to game.known
+        self.history: list[int] = []  # game.history_totals
+
+
 class ObservationBuilder:
     """Builds observations for one game; caches what never changes in a game.
 
     Every field is written by its name from :data:`LAYOUT` into the bytes of the vector,
-    which one numpy operation scales. The fields fixed for the game start the bytes
-    (the hand number is refreshed per hand). The team blocks are cached until the team's
-    table changes and the history blocks until a seat discards or declines (counts the
-    state keeps: ``table_totals``, ``history_totals``), the player blocks until a player's
-    known cards change. The big fields (``BIG_INDICES``) go in as bytes when they fit;
+    which one numpy operation scales. Each viewer has a template of those bytes (a
+    :class:`_ViewerCache`): the fields fixed for the game, the hand number, and the fields
+    that move seldom, refreshed from the counts the state keeps: a team's copy of ``teams``
+    (and of ``runs``) when its table changed (``table_totals``, ``opened``), a seat's copy of
+    ``history`` when it discarded or declined (``history_totals``), ``known`` when a
+    player's known cards changed. ``build`` copies the template and writes the rest, only
+    where it is not 0. The big fields (``BIG_INDICES``) go in as bytes when they fit;
     otherwise (and for non-zero scores) they are written as numbers before scaling. The
     constant target is folded into the builder's scales.
     """
@@ -460,35 +484,53 @@ class ObservationBuilder:
         self.sequences = rules.sequences
         # C-9, S-6: a wild card in the pot froze it, or crossed it where wild cards cross
         self.pot_wild_at = _POT_CROSSED if rules.wild_crosses_pot else _POT_FROZEN
-        # per viewer's team: the teams from it on, and their scores' getter
+        # per viewer's team: the teams from it on
         self.team_order = [
             [(team + offset) % teams for offset in range(teams)] for team in range(teams)
         ]
-        self.score_getters = [itemgetter(*order) for order in self.team_order]
-        self.score_at = SCORE_INDICES[:teams]
         # per viewer: the seats from the viewer on, and their hand sizes' getter
         self.seat_order = [
             [(viewer + offset) % players for offset in range(players)] for viewer in range(players)
         ]
         self.size_getters = [itemgetter(*order) for order in self.seat_order]
-        self.size_at = [_at("players.hand_size", seat) for seat in range(players)]
+        self.sizes_at = _every("players.hand_size", players)
         # the big fields written as numbers when one does not fit a byte, in build's order
-        self.big_at = np.asarray([_POT_SIZE, _STAGED, _STOCK, _STEPS, *self.size_at], np.intp)
-        self.runs_at = [
-            (_at("runs.escalas", t), _at("runs.escalas_reales", t)) for t in range(teams)
-        ]
+        self.big_at = np.asarray(
+            [_POT_SIZE, _STAGED, _STOCK, _STEPS, *range(OBS_SIZE)[self.sizes_at]], np.intp
+        )
+        self.score_getters = [itemgetter(*order) for order in self.team_order]
+        self.score_at = SCORE_INDICES[:teams]
         # the target is constant: its byte is 1 and its scale the scaled target
         self.scales = SCALES.copy()
         self.scales[TARGET_INDEX] = np.float32(rules.target_score) * SCALES[TARGET_INDEX]
-        self._constant = _constant_fields(game)
-        self._constant_hand = None
+        constant = _constant_fields(game)
+        self._views = []
+        for viewer in range(players):
+            template = constant[:]
+            my_team = self.team_of[viewer]
+            for copy, seat in enumerate(self.seat_order[viewer]):
+                at = _PLAYER_FIELDS[copy]
+                template[at["present"]] = 1
+                template[at["teammate"]] = 1 if self.team_of[seat] == my_team else 0
+            self._views.append(_ViewerCache(template))
+        self._hand = None  # the hand the templates show
         self._team_cache: dict[int, tuple] = {}  # by team: (key, bytes, canasta counts)
-        self._teams_cache: dict[int, tuple] = {}  # by the viewer's team
         self._known_seen: list | None = None
-        self._players_cache: list = []  # by viewer
-        self._history_cache: dict[int, tuple] = {}  # by viewer
+        self._known_changes = 0
         self._history_rows: list = []  # per seat: (its history count, bytes), this hand
-        self._history_hand = None
+
+    def _new_hand(self) -> None:
+        """A new hand: the templates show its number, all they cache is stale."""
+        game = self.game
+        self._hand = game.hand_index
+        # the hand number saturates at 255 (a game of that many hands still plays)
+        hand_number = min(game.hand_index, 255)
+        for view in self._views:
+            view.template[_HAND_NUMBER] = hand_number
+            # counts no table or seat has: every copy is written afresh
+            view.tables = view.opened = [-1] * game.num_teams
+            view.history = [-1] * game.num_players
+        self._history_rows = [None] * game.num_players
 
     def _cached_team_block(self, team: int) -> bytes:
         """The team's copy of ``teams``, rebuilt only when the team's table changed: within a
@@ -547,100 +589,85 @@ class ObservationBuilder:
         block[at["dirty"]] = dirty
         return bytes(block), (count, clean, dirty)
 
-    def _teams_block(self, my_team: int) -> bytes:
-        """The ``teams`` block from ``my_team`` on, rebuilt when a team's table changed."""
+    def _write_teams(self, view: _ViewerCache, my_team: int) -> None:
+        """Write the copies of ``teams`` (and, S-19, of ``runs``) from ``my_team`` on whose
+        team's table changed since the template last showed it."""
         game = self.game
-        cached = self._teams_cache.get(my_team)
-        if (
-            cached is not None
-            and cached[1] == game.table_totals
-            and cached[2] == game.opened
-            and cached[0] == game.hand_index
-        ):
-            return cached[3]
-        block = bytearray(OFFSETS["players"] - OFFSETS["teams"])
+        totals, opened = game.table_totals, game.opened
+        seen_totals, seen_opened = view.tables, view.opened
+        template = view.template
         for copy, team in enumerate(self.team_order[my_team]):
-            block[_TEAM_COPIES[copy]] = self._cached_team_block(team)
-        block = bytes(block)
-        self._teams_cache[my_team] = (game.hand_index, game.table_totals[:], game.opened[:], block)
-        return block
+            if seen_totals[team] == totals[team] and seen_opened[team] == opened[team]:
+                continue
+            template[_TEAM_COPIES[copy]] = self._cached_team_block(team)
+            if self.sequences:  # S-19: a run laid adds its cards to table_totals
+                runs = game.escalas[team]
+                royal = sum(1 for run in runs if run[2] == _ESCALA_REAL)
+                at = _RUNS_FIELDS[copy]
+                template[at["escalas"]] = len(runs) - royal
+                template[at["escalas_reales"]] = royal
+        view.tables = totals[:]
+        view.opened = opened[:]
 
-    def _players_block(self, viewer: int) -> bytes:
-        """The ``players`` block from ``viewer`` on, cached until a player's known cards
-        change; ``build`` writes the hand sizes (big fields)."""
-        game = self.game
-        known = game.known
-        if self._known_seen != known:
-            self._known_seen = [row[:] for row in known]
-            self._players_cache = [None] * len(known)
-        block = self._players_cache[viewer]
-        if block is None:
-            my_team = self.team_of[viewer]
-            block = bytearray(PLAYER_SIZE * MAX_PLAYERS)
-            for copy, seat in enumerate(self.seat_order[viewer]):
-                at = _PLAYER_FIELDS[copy]
-                block[at["present"]] = 1
-                block[at["teammate"]] = 1 if self.team_of[seat] == my_team else 0
-                block[at["known"]] = known[seat][:NUM_HAND_KINDS]
-            block = self._players_cache[viewer] = bytes(block)
-        return block
+    def _write_known(self, view: _ViewerCache, viewer: int) -> None:
+        """Write each seat's ``known`` cards, from ``viewer`` on."""
+        known = self.game.known
+        template = view.template
+        for copy, seat in enumerate(self.seat_order[viewer]):
+            template[_PLAYER_FIELDS[copy]["known"]] = known[seat][:NUM_HAND_KINDS]
+        view.known = self._known_changes
 
-    def _history_block(self, viewer: int) -> bytes:
-        """The ``history`` block of ``viewer``, cached until a seat discards or declines a pot
-        top (``GameState.history_totals``); each seat's copy is cached until that seat's
-        count moves."""
+    def _write_history(self, view: _ViewerCache, viewer: int) -> None:
+        """Write the copies of ``history`` from ``viewer`` on whose seat discarded or declined
+        a pot top since the template last showed it (``GameState.history_totals``), each
+        seat's copy cached until its count moves; and ``since_my_discard``."""
         game = self.game
         totals = game.history_totals
-        hand = game.hand_index
-        cached = self._history_cache.get(viewer)
-        if cached is not None and cached[1] == totals and cached[0] == hand:
-            return cached[2]
+        seen = view.history
         rows = self._history_rows
-        if self._history_hand != hand:
-            self._history_hand = hand
-            rows = self._history_rows = [None] * game.num_players
-        block = bytearray(HISTORY_SIZE)
+        template = view.template
         for copy, seat in enumerate(self.seat_order[viewer]):
+            total = totals[seat]
+            if seen[seat] == total:
+                continue
             row = rows[seat]
-            if row is None or row[0] != totals[seat]:
+            if row is None or row[0] != total:
                 seat_history = bytearray(HISTORY_SEAT_SIZE)
                 seat_history[_HISTORY_FIELDS["discarded"]] = _count_bytes(game.discarded[seat])
                 seat_history[_HISTORY_FIELDS["declined"]] = _count_bytes(game.declined[seat])
-                row = rows[seat] = (totals[seat], seat_history)
-            block[_HISTORY_COPIES[copy]] = row[1]
-        block[_SINCE_MY_DISCARD] = _count_bytes(game.since_discard[viewer])
-        block = bytes(block)
-        self._history_cache[viewer] = (hand, totals[:], block)
-        return block
-
-    def _write_runs(self, obs: bytearray, viewer: int, my_team: int) -> None:
-        """S-19: the viewer's naturals by suit, the pot top's suit, the runs on the table."""
-        game = self.game
-        obs[_SUITED_HAND] = game.hand_suits[viewer]
-        pot = game.pot
-        if pot and pot[-1] < NUM_NATURALS:
-            obs[_POT_SUIT] = _SUIT_ROWS[game.pot_suits[-1]]
-        for (escalas_at, reales_at), team in zip(self.runs_at, self.team_order[my_team]):
-            runs = game.escalas[team]
-            royal = sum(1 for run in runs if run[2] == _ESCALA_REAL)
-            obs[escalas_at] = len(runs) - royal
-            obs[reales_at] = royal
+                row = rows[seat] = (total, bytes(seat_history))
+            template[_HISTORY_COPIES[copy]] = row[1]
+        since = game.since_discard[viewer]
+        try:
+            template[_SINCE_MY_DISCARD] = since
+        except ValueError:
+            template[_SINCE_MY_DISCARD] = _count_bytes(since)
+        view.history = totals[:]
 
     def build(self, viewer: int, viewer_to_act: bool = True) -> np.ndarray:
         """The observation vector of seat ``viewer``."""
         game = self.game
         my_team = self.team_of[viewer]
-        acting = viewer_to_act and game.current == viewer
-        if self._constant_hand != game.hand_index:
-            self._constant_hand = game.hand_index
-            # the hand number saturates at 255 (a game of that many hands still plays)
-            self._constant[_HAND_NUMBER] = min(game.hand_index, 255)
-        obs = self._constant[:]
+        if self._hand != game.hand_index:
+            self._new_hand()
+        view = self._views[viewer]
+        if view.tables != game.table_totals or view.opened != game.opened:
+            self._write_teams(view, my_team)
+        known = game.known
+        if self._known_seen != known:
+            self._known_seen = [row[:] for row in known]
+            self._known_changes += 1
+        if view.known != self._known_changes:
+            self._write_known(view, viewer)
+        if view.history != game.history_totals:
+            self._write_history(view, viewer)
+        obs = view.template[:]
         pot = game.pot
         top = pot[-1] if pot else NUM_KINDS
         obs[_HAND] = game.hands[viewer][:NUM_HAND_KINDS]
         obs[_POT_TOP] = _POT_TOP_ROWS[top]
-        obs[_POT_FACE_DOWN] = game.pot_hidden
+        if game.pot_hidden:
+            obs[_POT_FACE_DOWN] = game.pot_hidden
         if game.pot_wild:
             obs[self.pot_wild_at] = 1
         if NUM_NATURALS <= top < NUM_KINDS:
@@ -648,13 +675,12 @@ class ObservationBuilder:
         if game.pot_frozen_until_opened(my_team):  # C-9, asked of the engine
             obs[_POT_FROZEN_FOR_ME] = 1
         obs[_POT_KNOWN] = game.pot_known
-        obs[_TEAMS] = self._teams_block(my_team)
-        obs[_PLAYERS] = self._players_block(viewer)
-        if self.sequences:
-            self._write_runs(obs, viewer, my_team)
-        obs[_HISTORY] = self._history_block(viewer)
+        if self.sequences:  # S-19: the viewer's naturals by suit, a natural pot top's suit
+            obs[_SUITED_HAND] = game.hand_suits[viewer]
+            if top < NUM_NATURALS:
+                obs[_POT_SUIT] = _SUIT_ROWS[game.pot_suits[-1]]
         opened = game.opened[my_team]
-        if acting:
+        if viewer_to_act and game.current == viewer:
             obs[_HELD] = game.held[:NUM_HAND_KINDS]
             phase = game.phase
             staged = game.staged
@@ -662,7 +688,7 @@ class ObservationBuilder:
                 obs[_DRAW_PHASE] = 1
             elif phase == PHASE_MELD:
                 obs[_MELD_PHASE] = 1
-                # the canasta counts come from the team cache that _teams_block refreshed
+                # the canasta counts come from the team cache that _write_teams refreshed
                 counts = self._team_cache[my_team][2]
                 if (
                     counts[0] >= self.min_canastas
@@ -670,8 +696,8 @@ class ObservationBuilder:
                     and game.search.go_out_allowed_counts(*counts)
                 ):
                     obs[_MAY_GO_OUT] = 1
-            if not opened:
-                obs[_STILL_NEEDED] = max(0, game.need[my_team] - staged)
+            if not opened and game.need[my_team] > staged:
+                obs[_STILL_NEEDED] = game.need[my_team] - staged
             if game.took_pot:
                 obs[_TOOK_POT] = 1
             if game.clean_only:
@@ -680,32 +706,30 @@ class ObservationBuilder:
                 obs[_HIDDEN_OPEN] = 1
         else:
             staged = 0
-            if not opened:
-                obs[_STILL_NEEDED] = max(0, game.need[my_team])
+            if not opened and game.need[my_team] > 0:
+                obs[_STILL_NEEDED] = game.need[my_team]
         stock = len(game.stock)
         if stock < self.draw_count:
             obs[_STOCK_SHORT] = 1
-        steps = game.num_steps
         sizes = self.size_getters[viewer](game.hand_totals)
         try:  # the big fields as bytes where they fit (the common case)
             obs[_POT_SIZE] = len(pot)
-            obs[_STAGED] = staged
+            if staged:
+                obs[_STAGED] = staged
             obs[_STOCK] = stock
-            obs[_STEPS] = steps
-            for at, size in zip(self.size_at, sizes):
-                obs[at] = size
+            obs[_STEPS] = game.num_steps
+            obs[self.sizes_at] = bytes(sizes)
             big = None
         except ValueError:  # else all of them as numbers, over their bytes
-            big = (len(pot), staged, stock, steps, *sizes)
-        scores = self.score_getters[my_team](game.scores)
+            big = (len(pot), staged, stock, game.num_steps, *sizes)
         entries = np.frombuffer(obs, _UINT8)
-        if big is None and not any(scores):
+        if big is None and not any(game.scores):
             # one numpy call: uint8 * float32 is computed in float32, as below
             return entries * self.scales
         values = entries.astype(np.float32)
         if big is not None:
             values[self.big_at] = big
-        values[self.score_at] = scores
+        values[self.score_at] = self.score_getters[my_team](game.scores)
         values *= self.scales
         return values
 
