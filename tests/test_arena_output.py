@@ -115,6 +115,10 @@ def test_ctrl_c_before_the_first_hand_ends_writes_an_empty_partial_result(tmp_pa
     assert saved["partial"] is True and saved["hands"] == []
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_with_worker_processes(tmp_path):
     """A real Ctrl-C (SIGINT to the whole process group, as a terminal sends it) while
     ``--jobs 2`` plays: the workers leave it to the parent, which writes what they played."""
@@ -130,6 +134,9 @@ def test_ctrl_c_with_worker_processes(tmp_path):
         stdout=subprocess.DEVNULL,  # never read: a full pipe would stall the arena
         stderr=subprocess.PIPE,
         start_new_session=True,
+        # a job started with & by a script (CI, nohup) ignores SIGINT, and its children
+        # inherit that: the arena must start with Ctrl-C's default, as in a terminal
+        preexec_fn=_ctrl_c_as_in_a_terminal,
     ) as process:
         try:
             seen, deadline = b"", time.monotonic() + 120

@@ -65,7 +65,7 @@ def test_env_runners_deal_different_hands():
     def first_hand(worker: int, seed: int) -> tuple:
         env = rb.CanastaMultiAgentEnv(EnvContext(ENV, worker_index=worker))
         env.reset(seed=seed)
-        return tuple(env.game.hands[0])
+        return tuple(env.table.game.hands[0])
 
     runners, envs, base = 3, 8, ENV["seed"]
     seeds = [(w, base + w + i) for w in range(1, runners + 1) for i in range(envs)]
