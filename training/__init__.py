@@ -6,6 +6,7 @@ worker processes (numpy only); :mod:`training.imitation`: the recorded teacher
 data and behaviour cloning; :mod:`training.net`: the network and its ``.npz``
 model file; :mod:`training.agent`: ``load_agent`` (``ppo:classic-2p``,
 ``ppo:classic-4p``, files, run folders); :mod:`training.selfplay`: the
-Stable-Baselines3 face (``SelfPlayEnv`` for MaskablePPO) and ``evaluate``.
+former recipe's ``OpponentPool`` (read by :mod:`training.diagnostics`); the
+Stable-Baselines3 face is the example ``examples/sb3_maskable_ppo.py``.
 Submodules import torch lazily; this package does not.
 """
