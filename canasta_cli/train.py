@@ -20,6 +20,7 @@ one table (``--variant NAME --players N``, as every one-table command), and
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -322,8 +323,8 @@ def build_rllib_parser() -> argparse.ArgumentParser:
 
 def rllib_main(argv: list[str]) -> int:
     args = build_rllib_parser().parse_args(argv)
-    try:
-        from training import rllib_backend
+    try:  # through sys.modules (a package attribute left by an earlier import would not ask)
+        rllib_backend = importlib.import_module("training.rllib_backend")
     except ImportError as error:
         _fail(f"--backend rllib needs Ray: pip install -e '.[scale]' ({error})")
     if (args.run_dir is None) == (args.resume is None):
