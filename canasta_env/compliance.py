@@ -46,6 +46,7 @@ import numpy as np
 
 from canasta_env.actions import SLOT_WILD, action_to_str
 from canasta_env.cards import KIND_NAMES, NUM_KINDS, NUM_NATURALS, RED3
+from canasta_env.engine.determinize import determinize
 from canasta_env.engine.game import PHASE_HAND_OVER, PHASE_NAMES, Game
 from canasta_env.engine.invariants import conservation_gaps, state_card_counts
 from canasta_env.engine.sequences import NUM_SUITS
@@ -160,66 +161,16 @@ def permute_hidden(game: Game, viewer: int, rng: random.Random) -> Game:
     """A copy of ``game`` that differs only in what ``viewer`` cannot see (G-8).
 
     The stock, the face-down pot cards and the not-known part of every other
-    hand (teammates included) are pooled and dealt again at random: hand sizes,
-    stock size and the number of face-down pot cards stay; cards known to be in
-    a hand (``game.known``, from pot takes) stay in it; red 3s never go to a
-    hand (G-6). Cards set aside after a pot take (``game.held``) stay put, and
-    so does the public history of the hand (discards, declined pot tops).
-    Card conservation holds in the copy.
+    hand (teammates included) are pooled and dealt again at random, with their
+    suits under S-19: hand sizes, stock size and the number of face-down pot cards
+    stay; cards known to be in a hand (``game.known``, from pot takes) stay in it;
+    red 3s never go to a hand (G-6). Cards set aside after a pot take
+    (``game.held``) stay put, and so does the public history of the hand (discards,
+    declined pot tops). Card conservation holds in the copy. This is the engine's
+    one redeal, :func:`~canasta_env.engine.determinize.determinize`, told to keep
+    the set-aside cards where they are rather than refuse.
     """
-    copy = game.copy()
-    others = [seat for seat in range(copy.num_players) if seat != viewer]
-    suited = copy.hand_suits is not None  # S-19: cards carry their suits; -1 otherwise
-    hidden_count = len(copy.pot_hidden_cards)
-    stock_suits = copy.stock_suits if suited else [-1] * len(copy.stock)
-    pot_suits = copy.pot_suits if suited else [-1] * len(copy.pot)
-    pool = list(zip(copy.stock, stock_suits)) + list(
-        zip(copy.pot_hidden_cards, pot_suits[:hidden_count])
-    )
-    slots: dict[int, int] = {}
-    for seat in others:
-        hand, known = copy.hands[seat], copy.known[seat]
-        free = 0
-        for kind in range(NUM_KINDS):
-            keep = min(known[kind], hand[kind])
-            loose = hand[kind] - keep
-            if suited and kind < NUM_NATURALS:
-                pool += [(kind, suit) for suit in _take_suits(copy.hand_suits[seat], kind, loose)]
-            else:
-                pool += [(kind, -1)] * loose
-            hand[kind] = keep
-            free += loose
-        slots[seat] = free
-    red3s = [card for card in pool if card[0] == RED3]
-    others_cards = [card for card in pool if card[0] != RED3]
-    rng.shuffle(others_cards)
-    for seat in others:
-        hand = copy.hands[seat]
-        for _ in range(slots[seat]):
-            kind, suit = others_cards.pop()
-            hand[kind] += 1
-            if suited and kind < NUM_NATURALS:
-                copy.hand_suits[seat][kind * NUM_SUITS + suit] += 1
-    rest = others_cards + red3s
-    rng.shuffle(rest)
-    new_hidden = rest[:hidden_count]
-    copy.pot = [kind for kind, _ in new_hidden] + copy.pot[hidden_count:]
-    copy.stock = [kind for kind, _ in rest[hidden_count:]]
-    if suited:
-        copy.pot_suits = [suit for _, suit in new_hidden] + copy.pot_suits[hidden_count:]
-        copy.stock_suits = [suit for _, suit in rest[hidden_count:]]
-    copy.state_changed()  # the current player's hand may have changed
-    return copy
-
-
-def _take_suits(hand_suits: list[int], kind: int, count: int) -> list[int]:
-    """Remove ``count`` naturals of ``kind`` from a suited hand, last suits first."""
-    suits = []
-    for suit in (3, 2, 1, 0):
-        while len(suits) < count and hand_suits[kind * NUM_SUITS + suit]:
-            hand_suits[kind * NUM_SUITS + suit] -= 1
-            suits.append(suit)
-    return suits
+    return determinize(game, viewer, rng, keep_held=True)
 
 
 def observation_of(game: Game, viewer: int, to_act: bool | None = None):

@@ -18,16 +18,37 @@ work out itself (the deck minus what it sees). The copy gets a fresh generator d
 from ``rng`` and no seed, so later hands of the copy reveal nothing of the true
 game's future deals either.
 
+With the S-19 runs (``rules.sequences``) the state follows the suit of every natural
+card (:mod:`~canasta_env.engine.sequences`), and the suits are dealt again too: the
+kinds are dealt first, with exactly the random calls made without suits (so a
+generator deals the same kinds with the option on or off), then, rank by rank, the
+suits of that rank's hidden naturals are shuffled over its places (the other hands,
+the face-down pot, the stock). The suits of the cards known to be in a hand are
+pooled with them: the state keeps known cards by kind only, and no observation shows
+them. Every suit count is conserved.
+
 The hidden cards are dealt uniformly: the copy does not infer what an opponent's
 discards or declined pot tops suggest about its hand (a search samples many copies).
+
+This is the one redeal of the package: search agents' worlds (``Table.world_for``,
+the OpenSpiel adapter's ``resample_with``) and the G-8 compliance check
+(:func:`canasta_env.compliance.permute_hidden`, with ``keep_held=True``) all call
+:func:`determinize`.
 """
 
 from __future__ import annotations
 
 import random
 
-from canasta_env.cards import NUM_KINDS, RED3
+from canasta_env.cards import NUM_KINDS, NUM_NATURALS, RED3
 from canasta_env.engine.game import Game
+from canasta_env.engine.sequences import NUM_SUITS
+
+
+def known_in_hand(game: Game, seat: int) -> list[int]:
+    """The counts by kind of the cards all players know ``seat`` holds in its hand: its
+    ``known`` cards, less those set aside for its opening (C-8) while it has them."""
+    return [min(known, count) for known, count in zip(game.known[seat], game.hands[seat])]
 
 
 def hidden_pool(game: Game, seat: int) -> list[int]:
@@ -37,7 +58,7 @@ def hidden_pool(game: Game, seat: int) -> list[int]:
     for other in range(game.num_players):
         if other == seat:
             continue
-        hand, known = game.hands[other], game.known[other]
+        hand, known = game.hands[other], known_in_hand(game, other)
         for kind in range(NUM_KINDS):
             pool[kind] += hand[kind] - known[kind]
     for kind in game.stock:
@@ -47,25 +68,28 @@ def hidden_pool(game: Game, seat: int) -> list[int]:
     return pool
 
 
-def determinize(game: Game, seat: int, rng: random.Random) -> Game:
-    """A copy of ``game`` with every card ``seat`` cannot see dealt again from ``rng``.
+def determinize(game: Game, seat: int, rng: random.Random, *, keep_held: bool = False) -> Game:
+    """A copy of ``game`` with every card ``seat`` cannot see dealt again from ``rng``
+    (with their suits where the state tracks them, S-19).
 
-    Raises ``ValueError`` (and changes nothing) for a seat out of range, for the S-19
-    runs (suits are not redealt), and for a seat other than the one to act while that
-    player holds pot cards set aside for its opening (C-8): the face-down ones among
-    them are not tracked apart.
+    Raises ``ValueError`` (and changes nothing) for a seat out of range, for a hand
+    known to hold cards it does not, and for a seat other than the one to act while
+    that player holds pot cards set aside for its opening (C-8): the face-down ones
+    among them are not tracked apart. ``keep_held=True`` deals everything else again
+    and leaves the set-aside cards where they are instead (a partial redeal, as the
+    G-8 check wants: it must not change what the seat sees either).
     """
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
         raise ValueError(f"seat must be an int in 0..{game.num_players - 1}, got {seat!r}")
-    if game.rules.sequences:
-        raise ValueError("determinize does not redeal suits: the S-19 runs are not supported")
-    if any(game.held) and seat != game.current:
+    if not keep_held and any(game.held) and seat != game.current:
         raise ValueError(
             f"seat {seat} cannot be determinized while player {game.current} holds "
             "pot cards set aside for its opening (C-8)"
         )
     for other in range(game.num_players):
-        if other != seat and any(k > h for k, h in zip(game.known[other], game.hands[other])):
+        held = game.held if other == game.current else [0] * NUM_KINDS
+        known = zip(game.known[other], game.hands[other], held)
+        if other != seat and any(k > h + aside for k, h, aside in known):
             raise ValueError(f"player {other} is known to hold cards not in its hand")
     pool = hidden_pool(game, seat)
     # a fixed order (by kind), so the result depends on the hidden cards' counts only
@@ -78,7 +102,7 @@ def determinize(game: Game, seat: int, rng: random.Random) -> Game:
     for other in range(game.num_players):
         if other == seat:
             continue
-        hand = game.known[other][:]
+        hand = known_in_hand(game, other)
         unknown = game.hand_totals[other] - sum(hand)
         for kind in holdable[dealt : dealt + unknown]:
             hand[kind] += 1
@@ -89,11 +113,49 @@ def determinize(game: Game, seat: int, rng: random.Random) -> Game:
     face_down = game.pot_hidden
     world.pot = rest[:face_down] + game.pot[face_down:]
     world.stock = rest[face_down:]
+    if game.hand_suits is not None:
+        _redeal_suits(game, world, seat, rng)
     world.state_changed()
     return world
 
 
-__all__ = ["determinize", "hidden_pool"]
+def _redeal_suits(game: Game, world: Game, seat: int, rng: random.Random) -> None:
+    """Deal the suits of the naturals ``seat`` cannot see over the places of ``world``
+    (whose kinds are dealt already), rank by rank, from their counts in ``game``."""
+    others = [other for other in range(game.num_players) if other != seat]
+    face_down = game.pot_hidden
+    suits: list[list[int]] = [[0] * NUM_SUITS for _ in range(NUM_NATURALS)]
+    for other in others:
+        hand_suits = game.hand_suits[other]
+        for kind in range(NUM_NATURALS):
+            for suit in range(NUM_SUITS):
+                suits[kind][suit] += hand_suits[kind * NUM_SUITS + suit]
+    unseen = game.pot[:face_down] + game.stock
+    for kind, suit in zip(unseen, game.pot_suits[:face_down] + game.stock_suits):
+        if kind < NUM_NATURALS:
+            suits[kind][suit] += 1
+    # a fixed order (by suit), so the result depends on the hidden suits' counts only
+    dealt = []
+    for kind in range(NUM_NATURALS):
+        pool = [suit for suit in range(NUM_SUITS) for _ in range(suits[kind][suit])]
+        rng.shuffle(pool)
+        dealt.append(pool)
+    world.hand_suits = [hand[:] for hand in game.hand_suits]
+    for other in others:
+        hand_suits = [0] * len(game.hand_suits[other])
+        for kind in range(NUM_NATURALS):
+            for _ in range(world.hands[other][kind]):
+                hand_suits[kind * NUM_SUITS + dealt[kind].pop()] += 1
+        world.hand_suits[other] = hand_suits
+
+    def place(kinds: list[int]) -> list[int]:
+        return [dealt[kind].pop() if kind < NUM_NATURALS else -1 for kind in kinds]
+
+    world.pot_suits = place(world.pot[:face_down]) + game.pot_suits[face_down:]
+    world.stock_suits = place(world.stock)
+
+
+__all__ = ["determinize", "hidden_pool", "known_in_hand"]
 
 
 def act_with_world(agent, game: Game, observation, action_mask) -> int:
