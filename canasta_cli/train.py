@@ -1,4 +1,4 @@
-"""``canasta train``: the command line of training (:mod:`training.league`).
+"""``canasta train``: the command line of training (:mod:`training.stages`).
 
 Usage::
 
@@ -10,7 +10,7 @@ Usage::
 
 A run trains on several tables at once, so here ``--variant`` and ``--players`` take
 comma lists (``--variant classic,spanish --players 2,4``: every table of both that the
-presets allow); the run's settings are :func:`training.league.make_config`'s, and an
+presets allow); the run's settings are :func:`training.run.make_config`'s, and an
 option left out keeps the run's value. ``--backend rllib`` and ``--evaluate`` have
 parsers of their own, below (``canasta train --backend rllib --help``): RLlib trains
 one table (``--variant NAME --players N``, as every one-table command), and
@@ -34,7 +34,8 @@ from canasta_cli.options import (
     name_list,
 )
 from canasta_env.rules import PRESETS
-from training.league import BACKENDS, STAGES, Run, RunFileError, run_stages
+from training.run import BACKENDS, Run, RunFileError
+from training.stages import STAGES, run_stages
 
 
 def _backend(argv: list[str]) -> str:

@@ -18,7 +18,7 @@ from canasta_env.observation import OBS_SIZE, ObservationBuilder  # noqa: E402
 from canasta_env.rules import make_rules  # noqa: E402
 from training import imitation, net  # noqa: E402
 from training.agent import NetAgent, load_agent  # noqa: E402
-from training.league import _gae, make_config  # noqa: E402
+from training.ppo import gae  # noqa: E402
 from training.rollout import (  # noqa: E402
     LEARNER,
     HandRunner,
@@ -29,6 +29,7 @@ from training.rollout import (  # noqa: E402
     numpy_policy,
     shaped_reward,
 )
+from training.run import make_config  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -164,7 +165,7 @@ def test_gae_with_terminal_rewards():
     rewards = np.array([0, 0, 1.0, 0, -1.0], dtype=np.float32)
     dones = np.array([False, False, True, False, True])
     values = np.array([0.5, 0.2, 0.1, 0.0, 0.3], dtype=np.float32)
-    adv, returns = _gae(rewards, dones, values, 1.0, 1.0)
+    adv, returns = gae(rewards, dones, values, 1.0, 1.0)
     # lambda = gamma = 1: the return of every step is its trajectory's final reward
     assert np.allclose(returns, [1, 1, 1, -1, -1])
     assert np.allclose(adv, returns - values)

@@ -16,7 +16,7 @@ from canasta_cli.train import main  # noqa: E402
 from canasta_env.actions import NUM_ACTIONS  # noqa: E402
 from canasta_env.observation import OBS_SIZE  # noqa: E402
 from training import net  # noqa: E402
-from training.league import make_config  # noqa: E402
+from training.run import make_config  # noqa: E402
 
 FILES = ("config.json", "checkpoint.pt", "checkpoint.prev.pt", "train.log", "history.jsonl")
 

@@ -113,14 +113,15 @@ def entropy(data_dir: Path, limit: int = 20_000) -> dict:
 
 
 def old_pool() -> dict:
-    from training.selfplay import OpponentPool
-
-    pool = OpponentPool()
+    """What the former MaskablePPO recipe's opponent pool put in front of its learner, with
+    its defaults: random a quarter of the hands, no bots (its bot share applied only when
+    bots were given), else one of its last 20 snapshots."""
+    random_share, bot_share = 0.25, 0.0
     return {
-        "random": pool.random_prob,
-        "bots": pool.bot_prob,
-        "snapshots": 1 - pool.random_prob - pool.bot_prob,
-        "max_snapshots": pool.snapshots.maxlen,
+        "random": random_share,
+        "bots": bot_share,
+        "snapshots": 1 - random_share - bot_share,
+        "max_snapshots": 20,
     }
 
 

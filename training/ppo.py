@@ -1,0 +1,158 @@
+"""PPO's learning part: advantages (GAE), the kickstarting schedule, and the :class:`Learner`
+(the network, Adam and the minibatch order) that turns a collected batch into one update.
+
+What plays the hands and when the learner is evaluated: :mod:`training.league`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from canasta_env.actions import NUM_ACTIONS
+
+
+def gae(rewards, dones, values, gamma, lam):
+    """Advantages and returns per trajectory (a done closes each; no bootstrap)."""
+    n = len(rewards)
+    adv = np.zeros(n, dtype=np.float32)
+    last = 0.0
+    for t in range(n - 1, -1, -1):
+        if dones[t]:
+            next_value, last = 0.0, 0.0
+        else:
+            next_value = values[t + 1]
+        delta = rewards[t] + gamma * next_value - values[t]
+        last = delta + gamma * lam * last
+        adv[t] = last
+    return adv, adv + values
+
+
+def kick_weight(config: dict, steps: int) -> float:
+    """The kickstarting weight after ``steps`` learner steps: ``kick_coef`` falling linearly to
+    0 at ``kick_steps``."""
+    if not config.get("kick_teacher") or not config.get("kick_steps"):
+        return 0.0
+    return float(config["kick_coef"]) * max(0.0, 1.0 - steps / float(config["kick_steps"]))
+
+
+class Learner:
+    """The network, its Adam optimizer and the generator of the minibatch order.
+
+    Seeds torch from ``config["seed"]`` before building the network, so a run's first
+    network is the same every time; starts from ``init`` when that model file exists.
+    """
+
+    def __init__(self, config: dict, init: Path, log):
+        import torch
+
+        from training import net
+
+        self.config = config
+        torch.set_num_threads(int(config["threads"]))
+        torch.manual_seed(config["seed"])
+        self.torch = torch
+        if init.exists():
+            self.model = net.ModelFile(init).to_torch()
+        else:
+            from canasta_env.observation import OBS_SIZE
+
+            log(f"[ppo] no {init}: PPO starts from a new network")
+            self.model = net.build(OBS_SIZE, NUM_ACTIONS, config["hidden"])
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config["lr"], eps=1e-5)
+        self.rng = np.random.default_rng([config["seed"], 3])
+
+    def actor(self) -> list:
+        """The policy's layers as numpy arrays, for the rollout workers."""
+        from training import net
+
+        return net.actor_layers(self.model)
+
+    def state(self) -> dict:
+        """The network, Adam and torch's RNG state as tensors (numpy's RNG: :attr:`rng`)."""
+        return {
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "torch_rng": self.torch.get_rng_state(),
+        }
+
+    def load(self, state: dict, rng_state: dict) -> None:
+        """Back to a saved :meth:`state` and numpy RNG state (raises when they do not fit)."""
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.rng.bit_generator.state = rng_state
+        self.torch.set_rng_state(state["torch_rng"])
+
+    def set_lr(self, lr: float) -> None:
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+
+    def update(self, batch: dict, kick: float) -> dict:
+        """One PPO update on ``batch`` (clipped policy loss, value loss, entropy, and the
+        cross-entropy towards the teacher's labels weighted by ``kick`` when there are any);
+        the mean of each loss over the minibatches."""
+        torch, c = self.torch, self.config
+        model = self.model
+        obs = torch.from_numpy(batch["obs"])
+        masks = torch.from_numpy(
+            np.unpackbits(batch["masks"], axis=1, count=NUM_ACTIONS).astype(bool)
+        )
+        actions = torch.from_numpy(batch["actions"])
+        old_logp = torch.from_numpy(batch["logp"])
+        with torch.no_grad():
+            values = torch.cat([model(obs[i : i + 8192])[1] for i in range(0, len(obs), 8192)])
+        adv, returns = gae(
+            batch["rewards"], batch["dones"], values.numpy(), c["gamma"], c["gae_lambda"]
+        )
+        adv_t = torch.from_numpy(adv)
+        adv_t = (adv_t - adv_t.mean()) / (adv_t.std() + 1e-8)
+        returns_t = torch.from_numpy(returns.astype(np.float32))
+        teacher = torch.from_numpy(batch["teacher"])
+        kick = kick if bool((teacher >= 0).any()) else 0.0
+        n = len(obs)
+        stats = {
+            "policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "kl": 0.0, "clipped": 0.0,
+            "teacher_loss": 0.0, "teacher_agreement": 0.0,
+        }  # fmt: skip
+        count = 0
+        model.train()
+        for _ in range(int(c["ppo_epochs"])):
+            perm = torch.from_numpy(self.rng.permutation(n))
+            for start in range(0, n, int(c["minibatch"])):
+                index = perm[start : start + int(c["minibatch"])]
+                logits, value = model(obs[index], masks[index])
+                logp_all = torch.log_softmax(logits, dim=1)
+                logp = logp_all.gather(1, actions[index].unsqueeze(1)).squeeze(1)
+                probs = logp_all.exp()
+                entropy = -(probs * logp_all.masked_fill(~masks[index], 0.0)).sum(1).mean()
+                ratio = (logp - old_logp[index]).exp()
+                a = adv_t[index]
+                policy_loss = -torch.min(
+                    ratio * a, ratio.clamp(1 - c["clip"], 1 + c["clip"]) * a
+                ).mean()
+                value_loss = ((value - returns_t[index]) ** 2).mean()
+                loss = policy_loss + c["vf_coef"] * value_loss - c["ent_coef"] * entropy
+                if kick > 0:
+                    labels = teacher[index]
+                    known = labels >= 0
+                    teacher_loss = -logp_all[known].gather(1, labels[known].unsqueeze(1)).mean()
+                    loss = loss + kick * teacher_loss
+                    with torch.no_grad():
+                        stats["teacher_loss"] += float(teacher_loss)
+                        agree = logits[known].argmax(1) == labels[known]
+                        stats["teacher_agreement"] += float(agree.float().mean())
+                self.optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), c["max_grad_norm"])
+                self.optimizer.step()
+                with torch.no_grad():
+                    stats["policy_loss"] += float(policy_loss)
+                    stats["value_loss"] += float(value_loss)
+                    stats["entropy"] += float(entropy)
+                    stats["kl"] += float((old_logp[index] - logp).mean())
+                    stats["clipped"] += float(((ratio - 1).abs() > c["clip"]).float().mean())
+                count += 1
+        stats = {key: value / max(1, count) for key, value in stats.items()}
+        stats["kick_weight"] = kick
+        return stats
