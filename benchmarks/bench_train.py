@@ -45,7 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from training.agent import DEFAULT_MODEL
-    from training.league import Run, Trainer, make_config
+    from training.league import Trainer
+    from training.run import Run, make_config
     from training.rollout import WorkerPool
 
     model = args.model or (str(DEFAULT_MODEL) if DEFAULT_MODEL.suffix == ".npz" else None)

@@ -163,7 +163,7 @@ def test_library_plots_leave_the_matplotlib_backend_alone(tmp_path):
     trained or ran the arena still shows its own plots inline afterwards."""
     matplotlib = pytest.importorskip("matplotlib", reason="matplotlib is not installed")
     from agents.arena import plot_ratings
-    from training.league import plot_curve
+    from training.evaluation import plot_curve
 
     history = [{"steps": 0, "eval": {"classic-2p/random": {"win_rate": 0.5, "ci95": [0.4, 0.6]}}}]
     row = {"agent": "a", "elo": 1500.0, "win_rate": 0.5, "win_ci": [0.4, 0.6]}

@@ -25,7 +25,6 @@ from training.run import (
     checked_history,
     checkpoint_misfit,
     is_int,
-    make_config,  # noqa: F401 - benchmarks/bench_train.py imports it from here
     read_checkpoint,
     write_checkpoint,
 )
