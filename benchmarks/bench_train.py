@@ -46,8 +46,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from training.agent import DEFAULT_MODEL
     from training.league import Trainer
-    from training.run import Run, make_config
     from training.rollout import WorkerPool
+    from training.run import Run, make_config
 
     model = args.model or (str(DEFAULT_MODEL) if DEFAULT_MODEL.suffix == ".npz" else None)
     if model is not None and not Path(model).exists():
