@@ -1,22 +1,33 @@
-"""Text rendering of the table: hands, pot, melds, red 3s and scores, with suit symbols.
+"""Text rendering of the table: hands, pot, melds, red 3s, runs and scores.
 
-Suits matter only for 3s (docs/rules.md ambiguity 13), so the engine does not keep
-them: naturals are drawn as their rank (``K``, ``10``), black 3s as ``3♠``, red
-3s as ``3♥``, jokers as ``🃏``; wild cards are highlighted in colour mode. With
-the optional S-19 runs on, naturals in hands carry their suits (``5♥``) and
-each team's runs are listed.
+Every card is written in the one notation of the action texts and the logs
+(docs/engine.md, "Card notation"): naturals as their rank (``K``, ``T`` for ten),
+``2``, ``JK`` for a joker, ``B3`` for a black 3 and ``R3`` for a red 3 (suits
+matter only for 3s, docs/rules.md ambiguity 13, so the engine does not keep them);
+wild cards and red cards are highlighted in colour mode. With the optional S-19
+runs on, naturals in hands carry their suit letter as in a card code (``5H``) and
+each team's runs are listed as the action that lays them (``escala 6-Q S``).
 """
 
 from __future__ import annotations
 
-from canasta_env.actions import NUM_SLOTS, SLOT_BLACK3, SLOT_WILD
-from canasta_env.cards import KIND_NAMES, NUM_HAND_KINDS, NUM_NATURALS, RED3, RED_SUITS, SUITS
+from canasta_env.actions import NUM_SLOTS, slot_name
+from canasta_env.cards import (
+    KIND_NAMES,
+    NUM_HAND_KINDS,
+    NUM_NATURALS,
+    RED3,
+    RED_SUITS,
+    SUITS,
+    WILD_KINDS,
+)
 from canasta_env.engine.game import PHASE_HAND_OVER
 from canasta_env.engine.melds import canasta_kind
 from canasta_env.engine.scoring import SHEET_ROWS
 from canasta_env.engine.sequences import NUM_SUITS
 
-_SYMBOL = {"2": "2", "JK": "🃏", "B3": "3♠", "R3": "3♥"}
+#: The notation in one line, printed at the top of every table (docs/engine.md).
+NOTATION_LEGEND = "ranks 4 5 6 7 8 9 T J Q K A (T = ten), 2 and JK wild, B3 black 3, R3 red 3"
 _RED = "\033[31m"
 _WILD = "\033[33m"
 _BOLD = "\033[1m"
@@ -24,11 +35,11 @@ _RESET = "\033[0m"
 
 
 def card_text(kind: int, color: bool = False) -> str:
-    name = KIND_NAMES[kind]
-    text = ("10" if name == "T" else name) if kind < NUM_NATURALS else _SYMBOL[name]
-    if color and text.endswith("♥"):
+    """A card kind in the notation of the action texts: ``KIND_NAMES`` (``T``, ``JK``, ``B3``)."""
+    text = KIND_NAMES[kind]
+    if color and kind == RED3:
         return _RED + text + _RESET
-    if color and name in ("2", "JK"):
+    if color and kind in WILD_KINDS:
         return _WILD + text + _RESET
     return text
 
@@ -45,41 +56,35 @@ def hand_text(counts, color: bool = False) -> str:
     return " ".join(parts) if parts else "-"
 
 
-_SUIT_SYMBOLS = "♠♥♦♣"  # S H D C
-assert len(_SUIT_SYMBOLS) == len(SUITS)
-
-
 def suited_hand_text(counts, suited, color: bool = False) -> str:
-    """S-19: a hand with its naturals by suit (``5♥ 5♠ K♣``), then the other kinds."""
+    """S-19: a hand with its naturals by suit, as card codes (``5S 5H QCx2``), then the
+    other kinds."""
     parts = []
     for kind in range(NUM_NATURALS):
         rank = card_text(kind)
-        for suit, symbol in enumerate(_SUIT_SYMBOLS):
-            for _ in range(suited[kind * NUM_SUITS + suit]):
-                text = rank + symbol
-                red = color and SUITS[suit] in RED_SUITS
-                parts.append(_RED + text + _RESET if red else text)
+        for suit, letter in enumerate(SUITS):
+            count = suited[kind * NUM_SUITS + suit]
+            if count:
+                text = rank + letter
+                red = color and letter in RED_SUITS
+                text = _RED + text + _RESET if red else text
+                parts.append(f"{text}x{count}" if count > 1 else text)
     others = [0] * NUM_NATURALS + list(counts[NUM_NATURALS:NUM_HAND_KINDS])
     rest = hand_text(others, color)
     return " ".join(parts + ([rest] if rest != "-" else [])) or "-"
 
 
 def runs_text(runs) -> str:
-    """S-19: the runs a team laid, as ``5♥-J♥`` (an escala real is marked)."""
+    """S-19: the runs a team laid, as the action that lays them (``escala 5-J H``,
+    ``escala real S``)."""
     parts = []
     for suit, first, length in runs:
-        symbol = _SUIT_SYMBOLS[suit]
-        span = f"{card_text(first)}{symbol}-{card_text(first + length - 1)}{symbol}"
-        parts.append(span + (" [escala real]" if length == NUM_NATURALS else " [escala]"))
+        if length == NUM_NATURALS:
+            parts.append(f"escala real {SUITS[suit]}")
+        else:
+            span = f"{card_text(first)}-{card_text(first + length - 1)}"
+            parts.append(f"escala {span} {SUITS[suit]}")
     return "  ".join(parts)
-
-
-def _slot_label(slot: int) -> str:
-    if slot == SLOT_WILD:
-        return "wild"
-    if slot == SLOT_BLACK3:
-        return "3♠"
-    return "10" if KIND_NAMES[slot] == "T" else KIND_NAMES[slot]
 
 
 def melds_text(game, team: int) -> str:
@@ -92,12 +97,10 @@ def melds_text(game, team: int) -> str:
             if n + t + j >= game.rules.canasta_size:
                 tag = "[clean canasta]" if canasta_kind(slot, n, t, j)[0] else "[canasta]"
             wilds = (f" +{t}x2" if t else "") + (f" +{j}xJK" if j else "")
-            parts.append(f"{_slot_label(slot)}:{n}{wilds}{tag}")
+            parts.append(f"{slot_name(slot)}:{n}{wilds}{tag}")
     for slot, n, t, j, hidden in closed:
         kind = "clean" if canasta_kind(slot, n, t, j)[0] else "dirty"
-        parts.append(
-            f"{_slot_label(slot)}:{n + t + j}[{'hidden ' if hidden else ''}{kind} canasta]"
-        )
+        parts.append(f"{slot_name(slot)}:{n + t + j}[{'hidden ' if hidden else ''}{kind} canasta]")
     return "  ".join(parts) if parts else "(no melds)"
 
 
@@ -123,7 +126,7 @@ def render_table(game, viewer: int | None = None, color: bool = False) -> str:
     suits_note = (
         "suits matter for 3s and runs" if game.rules.sequences else "suits matter only for 3s"
     )
-    lines.append(f"cards: ranks 4..A, 2 and 🃏 wild, 3♠ black 3, 3♥ red 3 ({suits_note})")
+    lines.append(f"cards: {NOTATION_LEGEND} ({suits_note})")
     pot = game.pot
     state = []
     if game.pot_wild:

@@ -10,7 +10,8 @@ order or the face-down pot cards (S-3, I-3): ``open_view=True`` adds every hand,
 for replays only, and marks the payload ``"open": true``.
 
 Cards are kinds (:mod:`canasta_env.cards`), each shown as ``{"kind", "label",
-"colour"}``; the engine keeps suits only with the S-19 runs, so only then do
+"colour"}``, the label in the one card notation of every view (docs/engine.md, "Card
+notation"); the engine keeps suits only with the S-19 runs, so only then do
 naturals carry a suit (and its colour). Legal moves are listed with their ids and
 text forms (:func:`canasta_env.action_to_str`), their kind (meld, add, discard...)
 and the hand cards each one uses, so the page can find the one move that the cards a
@@ -25,13 +26,11 @@ from canasta_env.actions import (
     MOVE_MELD,
     MOVES,
     NUM_SLOTS,
-    SLOT_BLACK3,
-    SLOT_WILD,
+    slot_name,
 )
 from canasta_env.cards import (
     BLACK3,
     JOKER,
-    KIND_NAMES,
     NUM_HAND_KINDS,
     NUM_KINDS,
     NUM_NATURALS,
@@ -45,24 +44,23 @@ from canasta_env.engine.melds import canasta_kind
 from canasta_env.engine.scoring import SHEET_ROWS
 from canasta_env.engine.sequences import NUM_SUITS
 from canasta_env.engine.state import PHASE_HAND_OVER, PHASE_NAMES
-
-_LABELS = {"T": "10", "2": "2", "JK": "Joker", "B3": "3", "R3": "3"}
-_SUIT_SYMBOLS = "♠♥♦♣"  # S H D C, as SUITS
+from canasta_env.render import card_text
 
 
 def card(kind: int, suit: int = -1) -> dict:
-    """One card for the page: its kind, a label and the colour to draw it in."""
-    name = KIND_NAMES[kind]
-    label = _LABELS.get(name, name)
+    """One card for the page: its kind, a label and the colour to draw it in. The label is
+    the notation of the action texts and of the text table (:func:`canasta_env.render.card_text`:
+    ``T``, ``JK``, ``B3``, ``R3``; a suited natural as its card code, ``5H``)."""
+    label = card_text(kind)
     if kind in (TWO, JOKER):
         colour = "wild"
     elif kind == RED3:
-        colour, label = "red", "3♥"
+        colour = "red"
     elif kind == BLACK3:
-        colour, label = "black", "3♠"
+        colour = "black"
     elif suit >= 0:
         colour = "red" if SUITS[suit] in RED_SUITS else "black"
-        label += _SUIT_SYMBOLS[suit]
+        label += SUITS[suit]
     else:
         colour = "plain"  # a natural without a suit: the engine does not follow it
     return {"kind": kind, "label": label, "colour": colour}
@@ -109,14 +107,6 @@ def legal_moves(game: Game) -> list[dict]:
     ]
 
 
-def _slot_label(slot: int) -> str:
-    if slot == SLOT_WILD:
-        return "wild"
-    if slot == SLOT_BLACK3:
-        return "3♠"
-    return _LABELS.get(KIND_NAMES[slot], KIND_NAMES[slot])
-
-
 def _team_view(game: Game, team: int) -> dict:
     rules = game.rules
     nat, two, jok, closed = game.team_melds(team)
@@ -130,7 +120,7 @@ def _team_view(game: Game, team: int) -> dict:
         melds.append(
             {
                 "slot": slot,
-                "label": _slot_label(slot),
+                "label": slot_name(slot),
                 "naturals": nat[slot],
                 "twos": two[slot],
                 "jokers": jok[slot],
@@ -141,7 +131,7 @@ def _team_view(game: Game, team: int) -> dict:
     canastas = [
         {
             "slot": slot,
-            "label": _slot_label(slot),
+            "label": slot_name(slot),
             "naturals": n,
             "twos": t,
             "jokers": j,

@@ -309,10 +309,11 @@ function badge(text, kind) {
 
 function meldCards(m) {
   const cards = [];
-  const natural = m.slot === 11 ? { label: "3♠", colour: "black" } : { label: m.label, colour: "plain" };
+  // labels in the one card notation (docs/engine.md): T, 2, JK, B3, R3, as the moves' texts
+  const natural = { label: m.label, colour: m.slot === 11 ? "black" : "plain" };
   for (let i = 0; i < m.naturals; i++) cards.push(natural);
   for (let i = 0; i < m.twos; i++) cards.push({ label: "2", colour: "wild" });
-  for (let i = 0; i < m.jokers; i++) cards.push({ label: "Joker", colour: "wild" });
+  for (let i = 0; i < m.jokers; i++) cards.push({ label: "JK", colour: "wild" });
   return cards;
 }
 
@@ -406,7 +407,7 @@ function renderTeams(view) {
         `${t.score} points, ${opening}`,
     });
     const red3 = [];
-    for (let i = 0; i < t.red3; i++) red3.push({ label: "3♥", colour: "red" });
+    for (let i = 0; i < t.red3; i++) red3.push({ label: "R3", colour: "red" });
     const melds = el("div", { className: "melds" }, [
       ...t.canastas.map((m) => meldNode(m, true)),
       ...t.melds.map((m) => meldNode(m, false)),
