@@ -113,7 +113,7 @@ def _ink(kind: int, suit: int) -> tuple[int, int, int]:
 
 
 def _pip_suit(kind: int, suit: int) -> int:
-    """The suit whose symbol a card shows: 3s show theirs (as the text render: 3♠, 3♥)."""
+    """The suit whose symbol a card shows: 3s show theirs (the text render names them B3, R3)."""
     if kind == RED3:
         return SUITS.index("H")
     if kind == BLACK3:
