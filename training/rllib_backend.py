@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sys
 import time
 import zlib
@@ -67,6 +66,7 @@ from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import check_player_count, make_rules
 from canasta_env.table import Table
 from training.rollout import hand_reward
+from training.run import atomic_write
 
 BOTS = ("random", "greedy", "expert")
 
@@ -374,7 +374,7 @@ def train(run_dir: Path, settings: dict, address: str | None = None, progress: b
 
     config = build_config(settings)
     run_dir.mkdir(parents=True, exist_ok=True)
-    _write_atomic(run_dir / "rllib_config.json", json.dumps(settings, indent=1) + "\n")
+    atomic_write(run_dir / "rllib_config.json", json.dumps(settings, indent=1) + "\n")
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
     algo = config.build_algo()
@@ -449,16 +449,6 @@ def evaluate(run_dir: Path, settings: dict, hands: int) -> dict:
         table[bot] = {"hands": row["hands"], "win_rate": row["win_rate"], "win_ci": row["win_ci"]}
     (run_dir / "evaluation.json").write_text(json.dumps(table, indent=1) + "\n")
     return table
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    """``path`` holds ``text`` or what it held before, never a part."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
 
 
 def _log(run_dir: Path, text: str) -> None:
