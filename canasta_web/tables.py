@@ -202,7 +202,10 @@ class LiveTable:
         #: The bot move under way (:class:`_Thought`), or None.
         self.thinking: _Thought | None = None
         self.move_seconds = BOT_MOVE_SECONDS
-        self._start_hand()
+        try:  # a bot may refuse the table (a search bot takes the presets only)
+            self._start_hand()
+        except (ValueError, TypeError) as error:
+            raise TableError(400, f"a bot cannot sit at this table: {error}") from None
 
     def _start_hand(self) -> None:
         for seat, bot in self.bots.items():

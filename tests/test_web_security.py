@@ -129,6 +129,21 @@ def test_the_allowlist_takes_the_shipped_agents_and_bounded_search(client):
         assert new_table(client, seats=("you", seat))["waiting_for"] == "you"
 
 
+def test_a_search_bot_at_a_table_of_house_rules_is_a_400(client):
+    """Found by the long fuzz (make soak): OpenSpiel's bots take the presets only, and
+    their refusal was a 500."""
+    pytest.importorskip("pyspiel", reason="search bots need the 'openspiel' extra")
+    body = {
+        "variant": "spanish",
+        "seats": ["you", "openspiel:random"],
+        "rules": {"black3_canasta_wins_game": False},
+        "seed": 0,
+    }
+    response = client.post("/api/tables", json=body)
+    assert response.status_code == 400, response.text
+    assert "only the presets" in response.json()["error"] and snapshot(client.app) == {}
+
+
 def arena_results(tmp_path: Path, agents=("random", "greedy")) -> dict:
     run_arena(
         list(agents),
