@@ -196,8 +196,11 @@ def test_a_tiny_run_trains_exports_and_plays(local_ray, tmp_path, capsys):
     resume = ["--backend", "rllib", "--resume", str(run)]
     assert train_main(resume + ["--hidden", "64", "--players", "4"]) == 2  # refused, nothing run
     assert "players, hidden cannot change" in capsys.readouterr().err
-    # RLlib restores its checkpoint with pickle: not without the user's opt-in
+    # RLlib restores its checkpoint with pickle: not without the user's opt-in, whether
+    # the folder is named by --resume or by --run-dir
     assert train_main(resume + ["--ppo-steps", "800"]) == 2
+    assert "--trust-pickle" in capsys.readouterr().err
+    assert train_main(["--backend", "rllib", "--run-dir", str(run), "--ppo-steps", "800"]) == 2
     assert "--trust-pickle" in capsys.readouterr().err
     resume.append("--trust-pickle")
     assert train_main(resume + ["--ppo-steps", "800"]) == 0

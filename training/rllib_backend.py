@@ -609,7 +609,8 @@ def run_settings(args) -> dict:
             raise
         # a value of the saved file (a resume may mend the resumable ones)
         raise ValueError(f"RLlib run config {saved}: {error}") from None
-    if args.resume and (run_dir / "checkpoint").exists() and not args.trust_pickle:
+    # train() restores a checkpoint it finds, whether the folder came by --resume or --run-dir
+    if (run_dir / "checkpoint").exists() and not args.trust_pickle:
         raise ValueError(
             f"{run_dir / 'checkpoint'} is RLlib's own checkpoint, which RLlib restores with "
             "pickle and so can run code; resume with --trust-pickle only if you made this "
