@@ -93,7 +93,9 @@ def registered_factories(names: Iterable[str]) -> dict[str, Callable[..., Agent]
     }
 
 
-def make_agent(name: str, seed: int | None = None, trust_pickle: bool = False) -> Agent:
+def make_agent(
+    name: str, seed: int | None = None, trust_pickle: bool = False, import_paths: bool = True
+) -> Agent:
     """Build the agent called ``name`` (resolved as the module doc says), seeded with ``seed``.
 
     ``trust_pickle`` is handed to a loader that takes that keyword (``ppo``): a
@@ -108,6 +110,10 @@ def make_agent(name: str, seed: int | None = None, trust_pickle: bool = False) -
     ``act(observation, action_mask)``; an agent without ``reset`` is given one
     that does nothing, so every table can call it.
 
+    ``import_paths=False`` refuses an import path (``ValueError``, nothing imported):
+    for a name that a file from elsewhere holds, which may name data but not code
+    (docs/security.md).
+
     Raises ``ValueError`` naming the problem: an unknown name (with the accepted
     names); a loader that cannot be imported (its extras are not installed) or a
     missing model file; for an import path, a module that is not found (the
@@ -121,6 +127,11 @@ def make_agent(name: str, seed: int | None = None, trust_pickle: bool = False) -
         prefix, path = name.split(":", 1)
         agent = _load(prefix, path, trust_pickle)
         reseed(agent, seed)
+    elif ":" in name and not import_paths:
+        raise ValueError(
+            f"agent {name[:40]!r} is Python code (an import path), which is not taken here: "
+            "a name read from a file may not name code to run"
+        )
     elif ":" in name:
         agent = _build_imported(name, seed)
     else:

@@ -40,7 +40,7 @@ from starlette.routing import Match
 
 from canasta_env.replay import Replay
 from canasta_env.rules import PRESETS, Rules
-from canasta_web.guard import MAX_BODY, Guard
+from canasta_web.guard import MAX_BODY, Guard, cut
 from canasta_web.tables import (
     ARENA_REPLAY_SECONDS,
     HUMAN,
@@ -164,8 +164,7 @@ POST_ERRORS = (400, 403, 413, 415, 422)
 
 
 def _error(status: int, message: str, headers: dict | None = None) -> JSONResponse:
-    if len(message) > MAX_MESSAGE:
-        message = message[: MAX_MESSAGE - 3] + "..."
+    message = cut(message, MAX_MESSAGE)
     return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
@@ -215,9 +214,7 @@ def create_app(
         # the framework's own refusals (no such route, a body it cannot parse) in the
         # same {"error": ...} shape as ours
         if error.status_code == 404:
-            path = request.url.path
-            path = path if len(path) <= 80 else path[:77] + "..."
-            return _error(404, f"no such page or API route: {path}")
+            return _error(404, f"no such page or API route: {cut(request.url.path, 80)}")
         if error.status_code == 400 and "parsing the body" in str(error.detail):
             return _error(400, "the body could not be read as JSON (e.g. a number too long)")
         return _error(error.status_code, str(error.detail), headers=error.headers)

@@ -51,8 +51,9 @@ def host_name(host: str) -> str:
     return host
 
 
-def _cut(text: str) -> str:
-    return text if len(text) <= ECHO else text[: ECHO - 3] + "..."
+def cut(text: str, limit: int = ECHO) -> str:
+    """``text`` cut to ``limit`` characters: an answer repeats no more of a request."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class Guard:
@@ -131,14 +132,14 @@ class Guard:
         host = headers.get("host", "")
         if host_name(host) not in self.allowed:
             return 421, (
-                f"this server does not answer for host {_cut(host)!r}; open it as "
+                f"this server does not answer for host {cut(host)!r}; open it as "
                 "http://localhost:PORT/ (or start it with --allow-host NAME)"
             )
         if method in SAFE_METHODS:
             return None
         origin = headers.get("origin")
         if origin is not None and origin.lower() not in (f"http://{host}", f"https://{host}"):
-            return 403, f"a request from another site ({_cut(origin)!r}) may not change a table"
+            return 403, f"a request from another site ({cut(origin)!r}) may not change a table"
         if headers.get("sec-fetch-site", "").lower() == "cross-site":
             return 403, "a request from another site may not change a table"
         return None

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.registry import loader_prefixes, make_agent, reseed
+from agents.registry import make_agent, reseed
 from agents.schedule import agent_seed
 from canasta_env.actions import ACTION_TEXTS, NUM_ACTIONS
 from canasta_env.engine.game import Game, IllegalActionError
@@ -39,6 +39,7 @@ from canasta_env.jsonfile import read_json_file
 from canasta_env.replay import Replay
 from canasta_env.rules import check_player_count, make_rules
 from canasta_env.table import Table
+from canasta_web.guard import cut
 from canasta_web.views import seat_view
 
 #: The seat name of the person at a live table.
@@ -73,14 +74,11 @@ MAX_REPLAY_STEPS = 50_000
 CHECKPOINT_EVERY = 32
 #: The longest an arena hand may take to play again on the server.
 ARENA_REPLAY_SECONDS = 60.0
-#: How much of a name or value from a request an error message repeats.
-ECHO_CHARS = 40
 
 
-def short(value: Any, limit: int = ECHO_CHARS) -> str:
-    """``repr(value)``, cut to ``limit`` characters: an error repeats no more of the input."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+def short(value: Any) -> str:
+    """``repr(value)`` cut short: an error repeats no more of the input."""
+    return cut(repr(value))
 
 
 class TableError(Exception):
@@ -580,23 +578,12 @@ def load_arena_hand(directory: str | Path, hand: int) -> tuple[Replay, list[str]
 
 
 def file_agent(name: Any) -> Any:
-    """The agent a results file names, built without running code the file names.
-
-    A file may have come from elsewhere (docs/security.md), so an import path
-    (``module.path:Attribute``) in it is refused, and a model that pickle would load
-    (a Stable-Baselines3 zip) needs ``--trust-pickle`` as everywhere; built-in names,
-    registered names and ``PREFIX:PATH`` of an installed loader (a ``.npz`` model is
-    read by numpy alone) are built as the arena built them.
-    """
+    """The agent a results file names, built without running code the file names: an
+    import path in it is refused (``make_agent(import_paths=False)``), and a model that
+    pickle would load needs ``--trust-pickle`` as everywhere (docs/security.md)."""
     if not isinstance(name, str):
         raise ValueError(f"an agent name is text, got {short(name)}")
-    prefix = name.split(":", 1)[0]
-    if ":" in name and prefix not in loader_prefixes():
-        raise ValueError(
-            f"agent {short(name)} is Python code named by the file (an import path); "
-            "canasta serve does not import code that a file names"
-        )
-    return make_agent(name)
+    return make_agent(name, import_paths=False)
 
 
 # ---------------------------------------------------------------------- the store
