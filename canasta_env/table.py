@@ -121,7 +121,7 @@ class Table:
         return self.game.legal_actions()
 
     def is_legal(self, action: int) -> bool:
-        return action in self.game.legal_actions()
+        return self.game.is_legal(action)
 
     def mask(self) -> np.ndarray:
         """A new int8 mask of the seat to act's legal actions (all zero at hand over)."""
@@ -141,13 +141,7 @@ class Table:
         is on and it is its turn; any other seat gets an all-zero mask."""
         game = self.game
         to_act = live and seat == game.current and game.phase != PHASE_HAND_OVER
-        if to_act:
-            flags = bytearray(NUM_ACTIONS)
-            for action in game.legal_actions():
-                flags[action] = 1
-            mask = np.frombuffer(flags, MASK_DTYPE)
-        else:
-            mask = _ZERO_MASK.copy()
+        mask = self.mask() if to_act else _ZERO_MASK.copy()
         return {"observation": self.observer.build(seat, to_act), "action_mask": mask}
 
     # ------------------------------------------------------------------ stepping
