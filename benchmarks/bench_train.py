@@ -64,8 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     with tempfile.TemporaryDirectory() as tmp, WorkerPool(args.jobs, args.envs) as pool:
         trainer = Trainer(Run(tmp, config), pool)
-        trainer.snapshots.append(("s0", trainer._actor()))
-        trainer._sync_snapshots()
+        trainer.start_league()
         trainer.collect()  # warm-up: workers import and build their tables
         collect_s = update_s = 0.0
         steps = 0

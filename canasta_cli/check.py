@@ -12,7 +12,7 @@ import argparse
 import sys
 import time
 
-from canasta_cli.options import add_seed_option, add_tables_options, command_parser, flat
+from canasta_cli.options import add_seed_option, add_table_options, command_parser
 from canasta_env.compliance import CHECK_VARIANTS, format_table, run_checks
 
 
@@ -22,7 +22,15 @@ def build_parser() -> argparse.ArgumentParser:
         "PettingZoo API, seeding, rendering, truncation, mask, card-conservation "
         "and hidden-information checks for every preset and player count.",
     )
-    add_tables_options(parser, CHECK_VARIANTS)
+    add_table_options(
+        parser,
+        players=None,
+        rules=False,
+        variant=None,
+        many=True,
+        variants=CHECK_VARIANTS,
+        otherwise=("all if not given", "every count a preset allows if not given"),
+    )
     parser.add_argument("--quick", action="store_true", help="fewer random episodes")
     parser.add_argument(
         "--cycles",
@@ -42,8 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     try:
         results = run_checks(
-            flat(args.variants),
-            flat(args.players),
+            args.variant,
+            args.players,
             cycles=cycles,
             quick=args.quick,
             seed=args.seed,

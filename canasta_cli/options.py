@@ -3,6 +3,8 @@
 =====================  =========================================================
 ``--variant NAME``     one preset of :data:`canasta_env.rules.PRESETS` (one table)
 ``--players N``        the number of players at that table (:data:`DEFAULT_PLAYERS`)
+``--variant A,B``      several tables (``many=True``): presets, by commas or spaces
+``--players 2,4``      ... and their player counts
 ``--rule KEY=VALUE``   a house rule, repeatable (:func:`canasta_env.rules.add_rule_option`)
 ``--seed N``           the seed of the deals (and of the agents)
 ``--trust-pickle``     load Stable-Baselines3 ``.zip`` models, which pickle loads
@@ -10,8 +12,9 @@
 =====================  =========================================================
 
 Every parser is made by :func:`command_parser`, whose help shows each option's default.
-A mistyped variant is answered with the nearest preset names. :func:`table_notes` says,
-one line per agent, when a trained agent sits at a table it was not trained for.
+A mistyped variant, alone or in a list, is answered with the nearest preset names.
+:func:`table_notes` says, one line per agent, when a trained agent sits at a table it was not
+trained for.
 """
 
 from __future__ import annotations
@@ -53,40 +56,91 @@ def did_you_mean(text: str, names: Iterable[str]) -> str:
     return f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else ""
 
 
-def variant_name(text: str) -> str:
-    """A preset name (argparse ``type``): an unknown one is refused with the nearest names."""
-    if text in PRESETS:
+def known_name(text: str, names: Iterable[str], what: str = "variant") -> str:
+    """``text`` when it is one of ``names``; else ``ArgumentTypeError`` naming it, with the
+    nearest names."""
+    allowed = list(names)
+    if text in allowed:
         return text
     raise argparse.ArgumentTypeError(
-        f"unknown variant {text!r}{did_you_mean(text, PRESETS)}; choose one of "
-        f"{', '.join(sorted(PRESETS))}"
+        f"unknown {what} {text!r}{did_you_mean(text, allowed)}; choose one of {', '.join(allowed)}"
     )
+
+
+def variant_name(text: str) -> str:
+    """A preset name (argparse ``type``): an unknown one is refused with the nearest names."""
+    return known_name(text, sorted(PRESETS))
 
 
 def add_table_options(
     parser: argparse.ArgumentParser,
-    players: int | None = DEFAULT_PLAYERS,
+    players: int | str | None = DEFAULT_PLAYERS,
     rules: bool = True,
     variant: str | None = "classic",
+    many: bool = False,
+    variants: Iterable[str] = PRESETS,
+    otherwise: tuple[str, str] | None = None,
 ) -> None:
     """``--variant``, ``--players`` (one table) and, with ``rules``, ``--rule``. A default
-    of None leaves the option None when it is not given (a resumed run keeps its own)."""
-    parser.add_argument(
-        "--variant",
-        default=variant,
-        type=variant_name,
-        metavar="NAME",
-        help=f"rules preset: {', '.join(sorted(PRESETS))}",
-    )
-    parser.add_argument(
-        "--players",
-        type=int,
-        default=players,
-        metavar="N",
-        help="players at the table (2, 3, 4 or 6, as the preset allows)",
-    )
+    of None leaves the option None when it is not given (a resumed run keeps its own).
+
+    ``many``: several tables. ``--variant`` (alias ``--variants``) takes names of
+    ``variants`` and ``--players`` counts, each by commas or spaces (``--variant
+    classic,spanish --players 2 4``), parsed into one list; a default is given as text
+    (``"classic"``, ``"2"``). ``otherwise``: what leaving each out means, for the help
+    (``("all if not given", "a new run: 2")``)."""
+    names = sorted(variants)
+    if many:
+        left_out = otherwise or ("", "")
+        parser.add_argument(
+            "--variant",
+            "--variants",
+            dest="variant",
+            nargs="+",
+            action=_Joined,
+            default=variant,
+            type=name_list(names),
+            metavar="NAME[,NAME]",
+            help=f"rules presets, a list: {', '.join(names)}" + _unless(left_out[0]),
+        )
+        parser.add_argument(
+            "--players",
+            nargs="+",
+            action=_Joined,
+            default=players,
+            type=int_list,
+            metavar="N[,N]",
+            help="player counts, a list (of 2, 3, 4, 6: each table the presets allow)"
+            + _unless(left_out[1]),
+        )
+    else:
+        parser.add_argument(
+            "--variant",
+            default=variant,
+            type=variant_name,
+            metavar="NAME",
+            help=f"rules preset: {', '.join(names)}",
+        )
+        parser.add_argument(
+            "--players",
+            type=int,
+            default=players,
+            metavar="N",
+            help="players at the table (2, 3, 4 or 6, as the preset allows)",
+        )
     if rules:
         add_rule_option(parser)
+
+
+def _unless(meaning: str) -> str:
+    return f" ({meaning})" if meaning else ""
+
+
+class _Joined(argparse.Action):
+    """Stores the items of every list given (``--players 2,4 6``: ``[2, 4, 6]``)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, [item for group in values for item in group])
 
 
 def add_seed_option(
@@ -182,57 +236,29 @@ def _shipped_name(agent) -> str | None:
     return None
 
 
-# ---------------------------------------------------------------------- several tables
+# ---------------------------------------------------------------------- lists
 
 
 def name_list(names: Iterable[str], what: str = "variant"):
-    """An argparse ``type``: ``"classic,spanish"`` to a list of names, each one of ``names``."""
+    """An argparse ``type``: ``"classic,spanish"`` to a list of names, each one of ``names``
+    (a mistyped one is named, with the nearest names: :func:`known_name`)."""
     allowed = list(names)
 
     def parse(text: str) -> list[str]:
-        items = [item for item in text.split(",") if item]
-        for item in items:
-            if item not in allowed:
-                raise argparse.ArgumentTypeError(
-                    f"unknown {what} {item!r}{did_you_mean(item, allowed)}; choose from "
-                    f"{', '.join(allowed)}"
-                )
-        return items
+        return [known_name(item, allowed, what) for item in text.split(",") if item]
 
     return parse
 
 
 def int_list(text: str) -> list[int]:
-    """An argparse ``type``: ``"2,4"`` to ``[2, 4]``."""
-    try:
-        return [int(item) for item in text.split(",") if item]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a list of integers: {text!r}") from None
-
-
-def add_tables_options(parser: argparse.ArgumentParser, variants: Iterable[str]) -> None:
-    """``--variant`` (alias ``--variants``) and ``--players`` for a command over several
-    tables: each takes names or numbers separated by spaces or commas (``--variant
-    classic,spanish --players 2 4``); :func:`flat` joins what was given."""
-    variants = list(variants)
-    parser.add_argument(
-        "--variant",
-        "--variants",
-        dest="variants",
-        nargs="+",
-        type=name_list(variants),
-        metavar="NAME",
-        help=f"presets (all if not given): {', '.join(variants)}",
-    )
-    parser.add_argument(
-        "--players",
-        nargs="+",
-        type=int_list,
-        metavar="N",
-        help="player counts (every count a preset allows if not given)",
-    )
-
-
-def flat(groups: list[list] | None) -> list | None:
-    """The items of a list option of :func:`add_tables_options` (None when not given)."""
-    return None if groups is None else [item for group in groups for item in group]
+    """An argparse ``type``: ``"2,4"`` to ``[2, 4]``; an item that is not a whole number is
+    named."""
+    numbers = []
+    for item in (item for item in text.split(",") if item):
+        try:
+            numbers.append(int(item))
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{item!r} in {text!r} is not a whole number"
+            ) from None
+    return numbers

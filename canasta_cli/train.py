@@ -9,12 +9,16 @@ Usage::
     canasta train --evaluate MODEL ...     # a saved model against bots, in the arena
 
 A run trains on several tables at once, so here ``--variant`` and ``--players`` take
-comma lists (``--variant classic,spanish --players 2,4``: every table of both that the
-presets allow); the run's settings are :func:`training.run.make_config`'s, and an
-option left out keeps the run's value. ``--backend rllib`` and ``--evaluate`` have
-parsers of their own, below (``canasta train --backend rllib --help``): RLlib trains
-one table (``--variant NAME --players N``, as every one-table command), and
-``--evaluate`` plays :func:`agents.arena.run_arena` once per table and opponent.
+lists (``--variant classic,spanish --players 2,4``: every table of both that the
+presets allow; :func:`canasta_cli.options.add_table_options` with ``many``); the run's
+settings are :func:`training.run.make_config`'s, and an option left out keeps the
+run's value. ``--backend rllib`` and ``--evaluate`` have parsers of their own, below
+(``canasta train --backend rllib --help``): RLlib trains one table (``--variant NAME
+--players N``, as every one-table command), and ``--evaluate`` plays
+:func:`agents.arena.run_arena` once per table and opponent. Both training backends
+take the league's options (:func:`add_league_options`: ``--opponents``,
+``--max-snapshots``, ``--eval-every``, ``--eval-deals``) with one meaning, the
+league of :mod:`training.league_pool`.
 """
 
 from __future__ import annotations
@@ -30,11 +34,10 @@ from canasta_cli.options import (
     add_seed_option,
     add_table_options,
     command_parser,
-    int_list,
-    name_list,
+    did_you_mean,
 )
-from canasta_env.rules import PRESETS
-from training.run import BACKENDS, Run, RunFileError
+from training.league_pool import ENTRIES
+from training.run import BACKENDS, DEFAULTS, Run, RunFileError
 from training.stages import STAGES, run_stages
 
 
@@ -53,15 +56,52 @@ def _list(text: str, cast=str, option: str = "") -> list:
         raise ValueError(f"{option} takes {kind} separated by commas, got {text!r}") from None
 
 
-def _weights(text: str, option: str = "--opponents") -> dict:
+def league_weights(text: str | None) -> dict[str, float] | None:
+    """``--opponents self=0.25,snapshot=0.2,expert`` to the league's weights (a name alone
+    weighs 1; None stays None), for both backends; ``ValueError`` (one line) naming a bad
+    item, with the nearest entry to a mistyped name."""
+    if text is None:
+        return None
     out = {}
     for item in _list(text):
-        name, _, weight = item.partition("=")
+        name, _, weight = (part.strip() for part in item.partition("="))
+        if name not in ENTRIES:
+            raise ValueError(
+                f"--opponents: unknown league entry {name!r}{did_you_mean(name, ENTRIES)}; "
+                f"choose from {', '.join(ENTRIES)}"
+            )
         try:
-            out[name.strip()] = float(weight) if weight else 1.0
+            out[name] = float(weight) if weight else 1.0
         except ValueError:
-            raise ValueError(f"{option}: {item!r} is not NAME=WEIGHT") from None
+            raise ValueError(f"--opponents: {item!r} is not NAME=WEIGHT") from None
     return out
+
+
+def add_league_options(parser: argparse.ArgumentParser, defaults: dict | None = None) -> None:
+    """The league's settings (:mod:`training.league_pool`), the same for both backends;
+    ``defaults`` (a new run's settings) for the help only: a resumed run keeps its own."""
+
+    def new_run(key: str) -> str:
+        if defaults is None:
+            return ""
+        value = defaults[key]
+        if isinstance(value, dict):
+            value = ",".join(f"{name}={weight}" for name, weight in value.items())
+        return f" (a new run: {value})"
+
+    parser.add_argument(
+        "--opponents",
+        default=None,
+        metavar="NAME=W[,NAME=W]",
+        help=f"the league's weights, of {', '.join(ENTRIES)}{new_run('opponents')}",
+    )
+    for option, what in (
+        ("--max-snapshots", "snapshots kept in the league"),
+        ("--eval-every", "iterations between evaluations (and snapshot admissions)"),
+        ("--eval-deals", "duplicate deals against each evaluation opponent"),
+    ):
+        key = option[2:].replace("-", "_")
+        parser.add_argument(option, type=int, default=None, help=what + new_run(key))
 
 
 def _fail(message: str) -> None:
@@ -87,19 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--run-dir", default=None, help="run directory (config, data, models)")
     parser.add_argument("--resume", default=None, metavar="RUN_DIR", help="continue this run")
-    parser.add_argument(
-        "--variant",
-        default=None,
-        type=name_list(PRESETS),
-        metavar="NAME[,NAME]",
-        help="presets of the run's tables, a comma list (a new run: classic)",
-    )
-    parser.add_argument(
-        "--players",
-        default=None,
-        metavar="N[,N]",
-        help="player counts of the run's tables, a comma list (a new run: 2)",
-    )
+    new_run = ("a new run: classic", "a new run: 2")  # a resumed run keeps its own tables
+    add_table_options(parser, None, rules=False, variant=None, many=True, otherwise=new_run)
     parser.add_argument(
         "--table-weights", default=None, help="relative share of hands per table, comma list"
     )
@@ -114,16 +143,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--ent-coef", type=float, default=None)
     parser.add_argument("--gamma", type=float, default=None)
     parser.add_argument("--score-coef", type=float, default=None)
-    parser.add_argument(
-        "--opponents", default=None, help="league weights, e.g. self=0.25,snapshot=0.2,expert=0.35"
-    )
+    add_league_options(parser, DEFAULTS)
     parser.add_argument("--kick-teacher", default=None, help="bot the learner is pulled to")
     parser.add_argument("--kick-coef", type=float, default=None, help="its initial weight (1.0)")
     parser.add_argument(
         "--kick-steps", type=int, default=None, help="learner steps until the pull is 0"
     )
-    parser.add_argument("--eval-every", type=int, default=None, help="iterations")
-    parser.add_argument("--eval-deals", type=int, default=None)
     parser.add_argument("--init", default=None, help="start PPO from this model file")
     parser.add_argument("--envs", type=int, default=None, help="hands at once per process")
     parser.add_argument("--jobs", type=int, default=None, help="worker processes (0: in process)")
@@ -147,14 +172,7 @@ def build_evaluate_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--evaluate", required=True, metavar="MODEL", help="a model file, run folder or name"
     )
-    parser.add_argument(
-        "--variant",
-        default="classic",
-        type=name_list(PRESETS),
-        metavar="NAME[,NAME]",
-        help="presets, a comma list",
-    )
-    parser.add_argument("--players", default="2", type=int_list, metavar="N[,N]")
+    add_table_options(parser, players="2", rules=False, variant="classic", many=True)
     parser.add_argument("--opponents", default="random", help="bots, a comma list")
     parser.add_argument("--hands", type=int, default=500, help="deals per table and opponent")
     parser.add_argument("--eval-seed", type=int, default=10_000, help="the arena's seed")
@@ -297,13 +315,7 @@ def build_rllib_parser() -> argparse.ArgumentParser:
     parser.add_argument("--epochs", type=int, default=None)
     parser.add_argument("--lr", type=float, default=None)
     parser.add_argument("--ent-coef", type=float, default=None)
-    parser.add_argument(
-        "--opponents",
-        default=None,
-        help="weights, e.g. self=0.3,snapshot=0.2,expert=0.25,greedy=0.15,random=0.1",
-    )
-    parser.add_argument("--snapshots", type=int, default=None, help="frozen copies of main (2)")
-    parser.add_argument("--snapshot-every", type=int, default=None, help="iterations (5)")
+    add_league_options(parser)
     parser.add_argument("--env-runners", type=int, default=None, help="sampling actors (1)")
     parser.add_argument("--envs-per-runner", type=int, default=None, help="hands at once (8)")
     parser.add_argument("--checkpoint-every", type=int, default=None, help="iterations (10)")
@@ -335,6 +347,7 @@ def rllib_main(argv: list[str]) -> int:
         )
         return 2
     try:
+        args.opponents = league_weights(args.opponents)
         settings = rllib_backend.run_settings(args)
     except ValueError as error:
         print(f"canasta train: error: {error}", file=sys.stderr)
@@ -364,7 +377,8 @@ def main(argv: list[str] | None = None) -> int:
     if (args.run_dir is None) == (args.resume is None):
         _fail("give exactly one of --run-dir (a new or existing run) and --resume RUN_DIR")
     overrides = {
-        "variant": args.variant or None,
+        "variant": args.variant,
+        "players": args.players,
         "seed": args.seed,
         "teachers": _list(args.teachers) if args.teachers else None,
         "record_steps": args.record_steps,
@@ -378,6 +392,7 @@ def main(argv: list[str] | None = None) -> int:
         "kick_teacher": args.kick_teacher,
         "kick_coef": args.kick_coef,
         "kick_steps": args.kick_steps,
+        "max_snapshots": args.max_snapshots,
         "eval_every": args.eval_every,
         "eval_deals": args.eval_deals,
         "init": args.init,
@@ -387,8 +402,7 @@ def main(argv: list[str] | None = None) -> int:
         "time_limit": args.time_limit,
     }
     try:
-        overrides["opponents"] = _weights(args.opponents) if args.opponents else None
-        overrides["players"] = _list(args.players, int, "--players") if args.players else None
+        overrides["opponents"] = league_weights(args.opponents)
         overrides["hidden"] = _list(args.hidden, int, "--hidden") if args.hidden else None
         overrides["table_weights"] = (
             _list(args.table_weights, float, "--table-weights") if args.table_weights else None

@@ -39,6 +39,40 @@ def test_a_mistyped_variant_gets_the_nearest_name(capsys):
     with pytest.raises(SystemExit):
         arena.main(["--variant", "clasic"])
     assert "did you mean 'classic'?" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv,said",
+    [
+        (["--variant", "clasic,spanish"], "unknown variant 'clasic' (did you mean 'classic'?)"),
+        (["--variant", "classic", "spanihs"], "unknown variant 'spanihs' (did you mean 'spanish'"),
+        (["--players", "2,four"], "'four' in '2,four' is not a whole number"),
+    ],
+)
+def test_every_list_of_tables_names_the_mistyped_item(argv, said, capsys):
+    """The lists of ``add_table_options(many=True)``: canasta train's, its --evaluate's and
+    canasta check's --variant/--players answer a bad item alike, naming it."""
+    pytest.importorskip("torch")
+    from canasta_cli import train
+
+    for parser in (train.build_parser(), train.build_evaluate_parser(), check.build_parser()):
+        extra = ["--evaluate", "m"] if parser.prog.endswith("--evaluate") else []
+        with pytest.raises(SystemExit) as stopped:
+            parser.parse_args(argv + extra)
+        assert stopped.value.code == 2
+        assert said in capsys.readouterr().err
+
+
+def test_list_options_show_their_defaults_in_help(capsys):
+    pytest.importorskip("torch")
+    from canasta_cli import train
+
+    text = train.build_evaluate_parser().format_help()
+    assert "(default: classic)" in text and "(default: 2)" in text
+    args = train.build_evaluate_parser().parse_args(["--evaluate", "m"])
+    assert (args.variant, args.players) == (["classic"], [2])
+    text = " ".join(train.build_parser().format_help().split())
+    assert "(a new run: classic)" in text and "(a new run: self=0.25," in text
     with pytest.raises(SystemExit):
         check.main(["--variant", "spanish,italien"])
     assert "did you mean 'italian'?" in capsys.readouterr().err
@@ -49,9 +83,8 @@ def test_check_takes_lists_by_spaces_or_commas():
     for argv in (["--variants", "classic", "spanish", "--players", "2", "4"],
                  ["--variant", "classic,spanish", "--players", "2,4"]):  # fmt: skip
         args = parser.parse_args(argv)
-        assert options.flat(args.variants) == ["classic", "spanish"]
-        assert options.flat(args.players) == [2, 4]
-    assert options.flat(parser.parse_args([]).variants) is None
+        assert (args.variant, args.players) == (["classic", "spanish"], [2, 4])
+    assert parser.parse_args([]).variant is None
 
 
 @pytest.mark.parametrize(
@@ -131,3 +164,17 @@ def test_train_takes_comma_lists_and_names_a_mistyped_variant(tmp_path, capsys):
         train.main(["--run-dir", str(tmp_path / "r"), "--variant", "clasic"])
     assert stopped.value.code == 2
     assert "did you mean 'classic'?" in capsys.readouterr().err
+
+
+def test_train_names_a_mistyped_league_entry_in_one_line(tmp_path, capsys):
+    """``--opponents`` is read by one function for both backends (the RLlib one:
+    tests/test_rllib_backend.py)."""
+    pytest.importorskip("torch")
+    from canasta_cli import train
+
+    with pytest.raises(SystemExit) as stopped:
+        train.main(["--run-dir", str(tmp_path / "r"), "--opponents", "self=1,exprt=1"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "unknown league entry 'exprt' (did you mean 'expert'?)" in err
+    assert err.count("\n") == 1 and not (tmp_path / "r").exists()

@@ -1,5 +1,6 @@
 """``canasta train --backend rllib`` (extra ``scale``): the env, the masked module, the
-policy mapping, and a tiny run whose exported policy plays in the arena and in ``canasta play``.
+league it shares with the shipped recipe (the env's draw, the policy mapping), and a tiny
+run whose exported policy plays in the arena and in ``canasta play``.
 
 Runs on a local Ray instance with 2 CPUs; skipped when Ray is not installed.
 """
@@ -23,7 +24,7 @@ from canasta_cli.train import main as train_main  # noqa: E402
 from training import rllib_backend as rb  # noqa: E402
 from training.net import ModelFile, build, save  # noqa: E402
 
-ENV = {"variant": "classic", "players": 2, "seed": 3, "bots": {}, "network": 1.0}
+ENV = {"variant": "classic", "players": 2, "seed": 3, "opponents": {"self": 1.0}}
 
 
 def _play_hand(env, policy):
@@ -46,11 +47,11 @@ def _first_legal(role, observation):
 def test_env_hands_the_move_to_one_role_and_rewards_every_player_at_the_end():
     env = rb.CanastaMultiAgentEnv(ENV)
     seen, (observations, rewards, infos) = _play_hand(env, _first_legal)
-    assert set(seen) == {"learner_0", "opponent_0"}
-    assert set(rewards) == {"learner_0", "opponent_0"}
+    assert set(seen) == {"learner_0", "opponent_0@main"}
+    assert set(rewards) == {"learner_0", "opponent_0@main"}
     # score difference rewards of two teams: outcomes +1 / -1 (or a tie), margins opposite
-    assert infos["learner_0"]["outcome"] == -infos["opponent_0"]["outcome"]
-    assert infos["learner_0"]["diff"] == -infos["opponent_0"]["diff"]
+    assert infos["learner_0"]["outcome"] == -infos["opponent_0@main"]["outcome"]
+    assert infos["learner_0"]["diff"] == -infos["opponent_0@main"]["diff"]
     assert all(not o["action_mask"].any() for o in observations.values())  # nothing to do
     # the same seed deals the same hand and seats the learner in the same team
     again = rb.CanastaMultiAgentEnv(ENV)
@@ -76,7 +77,7 @@ def test_env_runners_deal_different_hands():
 
 
 def test_against_a_bot_only_the_learner_moves():
-    env = rb.CanastaMultiAgentEnv({**ENV, "bots": {"greedy": 1.0}, "network": 0.0})
+    env = rb.CanastaMultiAgentEnv({**ENV, "opponents": {"greedy": 1.0}})
     seen, (observations, rewards, infos) = _play_hand(env, _first_legal)
     assert set(seen) == {"learner_0"}
     assert set(rewards) == {"learner_0"} and infos["learner_0"]["opponent"] == "greedy"
@@ -85,7 +86,7 @@ def test_against_a_bot_only_the_learner_moves():
 def test_four_players_have_two_learner_seats():
     env = rb.CanastaMultiAgentEnv({**ENV, "players": 4})
     seen, _ = _play_hand(env, _first_legal)
-    assert set(seen) == {"learner_0", "learner_1", "opponent_0", "opponent_1"}
+    assert set(seen) == {"learner_0", "learner_1", "opponent_0@main", "opponent_1@main"}
 
 
 def test_bad_tables_are_refused():
@@ -123,33 +124,70 @@ def test_the_module_never_picks_an_illegal_id():
     assert values.shape == (1,)
 
 
-class _Episode:
-    def __init__(self, id_):
-        self.id_ = id_
+def test_the_env_and_the_shipped_rollout_draw_the_same_opponent_from_one_league():
+    """One league (training.league_pool): for the same draw, the RLlib env seats the
+    opponent the shipped recipe's collect() would (a bot, the learner, a snapshot), and
+    the policy mapping plays it with the module that holds it."""
+    from training.league_pool import League, choose, label, pick
 
-
-def test_policy_mapping_plays_main_for_the_learner_and_shares_the_opponents():
-    picks = [
-        rb.module_for("opponent_0", _Episode(f"e{i}"), self_share=0.5, snapshots=2)
-        for i in range(400)
-    ]
-    assert all(rb.module_for("learner_0", _Episode(f"e{i}"), 0.5, 2) == "main" for i in range(50))
-    counts = {m: picks.count(m) for m in set(picks)}
-    assert set(counts) == {"main", "snapshot_0", "snapshot_1"}
-    assert 150 < counts["main"] < 250 and counts["snapshot_0"] > 60 and counts["snapshot_1"] > 60
-    # both opponent seats of one hand play the same module
-    assert all(
-        rb.module_for("opponent_0", _Episode(f"e{i}"), 0.5, 2)
-        == rb.module_for("opponent_1", _Episode(f"e{i}"), 0.5, 2)
-        for i in range(50)
+    weights = {"self": 0.3, "snapshot": 0.2, "expert": 0.25, "greedy": 0.15, "random": 0.1}
+    pairs = [["s0", "snapshot_1"], ["s5", "snapshot_0"]]  # oldest first, modules reused
+    league = League(weights, 2, [key for key, _ in pairs])
+    env = rb.CanastaMultiAgentEnv(
+        {**ENV, "players": 4, "opponents": weights, "max_snapshots": 2, "snapshots": pairs}
     )
+    seen = set()
+    for seed in range(60):
+        env.reset(seed=seed)
+        # the shipped collect() draws with training.league_pool.choose: the same pick
+        shipped = pick(league.entries(), env.draw)
+        assert env.opponent == shipped
+        seen.add(label(shipped))
+        modules = {rb.module_for(role) for role in env.role_of.values() if "@" in role}
+        if shipped[0] == "bot":
+            assert not modules and len(env.bots) == 2
+        else:
+            assert modules == {"main" if shipped[0] == "learner" else dict(pairs)[shipped[1]]}
+        assert all(rb.module_for(r) == "main" for r in env.role_of.values() if "learner" in r)
+    assert seen == {"self", "s0", "s5", "expert", "greedy", "random"}
+    # choose() is the draw numpy's rng.choice made before the league was shared
+    for seed in range(200):
+        a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+        entries = league.entries()
+        shares = np.array([w for _, w in entries]) / sum(w for _, w in entries)
+        assert choose(entries, a) == entries[int(b.choice(len(entries), p=shares))][0]
+
+
+def test_the_league_admits_on_evaluation_and_drops_the_oldest():
+    from training.league_pool import League
+
+    league = League({"snapshot": 1.0}, 2, ["s0"])
+    assert not league.admits({"classic-2p/snapshot": {"win_rate": 0.5}})
+    assert not league.admits({"classic-2p/expert": {"win_rate": 0.9}})
+    assert league.admits({"classic-2p/snapshot": {"win_rate": 0.6}})
+    assert league.admit("s5") == [] and league.admit("s9") == ["s0"]
+    assert league.snapshots == ["s5", "s9"] and league.newest == "s9"
+
+
+def test_an_rllib_run_of_the_former_league_is_refused_naming_its_settings(tmp_path, capsys):
+    run = tmp_path / "old"
+    run.mkdir()
+    old = {k: v for k, v in rb.DEFAULTS.items() if k not in ("max_snapshots", "eval_every")}
+    old.update(snapshots=2, snapshot_every=5)
+    (run / "rllib_config.json").write_text(json.dumps(old))
+    assert train_main(["--backend", "rllib", "--resume", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert "snapshots, snapshot_every" in err and "max_snapshots and eval_every" in err
 
 
 def test_bad_settings_are_refused_before_any_run(tmp_path, capsys):
     run = tmp_path / "run"
     argv = ["--backend", "rllib", "--run-dir", str(run)]
-    assert train_main(argv + ["--opponents", "self=1,champion=1"]) == 2
-    assert "unknown opponents ['champion']" in capsys.readouterr().err
+    # the league's names, as canasta train's --opponents
+    assert train_main(argv + ["--opponents", "self=1,exprt=1"]) == 2
+    assert "unknown league entry 'exprt' (did you mean 'expert'?)" in capsys.readouterr().err
+    assert train_main(argv + ["--opponents", "self=0"]) == 2
+    assert "opponents must have a positive sum" in capsys.readouterr().err
     assert train_main(argv + ["--ppo-steps", "0"]) == 2
     assert "--ppo-steps must be at least 1" in capsys.readouterr().err
     assert train_main(argv + ["--players", "3"]) == 2
@@ -169,7 +207,8 @@ def test_a_tiny_run_trains_exports_and_plays(local_ray, tmp_path, capsys):
     run = tmp_path / "run"
     argv = ["--backend", "rllib", "--run-dir", str(run), "--hidden", "32", "--init", str(init)]
     argv += ["--ppo-steps", "400", "--rollout-steps", "200", "--minibatch", "100"]
-    argv += ["--epochs", "2", "--env-runners", "1", "--snapshot-every", "1", "--eval-hands", "2"]
+    argv += ["--epochs", "2", "--env-runners", "1", "--eval-every", "1", "--eval-deals", "2"]
+    argv += ["--opponents", "self=1,snapshot=1,random=1", "--eval-hands", "2"]
     argv += ["--no-progress"]
     assert train_main(argv) == 0
     history = [json.loads(line) for line in (run / "history.jsonl").read_text().splitlines()]
@@ -179,6 +218,12 @@ def test_a_tiny_run_trains_exports_and_plays(local_ray, tmp_path, capsys):
     assert after.meta["trainer"] == "rllib" and after.meta["hidden"] == [32]
     assert [w.shape for w, _ in after.actor] == [w.shape for w, _ in before.actor]
     assert any(not np.array_equal(a, b) for (a, _), (b, _) in zip(after.actor, before.actor))
+    # the league evaluated main against the newest snapshot each iteration; league.json
+    # names the modules of its snapshots (s0: the start)
+    assert all(set(row["eval"]) == {"classic-2p/snapshot"} for row in history)
+    league = json.loads((run / "league.json").read_text())["snapshots"]
+    assert league[0][0] in ("s0", "s1") and all(m.startswith("snapshot_") for _, m in league)
+    assert [key for key, _ in league] == history[-1]["league"]
     evaluation = json.loads((run / "evaluation.json").read_text())
     assert set(evaluation) == {"random", "greedy", "expert"}
     assert all(row["hands"] == 2 for row in evaluation.values())

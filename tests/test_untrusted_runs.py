@@ -267,9 +267,10 @@ def test_rllib_resume_refuses_bad_overrides_before_writing(tmp_path, capsys):
     before = (run / "rllib_config.json").read_bytes()
     for override in [
         ["--checkpoint-every", "0"], ["--lr", "0"], ["--lr", "nan"], ["--ent-coef", "-1"],
-        ["--env-runners", "-1"], ["--envs-per-runner", "0"], ["--snapshot-every", "0"],
+        ["--env-runners", "-1"], ["--envs-per-runner", "0"], ["--eval-every", "0"],
         ["--eval-hands", "0"], ["--ppo-steps", "0"], ["--opponents", "expert=-1"],
-        ["--opponents", "expert=x"],
+        ["--opponents", "expert=x"], ["--opponents", "exprt=1"], ["--max-snapshots", "0"],
+        ["--eval-deals", "0"],
     ]:  # fmt: skip
         assert main(["--backend", "rllib", "--resume", str(run), *override]) == 2, override
         err = capsys.readouterr().err

@@ -1,7 +1,8 @@
 """PPO against a league: the :class:`Trainer` ties the learner (:mod:`training.ppo`), the
-rollout workers (:mod:`training.rollout`) and the league (itself, admitted snapshots, bots),
-evaluates (:mod:`training.evaluation`), admits snapshots and saves the checkpoint
-(:mod:`training.run`). The stages and the run folder: :mod:`training.stages`.
+rollout workers (:mod:`training.rollout`) and the league
+(:class:`training.league_pool.League`: itself, admitted snapshots, bots; the RLlib backend
+plays the same one), evaluates (:mod:`training.evaluation`), admits snapshots and saves the
+checkpoint (:mod:`training.run`). The stages and the run folder: :mod:`training.stages`.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import numpy as np
 
 from canasta_env.jsonfile import loads_bounded
 from training.evaluation import evaluate, log_evaluation, plot_curve, postfix
+from training.league_pool import League
 from training.ppo import Learner, kick_weight
-from training.rollout import LEARNER
 from training.run import (
     CHECKPOINT,
     CHECKPOINT_FORMAT,
@@ -40,7 +41,8 @@ class Trainer:
         self.learner = Learner(c, init, run.log)
         self.steps = 0
         self.iteration = 0
-        self.snapshots: list[tuple[str, list]] = []  # (key, actor layers)
+        self.league = League(c["opponents"], c["max_snapshots"])
+        self.snapshot_layers: dict[str, list] = {}  # key -> actor layers
         self.history: list[dict] = []
         self.best = -1.0
         self.seconds = 0.0  # collection + update time over every session (no evaluation)
@@ -61,10 +63,10 @@ class Trainer:
         state = read_checkpoint(path)
         try:
             league = loads_bounded(state["league"], what="its league state")
-            snapshots = [
-                (key, [(w.numpy(), b.numpy()) for w, b in layers])
+            snapshots = {
+                key: [(w.numpy(), b.numpy()) for w, b in layers]
                 for key, layers in zip(league["snapshots"], state["snapshots"], strict=True)
-            ]
+            }
             self.learner.load(state, league["rng"])
             steps, iteration = state["steps"], state["iteration"]
             if not (is_int(steps) and is_int(iteration) and steps >= 0 and iteration >= 0):
@@ -76,7 +78,8 @@ class Trainer:
             raise checkpoint_misfit(path, e) from None
         self.learner.set_lr(self.config["lr"])  # the learning rate may change on resume
         self.steps, self.iteration = steps, iteration
-        self.snapshots, self.history, self.best = snapshots, history, best
+        self.league.snapshots, self.snapshot_layers = list(snapshots), snapshots
+        self.history, self.best = history, best
         self.seconds, self.collect_seconds = seconds, collect_seconds
         # evaluations logged after the checkpoint was written are dropped with it
         lines = "".join(json.dumps(entry) + "\n" for entry in self.history)
@@ -93,7 +96,7 @@ class Trainer:
         """
         torch = self.learner.torch
         league = {
-            "snapshots": [key for key, _ in self.snapshots],
+            "snapshots": list(self.league.snapshots),
             "history": self.history,
             "rng": self.learner.rng.bit_generator.state,
         }
@@ -110,7 +113,7 @@ class Trainer:
             "torch_rng": learned["torch_rng"],
             "snapshots": [
                 [[torch.from_numpy(np.array(w)), torch.from_numpy(np.array(b))] for w, b in layers]
-                for _, layers in self.snapshots
+                for layers in map(self.snapshot_layers.get, self.league.snapshots)
             ],
             "league": json.dumps(league, default=float),
         }
@@ -121,19 +124,19 @@ class Trainer:
         return self.learner.actor()
 
     def _sync_snapshots(self) -> None:
-        self.pool.broadcast("snapshots", {"add": dict(self.snapshots), "reset": True})
+        self.pool.broadcast("snapshots", {"add": self.snapshot_layers, "reset": True})
 
-    def _opponents(self) -> list[tuple[tuple, float]]:
-        entries = []
-        for name, weight in self.config["opponents"].items():
-            if name == "self":
-                entries.append((LEARNER, weight))
-            elif name == "snapshot":
-                for key, _ in self.snapshots:
-                    entries.append((("snapshot", key), weight / len(self.snapshots)))
-            else:
-                entries.append((("bot", name), weight))
-        return [(c, w) for c, w in entries if w > 0]
+    def start_league(self) -> None:
+        """A league without snapshots gets the learner as it is now (``s0``); the workers
+        get the league's snapshots."""
+        if not self.league.snapshots:
+            self._admit("s0")
+        self._sync_snapshots()
+
+    def _admit(self, key: str) -> None:
+        self.snapshot_layers[key] = self._actor()
+        for dropped in self.league.admit(key):
+            del self.snapshot_layers[dropped]
 
     # -------------------------------------------------------------- one iteration
     def collect(self) -> dict:
@@ -148,7 +151,7 @@ class Trainer:
                     "steps": per_worker,
                     "tables": [tuple(t) for t in c["tables"]],
                     "table_weights": c["table_weights"],
-                    "opponents": self._opponents(),
+                    "opponents": self.league.entries(),
                     "seed": [c["seed"], 4, self.iteration, worker],
                     "score_coef": c["score_coef"],
                     "teacher": c["kick_teacher"] if self.kick_weight() > 0 else None,
@@ -174,8 +177,7 @@ class Trainer:
     # -------------------------------------------------------------- evaluation
     def evaluate(self) -> dict:
         """Duplicate deals against each bot and the newest snapshot; greedy play."""
-        snapshot = self.snapshots[-1][0] if self.snapshots else None
-        return evaluate(self.pool, self.config, self._actor(), snapshot)
+        return evaluate(self.pool, self.config, self._actor(), self.league.newest)
 
     # -------------------------------------------------------------- loop
     def train(self, progress: bool = True) -> None:
@@ -185,9 +187,7 @@ class Trainer:
 
         c = self.config
         writer = self.run.tb()
-        if not self.snapshots:
-            self.snapshots.append(("s0", self._actor()))
-        self._sync_snapshots()
+        self.start_league()
         total = int(c["ppo_steps"])
         bar = tqdm(
             total=total,
@@ -268,14 +268,12 @@ class Trainer:
         entry = {"iteration": self.iteration, "steps": self.steps, "eval": rows}
         self.history.append(entry)
         log_evaluation(self.run, entry, seconds, writer)
-        # league admission: a snapshot joins when it beats the newest one
-        snap_rows = [row for key, row in rows.items() if key.endswith("/snapshot")]
-        if self.iteration > 0 and snap_rows and np.mean([r["win_rate"] for r in snap_rows]) > 0.5:
+        if self.iteration > 0 and self.league.admits(rows):
             key = f"s{self.iteration}"
-            self.snapshots.append((key, self._actor()))
-            self.snapshots = self.snapshots[-int(self.config["max_snapshots"]) :]
+            self._admit(key)
             self._sync_snapshots()
-            self.run.log(f"[league] snapshot {key} admitted ({len(self.snapshots)} in the league)")
+            count = len(self.league.snapshots)
+            self.run.log(f"[league] snapshot {key} admitted ({count} in the league)")
         # every evaluated policy is kept, to pick from with a larger evaluation later
         net.save(self.model, self.run.path / "evals" / f"step{self.steps:09d}.npz", self._meta())
         expert = [row["win_rate"] for key, row in rows.items() if key.endswith("/expert")]

@@ -7,10 +7,12 @@ What it builds, on RLlib's new API stack (``ray[rllib]==2.60.0``, torch):
 
 * :class:`CanastaMultiAgentEnv`, an own ``MultiAgentEnv`` over the table. Its
   agents are named by role, not by seat: ``learner_i`` (the seats of the
-  learning team, randomly team 0 or 1 each hand) and ``opponent_i``. Each hand
-  the env draws the opponent: a bot (``random``, ``greedy``, ``expert``, played
-  inside the env, so a bot keeps its memory of the hand) or a network, whose
-  seats it hands to RLlib as ``opponent_i``. Only the agent to move gets an
+  learning team, randomly team 0 or 1 each hand) and ``opponent_i@MODULE``. Each
+  hand the env draws the opponent from the league of ``canasta train``
+  (:class:`training.league_pool.League`, the same ``--opponents`` weights and
+  draw): a bot (``random``, ``greedy``, ``expert``, played inside the env, so a
+  bot keeps its memory of the hand), the learner itself (``MODULE`` ``main``) or
+  an admitted snapshot (the module that holds it). Only the agent to move gets an
   observation, ``{"observations": 686 floats, "action_mask": 500 0/1}``; the
   reward comes when the hand ends (:func:`training.rollout.hand_reward`: won or
   lost plus a clipped margin, from the table's outcome), for every agent that
@@ -20,11 +22,15 @@ What it builds, on RLlib's new API stack (``ray[rllib]==2.60.0``, torch):
   wrapping this project's own network (:func:`training.net.build`): illegal
   ids get -1e9 logits, so they are never sampled and the terminal observation
   (an empty mask) still gives finite numbers.
-* The league through the policy mapping: ``learner_*`` -> module ``main``;
-  ``opponent_*`` -> ``main`` (self-play) or one of ``--snapshots`` frozen
-  copies ``snapshot_k``, chosen per episode. Every ``--snapshot-every``
-  iterations the oldest snapshot becomes a copy of ``main`` (RLlib syncs the
-  weights to every env runner). Only ``main`` is trained.
+* The league through the env config and the policy mapping: the env draws, the
+  mapping (:func:`module_for`) plays what it drew: ``learner_*`` -> module
+  ``main``, ``opponent_i@MODULE`` -> ``MODULE``. The snapshots live in
+  ``--max-snapshots`` frozen modules ``snapshot_k``. Every ``--eval-every``
+  iterations ``main`` plays ``--eval-deals`` duplicate deals against the newest
+  snapshot (:func:`training.evaluation.evaluate`, greedy); the league's rule
+  (:meth:`~training.league_pool.League.admits`) admits it as a snapshot, in the
+  module of the one it drops (RLlib syncs the weights, the env runners get the
+  league). Only ``main`` is trained.
 * ``--env-runners N`` sampling actors (0: sample in the driver), each with
   ``--envs-per-runner`` hands at once; one local learner.
 
@@ -32,15 +38,19 @@ Outputs in ``RUN``: ``model.npz`` (the ``main`` policy in :mod:`training.net`'s
 format: ``canasta arena --agents ppo:RUN/model.npz``, ``canasta play
 --opponents ppo:RUN``), ``checkpoint/`` (RLlib's own, written every
 ``--checkpoint-every`` iterations and at the end; ``--resume RUN`` continues
-from it), ``rllib_config.json``, ``history.jsonl`` (per iteration: env steps,
-steps/s, mean return) and ``evaluation.json`` (the exported policy against
-each bot in the arena, ``--eval-hands`` duplicate hands each).
+from it), ``league.json`` (the snapshots' keys and modules, written with the
+checkpoint), ``rllib_config.json``, ``history.jsonl`` (per iteration: env steps,
+steps/s, mean return; the league's evaluation when there was one) and
+``evaluation.json`` (the exported policy against each bot in the arena,
+``--eval-hands`` duplicate hands each).
 
 ``--resume RUN`` reads ``rllib_config.json`` as data (bounded JSON, every
 setting checked with the changes given, before anything is written). RLlib's
 own ``checkpoint/`` is not data: RLlib restores it with pickle, so a resume
 that would restore one needs ``--trust-pickle`` (only for runs you made yourself,
-or whose code you would run).
+or whose code you would run). A run folder written before the backend shared the
+league (``snapshots``, ``snapshot_every`` in its config) is refused with a message
+saying so.
 """
 
 from __future__ import annotations
@@ -49,8 +59,6 @@ import json
 import math
 import sys
 import time
-import zlib
-from functools import partial
 from pathlib import Path
 
 import gymnasium as gym
@@ -65,10 +73,9 @@ from canasta_env.jsonfile import read_json_file
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import check_player_count, make_rules
 from canasta_env.table import Table
+from training.league_pool import BOTS, ENTRIES, LEARNER, League, label, pick
 from training.rollout import hand_reward
-from training.run import atomic_write
-
-BOTS = ("random", "greedy", "expert")
+from training.run import SettingError, atomic_write, check_weights
 
 DEFAULTS: dict = {
     "variant": "classic",
@@ -85,9 +92,11 @@ DEFAULTS: dict = {
     "gae_lambda": 0.95,
     "clip": 0.2,
     "score_coef": 0.25,
+    # the league (training.league_pool): the same settings as canasta train's
     "opponents": {"self": 0.3, "snapshot": 0.2, "expert": 0.25, "greedy": 0.15, "random": 0.1},
-    "snapshots": 2,
-    "snapshot_every": 5,
+    "max_snapshots": 2,  # one frozen RLlib module each
+    "eval_every": 5,  # iterations between admission evaluations
+    "eval_deals": 50,  # duplicate deals against the newest snapshot in each
     "env_runners": 1,
     "envs_per_runner": 8,  # hands side by side in each env runner: one batched forward pass
     "checkpoint_every": 10,
@@ -102,12 +111,23 @@ def team_agents(num_players: int) -> int:
     return 1 if num_players < 4 else num_players // 2
 
 
-class CanastaMultiAgentEnv(MultiAgentEnv):
-    """One hand per episode; agents by role (``learner_i``, ``opponent_i``); see the module doc.
+def snapshot_modules(count: int) -> list[str]:
+    """The RLlib modules that hold the league's snapshots."""
+    return [f"snapshot_{k}" for k in range(count)]
 
-    ``config``: ``variant``, ``players`` (2 or 4), ``seed``, ``score_coef``,
-    ``bots`` (weights of the bot opponents) and ``network`` (weight of a network
-    opponent: ``main`` or a snapshot, chosen by the policy mapping).
+
+def opponent_role(index: int, module: str) -> str:
+    """The agent id of a network opponent's ``index``-th seat, played by ``module``."""
+    return f"opponent_{index}@{module}"
+
+
+class CanastaMultiAgentEnv(MultiAgentEnv):
+    """One hand per episode; agents by role (``learner_i``, ``opponent_i@MODULE``); see the
+    module doc.
+
+    ``config``: ``variant``, ``players`` (2, 4 or 6), ``seed``, ``score_coef``, the league's
+    ``opponents`` weights and ``max_snapshots``, and ``snapshots``: the admitted
+    snapshots, oldest first, as ``[key, module]`` pairs (:meth:`set_snapshots` changes them).
     """
 
     def __init__(self, config: dict | None = None):
@@ -122,14 +142,16 @@ class CanastaMultiAgentEnv(MultiAgentEnv):
         if self.num_players == 3:
             raise ValueError("the RLlib backend plays 2, 4 or 6 players (two teams)")
         self.score_coef = float(config.get("score_coef", 0.25))
-        kinds = dict(config.get("bots", {}))
-        kinds["network"] = float(config.get("network", 1.0))
-        self.kinds = [k for k, w in kinds.items() if w > 0]
-        weights = np.array([kinds[k] for k in self.kinds], dtype=float)
-        self.kind_weights = weights / weights.sum()
+        max_snapshots = int(config.get("max_snapshots", DEFAULTS["max_snapshots"]))
+        self.league = League(config.get("opponents", {"self": 1.0}), max_snapshots)
+        self.set_snapshots(config.get("snapshots", []))
         self.rng = np.random.default_rng([int(config.get("seed", 0)), self.worker, vector])
         size = team_agents(self.num_players)
-        roles = [f"learner_{i}" for i in range(size)] + [f"opponent_{i}" for i in range(size)]
+        roles = [f"learner_{i}" for i in range(size)] + [
+            opponent_role(i, module)
+            for module in ["main", *snapshot_modules(max_snapshots)]
+            for i in range(size)
+        ]
         self.agents = self.possible_agents = roles
         space = gym.spaces.Dict(
             {
@@ -141,6 +163,12 @@ class CanastaMultiAgentEnv(MultiAgentEnv):
         self.action_spaces = dict.fromkeys(roles, gym.spaces.Discrete(NUM_ACTIONS))
         self.table: Table | None = None
 
+    def set_snapshots(self, snapshots) -> None:
+        """The league's snapshots now: ``[key, module]`` pairs, oldest first."""
+        self.league.snapshots = [str(key) for key, _ in snapshots]
+        self.module_of = {("snapshot", str(key)): str(module) for key, module in snapshots}
+        self.module_of[LEARNER] = "main"
+
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         from agents.registry import make_agent
 
@@ -151,8 +179,9 @@ class CanastaMultiAgentEnv(MultiAgentEnv):
         deal_seed = int(self.rng.integers(2**62))
         self.table = Table(self.rules, self.num_players, seed=deal_seed)
         self.learner_team = int(self.rng.integers(2))
-        kind = self.kinds[int(self.rng.choice(len(self.kinds), p=self.kind_weights))]
-        self.opponent = kind
+        self.draw = float(self.rng.random())
+        self.opponent = pick(self.league.entries(), self.draw)
+        network = self.module_of.get(self.opponent)  # None: a bot
         self.role_of: dict[int, str] = {}
         self.bots: dict[int, object] = {}
         counts = [0, 0]
@@ -161,10 +190,12 @@ class CanastaMultiAgentEnv(MultiAgentEnv):
             learner = team == self.learner_team
             index = counts[learner]
             counts[learner] += 1
-            if learner or kind == "network":
-                self.role_of[seat] = f"{'learner' if learner else 'opponent'}_{index}"
+            if learner:
+                self.role_of[seat] = f"learner_{index}"
+            elif network is not None:
+                self.role_of[seat] = opponent_role(index, network)
             else:
-                bot = make_agent(kind, seed=int(self.rng.integers(2**62)))
+                bot = make_agent(self.opponent[1], seed=int(self.rng.integers(2**62)))
                 bot.reset(seat, self.num_players, self.rules)
                 self.bots[seat] = bot
         self.played: set[str] = set()
@@ -205,7 +236,7 @@ class CanastaMultiAgentEnv(MultiAgentEnv):
             reward, outcome, diff = hand_reward(self.table, seat, self.score_coef)
             observations[role] = self._observation(seat, to_act=False)
             rewards[role] = reward
-            infos[role] = {"outcome": outcome, "diff": diff, "opponent": self.opponent}
+            infos[role] = {"outcome": outcome, "diff": diff, "opponent": label(self.opponent)}
         done = dict.fromkeys(observations, True)
         return observations, rewards, {**done, "__all__": True}, {"__all__": False}, infos
 
@@ -248,21 +279,24 @@ class MaskedPolicyModule(TorchRLModule, ValueFunctionAPI):
 
 
 # ---------------------------------------------------------------------- the league
-def snapshot_ids(count: int) -> list[str]:
-    return [f"snapshot_{k}" for k in range(count)]
+def module_for(agent_id: str, episode=None, **kwargs) -> str:
+    """The policy mapping: the module the env drew for ``agent_id`` (``opponent_i@MODULE``
+    -> ``MODULE``; the learner's seats play ``main``)."""
+    return agent_id.partition("@")[2] or "main"
 
 
-def module_for(agent_id: str, episode, self_share: float = 1.0, snapshots: int = 0, **kwargs):
-    """The policy mapping: the learner's seats play ``main``; a network opponent plays
-    ``main`` (a ``self_share`` of the hands) or one snapshot, the same for every
-    opponent seat of a hand (chosen from the episode id)."""
-    if agent_id.startswith("learner") or snapshots == 0:
-        return "main"
-    draw = zlib.crc32(str(episode.id_).encode()) / 2**32
-    if draw < self_share:
-        return "main"
-    k = int((draw - self_share) / (1.0 - self_share) * snapshots)
-    return f"snapshot_{min(k, snapshots - 1)}"
+def env_config(settings: dict, snapshots) -> dict:
+    """The env's config: the table, the seed, the reward and the league (``snapshots``:
+    ``[key, module]`` pairs, oldest first)."""
+    return {
+        "variant": settings["variant"],
+        "players": settings["players"],
+        "seed": settings["seed"],
+        "score_coef": settings["score_coef"],
+        "opponents": dict(settings["opponents"]),
+        "max_snapshots": settings["max_snapshots"],
+        "snapshots": [list(pair) for pair in snapshots],
+    }
 
 
 def build_config(settings: dict):
@@ -271,34 +305,18 @@ def build_config(settings: dict):
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    opponents = dict(settings["opponents"])
-    unknown = set(opponents) - {"self", "snapshot", *BOTS}
-    if unknown:
-        raise ValueError(
-            f"unknown opponents {sorted(unknown)}; choose from self, snapshot, {', '.join(BOTS)}"
-        )
-    if any(w < 0 for w in opponents.values()) or sum(opponents.values()) <= 0:
-        raise ValueError(f"opponent weights must be >= 0 with a positive sum: {opponents}")
-    network = opponents.get("self", 0.0) + opponents.get("snapshot", 0.0)
-    snapshots = int(settings["snapshots"]) if opponents.get("snapshot", 0.0) > 0 else 0
-    self_share = opponents.get("self", 0.0) / network if network else 1.0
-    env_config = {
-        "variant": settings["variant"],
-        "players": settings["players"],
-        "seed": settings["seed"],
-        "score_coef": settings["score_coef"],
-        "bots": {b: opponents.get(b, 0.0) for b in BOTS},
-        "network": network,
-    }
-    CanastaMultiAgentEnv(env_config)  # bad variant or player count: the error here, at once
-    modules = ["main", *snapshot_ids(snapshots)]
+    check_settings(settings)
+    # a new run's league: the starting network as snapshot s0 (train() restores a resumed one)
+    config = env_config(settings, [("s0", "snapshot_0")])
+    CanastaMultiAgentEnv(config)  # bad variant or player count: the error here, at once
+    modules = ["main", *snapshot_modules(settings["max_snapshots"])]
     spec = RLModuleSpec(
         module_class=MaskedPolicyModule, model_config={"hidden": settings["hidden"]}
     )
     return (
         PPOConfig()
         # random actions are illegal in most states: RLlib's env check would fail on them
-        .environment(CanastaMultiAgentEnv, env_config=env_config, disable_env_checking=True)
+        .environment(CanastaMultiAgentEnv, env_config=config, disable_env_checking=True)
         .framework("torch")
         .env_runners(
             num_env_runners=settings["env_runners"],
@@ -308,7 +326,7 @@ def build_config(settings: dict):
         .learners(num_learners=0)
         .multi_agent(
             policies=set(modules),
-            policy_mapping_fn=partial(module_for, self_share=self_share, snapshots=snapshots),
+            policy_mapping_fn=module_for,
             policies_to_train=["main"],
         )
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=dict.fromkeys(modules, spec)))
@@ -325,6 +343,95 @@ def build_config(settings: dict):
         )
         .debugging(seed=settings["seed"], log_level="ERROR")
     )
+
+
+class RLlibLeague:
+    """The league of a run (:class:`~training.league_pool.League`) with the RLlib module
+    that holds each snapshot; written to ``RUN/league.json`` beside the checkpoint."""
+
+    FILE = "league.json"
+
+    def __init__(self, settings: dict, slots: dict[str, str] | None = None):
+        slots = {"s0": "snapshot_0"} if slots is None else slots
+        self.league = League(settings["opponents"], settings["max_snapshots"], slots)
+        self.slots = dict(slots)  # snapshot key -> module
+        self.eval_config = {
+            "eval_deals": settings["eval_deals"],
+            "eval_opponents": [],
+            "tables": [(settings["variant"], settings["players"])],
+        }
+
+    @classmethod
+    def read(cls, run_dir: Path, settings: dict) -> RLlibLeague:
+        """The league saved with the run's checkpoint (a new one when there is none)."""
+        path = run_dir / cls.FILE
+        if not path.exists():
+            return cls(settings)
+        saved = read_json_file(path, what="RLlib league")
+        modules = snapshot_modules(settings["max_snapshots"])
+        pairs = saved.get("snapshots") if isinstance(saved, dict) else None
+        if not (
+            isinstance(pairs, list)
+            and 0 < len(pairs) <= len(modules)
+            and all(
+                isinstance(pair, list)
+                and len(pair) == 2
+                and isinstance(pair[0], str)
+                and pair[1] in modules
+                for pair in pairs
+            )
+            and len({module for _, module in pairs}) == len(pairs)
+        ):
+            raise ValueError(
+                f"RLlib league {path}: snapshots must be [key, module] pairs, modules among "
+                f"{', '.join(modules)}, each once; got {str(pairs)[:120]}"
+            )
+        return cls(settings, dict(pairs))
+
+    def pairs(self) -> list[list[str]]:
+        """``[key, module]`` of each snapshot, oldest first (the env's ``snapshots``)."""
+        return [[key, self.slots[key]] for key in self.league.snapshots]
+
+    def write(self, run_dir: Path) -> None:
+        atomic_write(run_dir / self.FILE, json.dumps({"snapshots": self.pairs()}) + "\n")
+
+    def sync(self, algo) -> None:
+        """Every env (of every env runner, the local one included) gets the league now."""
+        pairs = self.pairs()
+        algo.env_runner_group.foreach_env_runner(
+            lambda runner: [
+                env.unwrapped.set_snapshots(pairs) for env in getattr(runner.env, "envs", ())
+            ]
+        )
+
+    def evaluate(self, algo) -> dict:
+        """``main`` against the newest snapshot, greedy, on duplicate deals: the rows of
+        :func:`training.evaluation.evaluate`."""
+        from training.evaluation import evaluate
+        from training.net import actor_layers
+        from training.rollout import WorkerPool
+
+        modules = algo.learner_group._learner.module
+        newest = self.league.newest
+        with WorkerPool(jobs=0, envs=16) as pool:
+            pool.broadcast(
+                "snapshots", {"add": {newest: actor_layers(modules[self.slots[newest]].net)}}
+            )
+            return evaluate(pool, self.eval_config, actor_layers(modules["main"].net), newest)
+
+    def admit(self, algo, key: str) -> list[str]:
+        """``main`` joins as snapshot ``key``, in the module of the one it drops (or a free
+        one); returns the dropped keys."""
+        dropped = self.league.admit(key)
+        free = [
+            m for m in snapshot_modules(self.league.max_snapshots) if m not in self.slots.values()
+        ]
+        for old in dropped:
+            free.insert(0, self.slots.pop(old))
+        self.slots[key] = free[0]
+        copy_module(algo, "main", free[0])
+        self.sync(algo)
+        return dropped
 
 
 def main_module(algo):
@@ -383,10 +490,14 @@ def train(run_dir: Path, settings: dict, address: str | None = None, progress: b
     try:
         if checkpoint.exists():
             algo.restore_from_path(checkpoint.resolve())
+            league = RLlibLeague.read(run_dir, settings)
             _log(run_dir, f"[rllib] resumed from {checkpoint}")
-        elif settings.get("init"):
-            load_init(algo, settings["init"])
-        snapshots = snapshot_ids(len(algo.learner_group._learner.module.keys()) - 1)
+        else:
+            if settings.get("init"):
+                load_init(algo, settings["init"])
+            league = RLlibLeague(settings)
+            copy_module(algo, "main", league.slots["s0"])
+        league.sync(algo)
         started = time.perf_counter()
         steps, before = 0, None  # before: the steps of earlier sessions of a resumed run
         while steps < settings["ppo_steps"]:
@@ -408,6 +519,17 @@ def train(run_dir: Path, settings: dict, address: str | None = None, progress: b
                 "sample_s": _metric(result, "timers", "env_runner_sampling_timer", default=None),
                 "update_s": _metric(result, "timers", "learner_update_timer", default=None),
             }
+            if algo.iteration % settings["eval_every"] == 0:
+                row["eval"] = league.evaluate(algo)
+                if league.league.admits(row["eval"]):
+                    key = f"s{algo.iteration}"
+                    dropped = league.admit(algo, key)
+                    _log(
+                        run_dir,
+                        f"[league] snapshot {key} admitted in {league.slots[key]}"
+                        + (f", {', '.join(dropped)} dropped" if dropped else ""),
+                    )
+                row["league"] = list(league.league.snapshots)
             history.append(row)
             with open(run_dir / "history.jsonl", "a", encoding="utf-8") as handle:
                 handle.write(json.dumps(row, default=float) + "\n")
@@ -417,12 +539,11 @@ def train(run_dir: Path, settings: dict, address: str | None = None, progress: b
                     f"{row['env_steps_per_s']:.0f}/s",
                     file=sys.stderr,
                 )
-            if snapshots and algo.iteration % settings["snapshot_every"] == 0:
-                slot = snapshots[(algo.iteration // settings["snapshot_every"]) % len(snapshots)]
-                copy_module(algo, "main", slot)
             if algo.iteration % settings["checkpoint_every"] == 0:
                 algo.save_to_path(checkpoint.resolve())
+                league.write(run_dir)
         algo.save_to_path(checkpoint.resolve())
+        league.write(run_dir)
         export(algo, run_dir / "model.npz", settings)
     finally:
         algo.stop()
@@ -461,7 +582,7 @@ def _log(run_dir: Path, text: str) -> None:
 #: Settings that may change when a run is resumed; the others (the table, the network, the
 #: modules, the seed, the PPO batch) are in RLlib's checkpoint and stay as they were.
 RESUMABLE = (
-    "ppo_steps", "lr", "ent_coef", "opponents", "snapshot_every", "env_runners",
+    "ppo_steps", "lr", "ent_coef", "opponents", "eval_every", "eval_deals", "env_runners",
     "envs_per_runner", "checkpoint_every", "eval_hands",
 )  # fmt: skip
 
@@ -487,15 +608,6 @@ def settings_of(args, base: dict | None = None) -> dict:
                 f"--resume: {', '.join(fixed)} cannot change in a resumed run "
                 f"(these may: {', '.join(RESUMABLE)})"
             )
-    if args.opponents:
-        weights = {}
-        for item in args.opponents.split(","):
-            name, _, weight = item.partition("=")
-            try:
-                weights[name.strip()] = float(weight)
-            except ValueError as error:
-                raise ValueError(f"--opponents: {item!r} is not NAME=WEIGHT") from error
-        settings["opponents"] = weights
     check_settings(settings)
     return settings
 
@@ -503,22 +615,14 @@ def settings_of(args, base: dict | None = None) -> dict:
 #: Whole-number settings and their least value.
 INT_RANGES = {
     "players": 2, "seed": 0, "ppo_steps": 1, "rollout_steps": 1, "minibatch": 1, "epochs": 1,
-    "snapshots": 0, "snapshot_every": 1, "env_runners": 0, "envs_per_runner": 1,
-    "checkpoint_every": 1, "eval_hands": 1,
+    "max_snapshots": 1, "eval_every": 1, "eval_deals": 1, "env_runners": 0,
+    "envs_per_runner": 1, "checkpoint_every": 1, "eval_hands": 1,
 }  # fmt: skip
 #: Real-number settings: (least value, whether the least value itself is allowed, greatest).
 FLOAT_RANGES = {
     "lr": (0.0, False, None), "ent_coef": (0.0, True, None), "gamma": (0.0, True, 1.0),
     "gae_lambda": (0.0, True, 1.0), "clip": (0.0, False, None), "score_coef": (0.0, True, None),
 }  # fmt: skip
-
-
-class SettingError(ValueError):
-    """A setting out of its range; ``key`` names it."""
-
-    def __init__(self, key: str, message: str):
-        super().__init__(message)
-        self.key = key
 
 
 def _option(key: str) -> str:
@@ -564,26 +668,15 @@ def check_settings(settings: dict) -> None:
         isinstance(w, int) and not isinstance(w, bool) and w >= 1 for w in hidden
     ):
         raise SettingError("hidden", f"--hidden must be layer widths of at least 1, got {hidden!r}")
-    opponents = settings["opponents"]
-    if not isinstance(opponents, dict) or not all(
-        isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w) and w >= 0
-        for w in opponents.values()
-    ):
-        raise SettingError(
-            "opponents", f"--opponents must map names to finite weights >= 0, got {opponents!r}"
-        )
-    unknown = sorted(set(opponents) - {"self", "snapshot", *BOTS})
-    if unknown:
-        raise SettingError(
-            "opponents",
-            f"unknown opponents {unknown}; choose from self, snapshot, {', '.join(BOTS)}",
-        )
-    if not sum(opponents.values()) > 0:
-        raise SettingError("opponents", f"--opponents needs a positive sum: {opponents}")
+    check_weights("opponents", settings["opponents"], ENTRIES)  # as canasta train's
     if settings["init"] is not None and not isinstance(settings["init"], str):
         raise SettingError("init", f"--init must be a model file's path, got {settings['init']!r}")
     if settings["init"] is not None and not Path(settings["init"]).exists():
         raise ValueError(f"--init {settings['init']}: no such model file")
+
+
+#: Settings of the RLlib backend's own league, before it played canasta train's.
+FORMER_LEAGUE = ("snapshots", "snapshot_every")
 
 
 def run_settings(args) -> dict:
@@ -599,6 +692,14 @@ def run_settings(args) -> dict:
         base = read_json_file(saved, what="RLlib run config")
         if not isinstance(base, dict):
             raise ValueError(f"RLlib run config {saved}: not a JSON object")
+        former = [key for key in FORMER_LEAGUE if key in base]
+        if former:
+            raise ValueError(
+                f"RLlib run config {saved}: written before the RLlib backend played canasta "
+                f"train's league ({', '.join(former)}: now max_snapshots and eval_every, with "
+                "snapshots admitted by evaluation); it cannot be resumed: start a new run "
+                f"(--init {run_dir / 'model.npz'} starts from its policy)"
+            )
         missing = [key for key in DEFAULTS if key not in base]
         if missing:
             raise ValueError(f"RLlib run config {saved}: settings missing: {missing}")

@@ -47,11 +47,9 @@ from canasta_env.engine.game import teams_of
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import make_rules
 from canasta_env.table import Table
+from training import league_pool
 from training.agent import PolicyWeights
-
-#: Controllers: ("learner",), ("snapshot", key), ("bot", name).
-LEARNER = ("learner",)
-
+from training.league_pool import LEARNER
 
 #: The margin of a hand is counted in units of this many points, clipped to +-MARGIN_CLIP.
 MARGIN_POINTS = 1000.0
@@ -250,8 +248,9 @@ def collect(
 ) -> dict:
     """Self-play data: hands until about ``steps`` learner decisions, every hand finished.
 
-    ``opponents`` is a list of (controller, probability) for the other team(s);
-    the controller ``LEARNER`` means the learner plays every team (self-play).
+    ``opponents`` is a list of (controller, weight) for the other team(s), a hand's drawn
+    by :func:`training.league_pool.choose` (the league's entries); the controller
+    ``LEARNER`` means the learner plays every team (self-play).
     ``teacher`` names a bot that shadows every learner seat: at each learner
     decision it is asked what it would play there (kickstarting: the learner is
     pulled towards it on the learner's own states, DAgger-style). The shadow
@@ -263,7 +262,6 @@ def collect(
     """
     rng = np.random.default_rng(list(seed))
     weights = _normalized(table_weights)
-    probs = _normalized([p for _, p in opponents])
     started = {"steps": 0}
     out: dict[str, list] = {
         "obs": [], "masks": [], "actions": [], "logp": [], "rewards": [], "teacher": []
@@ -276,15 +274,19 @@ def collect(
             return None
         table = _table_draw(rng, tables, weights)
         game_teams = teams_of(table[1])
-        controller = opponents[int(rng.choice(len(opponents), p=probs))][0]
+        controller = league_pool.choose(opponents, rng)
         learner_team = int(rng.integers(game_teams))
         teams = [controller] * game_teams
         teams[learner_team] = LEARNER
-        label = "self" if controller == LEARNER else controller[1]
         # estimate the decisions to come so the loop stops starting hands in time
         started["steps"] += 55 * sum(1 for c in teams if c == LEARNER) * (table[1] // game_teams)
         return runner.new_slot(
-            table, teams, int(rng.integers(2**31)), label, int(rng.integers(2**31)), teacher
+            table,
+            teams,
+            int(rng.integers(2**31)),
+            league_pool.label(controller),
+            int(rng.integers(2**31)),
+            teacher,
         )
 
     def on_done(slot: _Slot):

@@ -17,9 +17,9 @@ from pathlib import Path
 from canasta_env.engine.game import teams_of
 from canasta_env.jsonfile import read_json_file
 from canasta_env.rules import make_rules
+from training.league_pool import BOTS, ENTRIES
 
 VARIANTS = ("classic", "canastone", "spanish", "italian")
-BOTS = ("random", "greedy", "expert")
 #: ``--backend``: torch (training/league.py), or RLlib (training/rllib_backend.py, extra ``scale``).
 BACKENDS = ("torch", "rllib")
 
@@ -161,7 +161,7 @@ def _check_float(key: str, value) -> None:
         raise SettingError(key, f"{key} must be a finite number {bound}, got {value!r}")
 
 
-def _check_weights(key: str, weights, names: tuple | None) -> None:
+def check_weights(key: str, weights, names: tuple | None) -> None:
     """Relative weights: finite, >= 0, a positive sum; a mapping of ``names`` when given."""
     values = weights
     if names is not None:
@@ -226,21 +226,21 @@ def check_config(config: dict) -> None:
     if not isinstance(hidden, list) or not all(is_int(w) and w >= 1 for w in hidden):
         raise SettingError("hidden", f"hidden must be layer widths of at least 1, got {hidden!r}")
     weights = config["table_weights"]
-    _check_weights("table_weights", weights, None)
+    check_weights("table_weights", weights, None)
     if len(weights) != len(tables):
         raise SettingError(
             "table_weights",
             f"table_weights needs {len(tables)} numbers, one per table {tables}; got {weights}",
         )
     _check_names("teachers", config["teachers"], BOTS)
-    _check_weights("record_opponents", config["record_opponents"], BOTS)
+    check_weights("record_opponents", config["record_opponents"], BOTS)
     _check_names("eval_opponents", config["eval_opponents"], BOTS, empty=True)
     teacher = config["kick_teacher"]
     if teacher is not None and teacher not in BOTS:
         raise SettingError(
             "kick_teacher", f"unknown bot {teacher!r}; choose from {', '.join(BOTS)}"
         )
-    _check_weights("opponents", config["opponents"], BOTS + ("self", "snapshot"))
+    check_weights("opponents", config["opponents"], ENTRIES)
     if config["init"] is not None and not isinstance(config["init"], str):
         raise SettingError("init", f"init must be a model file's path, got {config['init']!r}")
 

@@ -1,0 +1,109 @@
+"""The league: who the learner's team meets in a hand, and which snapshots are in it.
+
+One definition for both training stacks, numpy only (no torch, no Ray): the shipped
+recipe (:class:`training.league.Trainer` keeps a :class:`League`, whose entries
+:func:`training.rollout.collect` draws from) and the RLlib adapter
+(:mod:`training.rllib_backend`: its env draws with :func:`pick` from the same entries,
+and its policy mapping plays what the env drew).
+
+Settings (the same keys in ``config.json`` and ``rllib_config.json``):
+
+==================  ===================================================================
+``opponents``       weights of the league's entries: ``self`` (the learner plays every
+                    team), ``snapshot`` (shared equally by the admitted snapshots), and
+                    the bots of :data:`BOTS` by name; relative, a positive sum
+``max_snapshots``   snapshots kept; admitting one more drops the oldest
+==================  ===================================================================
+
+Admission (:meth:`League.admits`): at an evaluation, the learner joins as a snapshot when
+its mean win rate against the newest snapshot, over the tables, is above one half.
+
+A hand's opponent is a *controller*: :data:`LEARNER`, ``("snapshot", key)`` or
+``("bot", name)``; every seat of the other team(s) has it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+
+BOTS = ("random", "greedy", "expert")
+#: The names ``opponents`` may weigh.
+ENTRIES = ("self", "snapshot", *BOTS)
+LEARNER = ("learner",)
+
+
+def label(controller: tuple) -> str:
+    """``self``, a snapshot's key or a bot's name: how logs and results name an opponent."""
+    return "self" if controller == LEARNER else controller[1]
+
+
+def entries(weights: Mapping[str, float], snapshots: Sequence[str]) -> list[tuple[tuple, float]]:
+    """(controller, weight) for each entry of ``weights`` with a positive weight, in the
+    order of ``weights``; ``snapshot``'s weight shared equally by ``snapshots`` (oldest
+    first)."""
+    out: list[tuple[tuple, float]] = []
+    for name, weight in weights.items():
+        if name == "self":
+            out.append((LEARNER, weight))
+        elif name == "snapshot":
+            out.extend((("snapshot", key), weight / len(snapshots)) for key in snapshots)
+        else:
+            out.append((("bot", name), weight))
+    return [(controller, weight) for controller, weight in out if weight > 0]
+
+
+def pick(weighted: Sequence[tuple[tuple, float]], draw: float) -> tuple:
+    """The controller that a uniform ``draw`` in [0, 1) lands on, the weights taken as
+    shares in order. The same index as ``rng.choice(len(weighted), p=shares)`` for a
+    ``rng`` whose next ``random()`` is ``draw`` (numpy's Generator: the same cumulative
+    sum and search), so :func:`choose` keeps a seeded run's opponents."""
+    weights = np.asarray([weight for _, weight in weighted], dtype=np.float64)
+    cdf = (weights / weights.sum()).cumsum()
+    cdf /= cdf[-1]
+    return weighted[int(cdf.searchsorted(draw, side="right"))][0]
+
+
+def choose(weighted: Sequence[tuple[tuple, float]], rng: np.random.Generator) -> tuple:
+    """A controller drawn from ``weighted`` with ``rng`` (one ``random()`` call)."""
+    return pick(weighted, float(rng.random()))
+
+
+class League:
+    """The opponents' weights, ``max_snapshots`` and the admitted snapshots' keys (oldest
+    first). What a snapshot *is* (numpy layers, an RLlib module) the trainer keeps."""
+
+    def __init__(
+        self, weights: Mapping[str, float], max_snapshots: int, snapshots: Iterable[str] = ()
+    ):
+        self.weights = dict(weights)
+        self.max_snapshots = int(max_snapshots)
+        self.snapshots: list[str] = list(snapshots)
+
+    @property
+    def newest(self) -> str | None:
+        return self.snapshots[-1] if self.snapshots else None
+
+    def entries(self) -> list[tuple[tuple, float]]:
+        """(controller, weight) of each entry now (:func:`entries`)."""
+        return entries(self.weights, self.snapshots)
+
+    def choose(self, rng: np.random.Generator) -> tuple:
+        """A hand's opponent (:func:`choose`)."""
+        return choose(self.entries(), rng)
+
+    @staticmethod
+    def admits(rows: Mapping[str, Mapping]) -> bool:
+        """Whether an evaluation's ``rows`` (``"TABLE/OPPONENT" -> {"win_rate": ...}``) admit
+        the learner: its mean win rate against the newest snapshot is above one half."""
+        against = [row["win_rate"] for key, row in rows.items() if key.endswith("/snapshot")]
+        return bool(against) and float(np.mean(against)) > 0.5
+
+    def admit(self, key: str) -> list[str]:
+        """``key`` joins as the newest snapshot; returns the keys dropped (the oldest, past
+        ``max_snapshots``)."""
+        self.snapshots.append(key)
+        cut = max(0, len(self.snapshots) - self.max_snapshots)
+        dropped, self.snapshots = self.snapshots[:cut], self.snapshots[cut:]
+        return dropped
