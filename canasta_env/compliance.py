@@ -122,7 +122,7 @@ def conservation_errors(game: Game) -> list[str]:
                     f"player {seat}: {game.known[seat][kind]} {KIND_NAMES[kind]} known "
                     f"but only {room} held"
                 )
-    if game.hand_suits is not None:
+    if game.suits.tracked:
         errors += _suit_errors(game)
     if not 0 <= game.pot_hidden <= len(game.pot):
         errors.append(f"pot_hidden {game.pot_hidden} is outside 0..{len(game.pot)} (the pot size)")
@@ -132,24 +132,16 @@ def conservation_errors(game: Game) -> list[str]:
 def _suit_errors(game: Game) -> list[str]:
     """S-19: suited counts agree with the kinds; no suited natural is there too often."""
     errors = []
-    if len(game.stock_suits) != len(game.stock) or len(game.pot_suits) != len(game.pot):
+    suits = game.suits
+    if len(suits.stock) != len(game.stock) or len(suits.pot) != len(game.pot):
         errors.append("stock or pot suits out of step with their cards")
         return errors
-    seen = [0] * (NUM_NATURALS * NUM_SUITS)
     for seat, hand in enumerate(game.hands):
-        suited = game.hand_suits[seat]
+        suited = suits.hands[seat]
         for rank in range(NUM_NATURALS):
             if sum(suited[rank * NUM_SUITS : (rank + 1) * NUM_SUITS]) != hand[rank]:
                 errors.append(f"player {seat}: suits of {KIND_NAMES[rank]} disagree with the hand")
-        seen = [a + b for a, b in zip(seen, suited)]
-    seen = [a + b for a, b in zip(seen, game.held_suits or [0] * len(seen))]
-    for kind, suit in zip(game.stock + game.pot, game.stock_suits + game.pot_suits):
-        if kind < NUM_NATURALS:
-            seen[kind * NUM_SUITS + suit] += 1
-    for team in range(game.num_teams):
-        for suit, first, length in game.escalas[team]:
-            for rank in range(first, first + length):
-                seen[rank * NUM_SUITS + suit] += 1
+    seen = suits.seen(game.stock, game.pot, game.escalas)
     decks = game.rules.decks_for(game.num_players)
     if max(seen) > decks:
         errors.append(f"a suited natural appears {max(seen)} times; the decks hold {decks}")

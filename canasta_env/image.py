@@ -221,7 +221,7 @@ def _step(count: int, width: int, room: int) -> int:
 def _hand_groups(game, seat: int) -> list[tuple[int, int, int]]:
     """(kind, suit, count) groups of a hand, naturals by suit when S-19 keeps suits."""
     hand = game.hands[seat]
-    suited = game.hand_suits[seat] if game.hand_suits is not None else None
+    suited = game.suits.hand(seat)  # None without S-19
     groups = []
     for kind in range(NUM_HAND_KINDS):
         if not hand[kind]:
@@ -418,8 +418,7 @@ def _draw_pot(draw, game, left: int, top: int, boxes) -> int:
             else:
                 under = (px + 4, y + 4, px + BIG_W + 3, y + BIG_H + 3)
                 draw.rounded_rectangle(under, 5, fill=CARD_FACE, outline=CARD_EDGE)
-        top_suit = game.pot_suits[-1] if game.pot_suits is not None else NO_SUIT
-        suit = top_suit if pot[-1] < NUM_NATURALS else NO_SUIT
+        suit = game.suits.pot_top() if pot[-1] < NUM_NATURALS else NO_SUIT
         box = _card(draw, px, y, pot[-1], suit, big=True)
         boxes.append(CardBox("pot", -1, pot[-1], suit, box))
     elif pot:
@@ -507,9 +506,7 @@ def _header(draw, game, viewer) -> None:
 def _legend(draw, game, left: int, bottom: int) -> None:
     font = _font(11)
     lines = ["2 and joker are wild", "3s: red laid out, black blocks"]
-    lines.append(
-        "naturals: suits drawn" if game.hand_suits is not None else "naturals: no suit kept"
-    )
+    lines.append("naturals: suits drawn" if game.suits.tracked else "naturals: no suit kept")
     for i, line in enumerate(lines):
         draw.text((left, bottom - 16 * (len(lines) - i)), line, fill=TEXT_DIM, font=font)
 

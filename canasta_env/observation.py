@@ -676,9 +676,9 @@ class ObservationBuilder:
             obs[_POT_FROZEN_FOR_ME] = 1
         obs[_POT_KNOWN] = game.pot_known
         if self.sequences:  # S-19: the viewer's naturals by suit, a natural pot top's suit
-            obs[_SUITED_HAND] = game.hand_suits[viewer]
+            obs[_SUITED_HAND] = game.suits.hands[viewer]
             if top < NUM_NATURALS:
-                obs[_POT_SUIT] = _SUIT_ROWS[game.pot_suits[-1]]
+                obs[_POT_SUIT] = _SUIT_ROWS[game.suits.pot[-1]]
         opened = game.opened[my_team]
         if viewer_to_act and game.current == viewer:
             obs[_HELD] = game.held[:NUM_HAND_KINDS]

@@ -146,8 +146,8 @@ def render_table(game, viewer: int | None = None, color: bool = False) -> str:
         )
     for seat in range(game.num_players):
         marker = "->" if seat == game.current and game.phase != PHASE_HAND_OVER else "  "
-        if (viewer is None or viewer == seat) and game.hand_suits is not None:
-            cards = suited_hand_text(game.hands[seat], game.hand_suits[seat], color)
+        if (viewer is None or viewer == seat) and game.suits.tracked:
+            cards = suited_hand_text(game.hands[seat], game.suits.hand(seat), color)
         elif viewer is None or viewer == seat:
             cards = hand_text(game.hands[seat], color)
         else:

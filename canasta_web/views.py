@@ -216,7 +216,7 @@ def seat_view(
     players = []
     for seat in range(n):
         shown = open_view or seat == viewer
-        suited = game.hand_suits[seat] if game.hand_suits is not None else None
+        suited = game.suits.hand(seat)  # None without S-19
         player = {
             "seat": seat,
             "name": names[seat] if names else f"player {seat}",

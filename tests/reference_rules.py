@@ -756,9 +756,8 @@ def _run_actions(game, ctx, node) -> set[int]:
     7 naturals of one suit in a row (4-T .. 8-A), or 4 to A, whole from the hand, when
     the turn can still end legally afterwards (the search over the other meld moves)."""
     player = game.current
-    suited = list(game.hand_suits[player])  # naturals per rank * 4 + suit (S H D C)
-    if game.held_suits is not None:
-        suited = [a + b for a, b in zip(suited, game.held_suits)]
+    # naturals per rank * 4 + suit (S H D C), in the hand and set aside
+    suited = [a + b for a, b in zip(game.suits.hands[player], game.suits.held)]
     spans = [(first, 7) for first in range(5)] + [(0, 11)]
     legal = set()
     for suit in range(4):

@@ -161,8 +161,8 @@ def test_bad_input_raises_and_changes_nothing():
     assert state_snapshot(game) == before
     runs = Game(make_rules("spanish", sequences=True), 2, seed=0)
     world = determinize(runs, 0, random.Random(0))  # S-19: the suits are dealt too
-    assert world.hand_suits[0] == runs.hand_suits[0] and conservation_errors(world) == []
-    assert world.hand_suits[1] != runs.hand_suits[1]  # positive control (tests/test_redeal.py)
+    assert world.suits.hands[0] == runs.suits.hands[0] and conservation_errors(world) == []
+    assert world.suits.hands[1] != runs.suits.hands[1]  # positive control (tests/test_redeal.py)
 
 
 class _Recorder(Agent):

@@ -261,15 +261,15 @@ def test_take_legality_does_not_depend_on_face_down_cards():
 
 def _swap_suit_with_stock(game: Game, seat: int) -> bool:
     """Swap the suit of one natural of ``seat`` with a stock card of the same rank."""
-    suited = game.hand_suits[seat]
-    for index, (kind, suit) in enumerate(zip(game.stock, game.stock_suits)):
+    suited = game.suits.hands[seat]
+    for index, (kind, suit) in enumerate(zip(game.stock, game.suits.stock)):
         if kind >= NUM_NATURALS:
             continue
         mine = [s for s in range(4) if s != suit and suited[kind * 4 + s]]
         if mine:
             suited[kind * 4 + mine[0]] -= 1
             suited[kind * 4 + suit] += 1
-            game.stock_suits[index] = mine[0]
+            game.suits.stock[index] = mine[0]
             game.state_changed()
             return True
     return False

@@ -150,9 +150,9 @@ def _check_view(game: Game, viewer: int, acting: bool, builder: ObservationBuild
 
     assert view.sequences_on == rules.sequences
     if rules.sequences:
-        assert view.suited_hand == game.hand_suits[viewer]
+        assert view.suited_hand == game.suits.hands[viewer]
         natural_top = pot and pot[-1] < NUM_NATURALS
-        assert view.pot_suit == (game.pot_suits[-1] if natural_top else -1)
+        assert view.pot_suit == (game.suits.pot[-1] if natural_top else -1)
         for offset, runs in enumerate(view.runs):
             laid = game.escalas[(my_team + offset) % game.num_teams]
             reales = sum(1 for run in laid if run[2] == NUM_NATURALS)

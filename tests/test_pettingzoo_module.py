@@ -206,7 +206,7 @@ def test_player_view_shows_no_hidden_card(variant, players):
             other = permute_hidden(game, viewer, rng)
             mine = table_image(game, viewer)
             assert np.array_equal(mine, table_image(other, viewer)), (variant, viewer)
-            if other.hands != game.hands or other.hand_suits != game.hand_suits:
+            if other.hands != game.hands or other.suits.hands != game.suits.hands:
                 assert not np.array_equal(table_image(game), table_image(other))
                 spectator_changed += 1
     assert spectator_changed >= len(states)

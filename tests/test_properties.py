@@ -84,19 +84,19 @@ def table_counts(game: Game) -> list[int]:
 
 def check_suits(game: Game, where: str) -> None:
     """S-19: the suited views agree with the kind counts; no suited card is duplicated."""
-    assert len(game.stock_suits) == len(game.stock), where
-    assert len(game.pot_suits) == len(game.pot), where
+    assert len(game.suits.stock) == len(game.stock), where
+    assert len(game.suits.pot) == len(game.pot), where
     seen = [0] * 44
     for seat, hand in enumerate(game.hands):
-        suited = game.hand_suits[seat]
+        suited = game.suits.hands[seat]
         assert min(suited) >= 0, f"{where}: negative suited count in hand {seat}"
         for rank in range(NUM_NATURALS):
             assert sum(suited[rank * 4 : rank * 4 + 4]) == hand[rank], f"{where}: hand {seat}"
         seen = [a + b for a, b in zip(seen, suited)]
     for rank in range(NUM_NATURALS):
-        assert sum(game.held_suits[rank * 4 : rank * 4 + 4]) == game.held[rank], where
-    seen = [a + b for a, b in zip(seen, game.held_suits)]
-    for kind, suit in zip(game.stock + game.pot, game.stock_suits + game.pot_suits):
+        assert sum(game.suits.held[rank * 4 : rank * 4 + 4]) == game.held[rank], where
+    seen = [a + b for a, b in zip(seen, game.suits.held)]
+    for kind, suit in zip(game.stock + game.pot, game.suits.stock + game.suits.pot):
         assert (suit >= 0) == (kind < NUM_NATURALS), f"{where}: suit {suit} on kind {kind}"
         if kind < NUM_NATURALS:
             seen[kind * 4 + suit] += 1

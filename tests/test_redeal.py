@@ -21,6 +21,7 @@ from canasta_env.engine.game import Game
 from canasta_env.engine.invariants import conservation_gaps, state_card_counts
 from canasta_env.engine.sequences import NUM_SUITS
 from canasta_env.engine.state import PHASE_HAND_OVER
+from canasta_env.engine.suits import NO_SUITS
 from canasta_env.rules import PRESETS, make_rules
 
 #: sha256 of the worlds of :func:`_suitless_worlds`, computed with the redeal as it was
@@ -60,9 +61,9 @@ def _suit_totals(game: Game, seats) -> list[int]:
     """Suited naturals (``kind * 4 + suit``) in the given hands, the stock and the pot."""
     totals = [0] * (NUM_NATURALS * NUM_SUITS)
     for seat in seats:
-        for index, count in enumerate(game.hand_suits[seat]):
+        for index, count in enumerate(game.suits.hands[seat]):
             totals[index] += count
-    for kind, suit in zip(game.stock + game.pot, game.stock_suits + game.pot_suits):
+    for kind, suit in zip(game.stock + game.pot, game.suits.stock + game.suits.pot):
         if kind < NUM_NATURALS:
             totals[kind * NUM_SUITS + suit] += 1
     return totals
@@ -70,7 +71,7 @@ def _suit_totals(game: Game, seats) -> list[int]:
 
 def _strip_suits(game: Game) -> Game:
     bare = game.copy()
-    bare.stock_suits = bare.hand_suits = bare.pot_suits = bare.held_suits = None
+    bare.suits = NO_SUITS
     return bare
 
 
@@ -88,18 +89,18 @@ def test_runs_positions_are_redealt_with_their_suits(players):
         # the same kinds as the redeal without suits, from the same generator
         plain = determinize(_strip_suits(game), seat, random.Random(index))
         assert (world.hands, world.stock, world.pot) == (plain.hands, plain.stock, plain.pot)
-        assert world.hand_suits[seat] == game.hand_suits[seat]
-        assert world.pot_suits[game.pot_hidden :] == game.pot_suits[game.pot_hidden :]
-        assert world.held_suits == game.held_suits
+        assert world.suits.hands[seat] == game.suits.hands[seat]
+        assert world.suits.pot[game.pot_hidden :] == game.suits.pot[game.pot_hidden :]
+        assert world.suits.held == game.suits.held
         for other in others:
             for kind in range(NUM_NATURALS):
-                row = world.hand_suits[other][kind * NUM_SUITS : (kind + 1) * NUM_SUITS]
+                row = world.suits.hands[other][kind * NUM_SUITS : (kind + 1) * NUM_SUITS]
                 assert sum(row) == world.hands[other][kind]
         assert _suit_totals(world, others) == _suit_totals(game, others)  # suits conserved
         deck = game.full_deck_counts()
         assert conservation_gaps(state_card_counts(world), deck) == []
         assert conservation_errors(world) == []
-        suits_moved += any(world.hand_suits[o] != game.hand_suits[o] for o in others)
+        suits_moved += any(world.suits.hands[o] != game.suits.hands[o] for o in others)
         while world.phase != PHASE_HAND_OVER:  # and the world plays on
             world.apply(random.Random(index).choice(world.legal_actions()))
         assert conservation_errors(world) == []
@@ -113,13 +114,13 @@ def test_runs_redeal_depends_only_on_what_the_seat_sees():
         twin = permute_hidden(game, seat, random.Random(100 + index))
         a = determinize(game, seat, random.Random(index))
         b = determinize(twin, seat, random.Random(index))
-        assert (a.hands, a.hand_suits, a.stock, a.stock_suits, a.pot, a.pot_suits) == (
+        assert (a.hands, a.suits.hands, a.stock, a.suits.stock, a.pot, a.suits.pot) == (
             b.hands,
-            b.hand_suits,
+            b.suits.hands,
             b.stock,
-            b.stock_suits,
+            b.suits.stock,
             b.pot,
-            b.pot_suits,
+            b.suits.pot,
         )
 
 
@@ -135,7 +136,7 @@ def test_keep_held_redeals_around_set_aside_cards():
         with pytest.raises(ValueError, match="C-8"):
             determinize(game, viewer, random.Random(0))
         world = determinize(game, viewer, random.Random(0), keep_held=True)
-        assert world.held == game.held and world.held_suits == game.held_suits
+        assert world.held == game.held and world.suits.held == game.suits.held
         assert conservation_errors(world) == []
         checked += 1
     if not checked:

@@ -93,7 +93,7 @@ def test_S19_replay_with_runs_keeps_the_suits_of_a_stacked_deck():
     replay = Replay.from_game(game, actions, deck=deck)
     again = replay_game(Replay.from_json(replay.to_json()))
     assert state_to_dict(again) == state_to_dict(game)
-    assert again.escalas[0] == [(1, 1, 7)] and again.hand_suits == game.hand_suits
+    assert again.escalas[0] == [(1, 1, 7)] and again.suits.hands == game.suits.hands
 
 
 def test_record_flat_and_per_hand_lists():

@@ -1022,7 +1022,7 @@ def runs_game(hands: list[str], then: str, **overrides) -> Game:
 
 def suited_hand(game: Game, seat: int) -> str:
     """The naturals of a hand as codes, rank by rank in suit order S H D C."""
-    suited = game.hand_suits[seat]
+    suited = game.suits.hands[seat]
     return " ".join(
         f"{KIND_NAMES[rank]}{'SHDC'[suit]}"
         for rank in range(NUM_NATURALS)
@@ -1204,8 +1204,8 @@ def test_S19_state_json_keeps_runs_and_suits_and_rejects_bad_ones():
     assert data["hands"][0] == "4D 4C 5C 6C 8C 9C TC"
     loaded = state_from_json(state_to_json(game))
     assert state_to_dict(loaded) == data
-    assert loaded.hand_suits == game.hand_suits and loaded.escalas == game.escalas
-    assert loaded.stock_suits == game.stock_suits and loaded.pot_suits == game.pot_suits
+    assert loaded.suits.hands == game.suits.hands and loaded.escalas == game.escalas
+    assert loaded.suits.stock == game.suits.stock and loaded.suits.pot == game.suits.pot
     assert loaded.legal_actions() == game.legal_actions()
     play(loaded, "discard 4")
     play(game, "discard 4")
@@ -1241,4 +1241,4 @@ def test_S19_option_adds_suits_to_the_same_deal(players):
         plain = Game(make_rules("spanish"), players, seed=seed)
         runs = Game(make_rules("spanish", sequences=True), players, seed=seed)
         assert runs.hands == plain.hands and runs.pot == plain.pot
-        assert runs.stock == plain.stock and runs.stock_suits is not None
+        assert runs.stock == plain.stock and runs.suits.tracked

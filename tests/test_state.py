@@ -16,6 +16,7 @@ from canasta_env.engine.state import (
     state_snapshot,
     table_cards,
 )
+from canasta_env.engine.suits import NO_SUITS
 from canasta_env.rules import PRESETS, make_rules
 
 #: What a game keeps beside its state (see ``Game._caches``).
@@ -45,7 +46,7 @@ def test_every_attribute_is_declared_state_or_a_cache(variant, players):
 def test_the_sequences_house_rule_is_declared_too():
     game = played("spanish", 2, 5, 300, sequences=True)
     assert set(vars(game)) == set(STATE_FIELDS) | CACHES
-    assert game.hand_suits is not None and game.stock_suits is not None
+    assert game.suits.tracked and len(game.suits.hands) == 2
 
 
 @pytest.mark.parametrize("variant,players", CASES)
@@ -72,6 +73,23 @@ def test_a_copy_is_equal_independent_and_plays_on_identically(variant, players):
                 g.apply(rng.choice(g.legal_actions()))
     assert same_state(other, game)
     assert other.legal_actions() == game.legal_actions()
+
+
+def test_the_suits_component_copies_and_compares_with_the_state():
+    """S-19: the suits are one component; a copy's are its own, and a change shows."""
+    game = played("spanish", 4, seed=7, steps=60, sequences=True)
+    other = game.copy()
+    assert same_state(other, game) and other.suits is not game.suits
+    before = state_snapshot(game)
+    other.suits.hands[0][0] += 1
+    other.suits.stock.append(0)
+    other.suits.pot.append(0)
+    other.suits.held[0] += 1
+    assert state_snapshot(game) == before
+    assert not same_state(other, game)  # positive control
+    plain = played("spanish", 4, seed=7, steps=60)
+    assert plain.suits is NO_SUITS and plain.copy().suits is NO_SUITS
+    assert not plain.suits.tracked and plain.suits.hand(0) is None
 
 
 def test_same_state_compares_the_generator_by_its_state():

@@ -40,9 +40,8 @@ from __future__ import annotations
 
 import random
 
-from canasta_env.cards import NUM_KINDS, NUM_NATURALS, RED3
+from canasta_env.cards import NUM_KINDS, RED3
 from canasta_env.engine.game import Game
-from canasta_env.engine.sequences import NUM_SUITS
 
 
 def known_in_hand(game: Game, seat: int) -> list[int]:
@@ -113,46 +112,9 @@ def determinize(game: Game, seat: int, rng: random.Random, *, keep_held: bool = 
     face_down = game.pot_hidden
     world.pot = rest[:face_down] + game.pot[face_down:]
     world.stock = rest[face_down:]
-    if game.hand_suits is not None:
-        _redeal_suits(game, world, seat, rng)
+    world.suits = game.suits.redealt(game, world, seat, rng)  # S-19 (none without)
     world.state_changed()
     return world
-
-
-def _redeal_suits(game: Game, world: Game, seat: int, rng: random.Random) -> None:
-    """Deal the suits of the naturals ``seat`` cannot see over the places of ``world``
-    (whose kinds are dealt already), rank by rank, from their counts in ``game``."""
-    others = [other for other in range(game.num_players) if other != seat]
-    face_down = game.pot_hidden
-    suits: list[list[int]] = [[0] * NUM_SUITS for _ in range(NUM_NATURALS)]
-    for other in others:
-        hand_suits = game.hand_suits[other]
-        for kind in range(NUM_NATURALS):
-            for suit in range(NUM_SUITS):
-                suits[kind][suit] += hand_suits[kind * NUM_SUITS + suit]
-    unseen = game.pot[:face_down] + game.stock
-    for kind, suit in zip(unseen, game.pot_suits[:face_down] + game.stock_suits):
-        if kind < NUM_NATURALS:
-            suits[kind][suit] += 1
-    # a fixed order (by suit), so the result depends on the hidden suits' counts only
-    dealt = []
-    for kind in range(NUM_NATURALS):
-        pool = [suit for suit in range(NUM_SUITS) for _ in range(suits[kind][suit])]
-        rng.shuffle(pool)
-        dealt.append(pool)
-    world.hand_suits = [hand[:] for hand in game.hand_suits]
-    for other in others:
-        hand_suits = [0] * len(game.hand_suits[other])
-        for kind in range(NUM_NATURALS):
-            for _ in range(world.hands[other][kind]):
-                hand_suits[kind * NUM_SUITS + dealt[kind].pop()] += 1
-        world.hand_suits[other] = hand_suits
-
-    def place(kinds: list[int]) -> list[int]:
-        return [dealt[kind].pop() if kind < NUM_NATURALS else -1 for kind in kinds]
-
-    world.pot_suits = place(world.pot[:face_down]) + game.pot_suits[face_down:]
-    world.stock_suits = place(world.stock)
 
 
 __all__ = ["determinize", "hidden_pool", "known_in_hand"]

@@ -66,7 +66,7 @@ def explain(game, action: int) -> str:
             return "only a team that has opened lays a run (S-19)"
         suit, start, length = move.suit, move.start, move.naturals
         if any(
-            not game.hand_suits[player][rank * NUM_SUITS + suit]
+            not game.suits.hands[player][rank * NUM_SUITS + suit]
             for rank in range(start, start + length)
         ):
             return f"you do not hold all {length} cards of that run in {SUITS[suit]}"

@@ -68,14 +68,7 @@ from canasta_env.engine.melds import (
 from canasta_env.engine.opening import TurnSearch
 from canasta_env.engine.pot import frozen_until_opened, naturals_to_take, pot_frozen
 from canasta_env.engine.scoring import score_team
-from canasta_env.engine.sequences import (
-    NUM_SUITS,
-    SUITED_SIZE,
-    assign_suits,
-    held_runs,
-    remove_suits,
-    run_of_action,
-)
+from canasta_env.engine.sequences import assign_suits, run_of_action
 from canasta_env.engine.state import (
     END_BLACK3,
     END_STOCK,
@@ -91,6 +84,7 @@ from canasta_env.engine.state import (
     team_of_seat,
     teams_of,
 )
+from canasta_env.engine.suits import NO_SUITS, Suits
 from canasta_env.engine.transitions import lay, take_top
 from canasta_env.rules import Rules, check_player_count
 
@@ -156,7 +150,7 @@ class Game(GameState):
         return deck_counts(rules.decks_for(self.num_players), rules.jokers_per_deck)
 
     def _build_stock(self, deck) -> list[int]:
-        self.stock_suits = None
+        self.suits = NO_SUITS
         if self.rules.sequences:
             return self._build_suited_stock(deck)
         counts = self.full_deck_counts()
@@ -185,8 +179,7 @@ class Game(GameState):
         self.rng.shuffle(rest)
         order = prefix + rest
         order.reverse()  # the stock pops from its end
-        # only naturals keep their suit (runs are made of naturals); -1 for the rest
-        self.stock_suits = [suit if kind < NUM_NATURALS else -1 for kind, suit in order]
+        self.suits = Suits.dealt(order, self.num_players)
         return [kind for kind, _ in order]
 
     def start_hand(self, deck=None) -> None:
@@ -206,17 +199,14 @@ class Game(GameState):
         self.hand_totals = [0] * n
         self.known = [[0] * NUM_KINDS for _ in range(n)]
         stock = self.stock
-        suits = self.stock_suits  # S-19 only, else None
-        self.hand_suits = [[0] * SUITED_SIZE for _ in range(n)] if suits is not None else None
+        suits = self.suits
         for offset in range(n):
             seat = (first + offset) % n
             hand = self.hands[seat]
-            if suits is None:
-                for _ in range(size):
-                    hand[stock.pop()] += 1
-            else:
-                for _ in range(size):
-                    self._add_suited(seat, stock.pop(), suits.pop())
+            for _ in range(size):
+                card = stock.pop()
+                hand[card] += 1
+                suits.draw(seat, card)
             self.hand_totals[seat] = size
         teams = self.num_teams
         self.escalas: list[list[tuple[int, int, int]]] = [[] for _ in range(teams)]
@@ -246,8 +236,7 @@ class Game(GameState):
                     card = stock.pop()
                     hand[card] += 1
                     self.hand_totals[seat] += 1
-                    if suits is not None:
-                        self._add_suited(seat, card, suits.pop(), count_kind=False)
+                    suits.draw(seat, card)
         self._start_pot()
         self._begin_turn(first)
 
@@ -276,19 +265,16 @@ class Game(GameState):
         cover = {kind_from_name(k) for k in rules.pot_start_cover_kinds}
         freeze = {kind_from_name(k) for k in rules.pot_start_freeze_kinds}
         hidden_cards: list[int] = []
-        suits = self.stock_suits
-        pot_suits: list[int] = []
+        suits = self.suits
         for _ in range(rules.pot_face_down):
             if stock:
                 hidden_cards.append(stock.pop())
-                if suits is not None:
-                    pot_suits.append(suits.pop())
+                suits.stock_to_pot(len(hidden_cards) - 1)
         turned: list[int] = []
         while stock:
             card = stock.pop()
             turned.append(card)
-            if suits is not None:
-                pot_suits.append(suits.pop())
+            suits.stock_to_pot(len(hidden_cards) + len(turned) - 1)
             if card in freeze:
                 self.pot_wild = True
                 self.pot_start_frozen = True
@@ -298,10 +284,8 @@ class Game(GameState):
             for _ in range(turned[-1] + 4):  # I-3: 4..10 by number, J 11, Q 12, K 13, A 14
                 if stock:
                     hidden_cards.append(stock.pop())
-                    if suits is not None:
-                        pot_suits.insert(len(hidden_cards) - 1, suits.pop())
+                    suits.stock_to_pot(len(hidden_cards) - 1)  # under the turned cards
         self.pot = hidden_cards + turned
-        self.pot_suits = pot_suits if suits is not None else None
         self.pot_hidden = len(hidden_cards)
         for card in turned:
             self.pot_known[card] += 1
@@ -460,7 +444,7 @@ class Game(GameState):
             actions += melds
         else:
             actions = melds
-        if self.hand_suits is not None and self.opened[team]:
+        if self.rules.sequences and self.opened[team]:  # S-19
             actions += self._escala_actions(player)
         return actions
 
@@ -468,7 +452,7 @@ class Game(GameState):
         """S-19: runs the opened team may lay, leaving a way to finish the turn."""
         actions = []
         total = self.hand_totals[player]
-        for action in held_runs(self.hand_suits[player]):
+        for action in self.suits.runs(player):
             _, start, length = run_of_action(action)
             if total - length < 2:  # few cards left: the turn must still end legally
                 hand = self.hands[player][:]
@@ -527,36 +511,27 @@ class Game(GameState):
         player = self.current
         hand = self.hands[player]
         stock = self.stock
-        suits = self.stock_suits
+        suits = self.suits
         for _ in range(count):
             if not stock:
                 break
             card = stock.pop()
-            suit = suits.pop() if suits is not None else -1
+            suits.draw(player, card)
             while card == RED3:
                 self._lay_red3(self.team_of[player])
                 if not stock:
                     self._end_hand(END_STOCK)
                     return False
                 card = stock.pop()
-                suit = suits.pop() if suits is not None else -1
+                suits.draw(player, card)
             hand[card] += 1
             self.hand_totals[player] += 1
-            if suits is not None:
-                self._add_suited(player, card, suit, count_kind=False)
         return True
 
     def _lay_red3(self, team: int) -> None:
         """G-6: a red 3 is laid out on the team's table as soon as a player gets it."""
         self.red3[team] += 1
         self.table_totals[team] += 1
-
-    def _add_suited(self, seat: int, card: int, suit: int, count_kind: bool = True) -> None:
-        """S-19: a card joins a hand, with its suit (``count_kind``: also its kind count)."""
-        if count_kind:
-            self.hands[seat][card] += 1
-        if card < NUM_NATURALS:
-            self.hand_suits[seat][card * NUM_SUITS + suit] += 1
 
     def _draw(self) -> None:
         pot = self.pot
@@ -579,12 +554,7 @@ class Game(GameState):
         self.pot_known[top] -= 1 if self.pot_known[top] else 0
         rest = pot[:]
         pot.clear()
-        pot_suits = self.pot_suits
-        if pot_suits is not None:  # S-19: the top card's suit goes to the table with it
-            pot_suits.pop()
-            rest_suits = pot_suits[:]
-            pot_suits.clear()
-            remove_suits(self.hand_suits[player], top, naturals)
+        self.suits.take_pot(player, top, naturals, rest)
         known_rest = self.pot_known
         self.pot_known = [0] * NUM_KINDS
         self.pot_hidden = 0
@@ -619,11 +589,6 @@ class Game(GameState):
                 self._lay_red3(team)
             else:
                 held[card] += 1
-        if pot_suits is not None:
-            held_suits = self.held_suits
-            for card, suit in zip(rest, rest_suits):
-                if card < NUM_NATURALS:
-                    held_suits[card * NUM_SUITS + suit] += 1
         self._after_meld(player, team, top, points, hidden=False)
         if self.phase == PHASE_HAND_OVER:
             return
@@ -642,11 +607,7 @@ class Game(GameState):
                 hand[kind] += held[kind]
             self.hand_totals[player] += sum(held)
             self.held = [0] * NUM_KINDS
-            if self.held_suits is not None:
-                suited = self.hand_suits[player]
-                for index, count in enumerate(self.held_suits):
-                    suited[index] += count
-                self.held_suits = [0] * SUITED_SIZE
+            self.suits.release_held(player)
 
     def _forget_known(self, player: int, kind: int, count: int) -> None:
         if count:
@@ -669,8 +630,7 @@ class Game(GameState):
         kind = natural_kind(slot)
         if naturals:
             self._forget_known(player, kind, naturals)
-            if self.hand_suits is not None and kind < NUM_NATURALS:
-                remove_suits(self.hand_suits[player], kind, naturals)
+            self.suits.meld(player, kind, naturals)
         if twos:
             self._forget_known(player, TWO, twos)
         if jokers:
@@ -707,11 +667,10 @@ class Game(GameState):
         player = self.current
         team = self.team_of[player]
         hand = self.hands[player]
-        suited = self.hand_suits[player]
         for rank in range(start, start + length):
             hand[rank] -= 1
-            suited[rank * NUM_SUITS + suit] -= 1
             self._forget_known(player, rank, 1)
+        self.suits.lay_run(player, suit, start, length)
         self.hand_totals[player] -= length
         self.table_totals[team] += length
         self.escalas[team].append((suit, start, length))
@@ -727,9 +686,7 @@ class Game(GameState):
         known = self.known[player]
         if known[kind]:  # a card the others saw it take with the pot
             known[kind] -= 1
-        if self.pot_suits is not None:  # S-19
-            suit = remove_suits(self.hand_suits[player], kind, 1)[0] if kind < NUM_NATURALS else -1
-            self.pot_suits.append(suit)
+        self.suits.discard(player, kind)
         self.pot.append(kind)
         self.pot_known[kind] += 1
         self.discarded[player][kind] += 1
@@ -759,7 +716,7 @@ class Game(GameState):
         team = self.team_of[player]
         self.staged = 0
         self.held = [0] * NUM_KINDS
-        self.held_suits = [0] * SUITED_SIZE if self.hand_suits is not None else None
+        self.suits.clear_held()
         self.took_pot = False
         self.hidden_open = False
         self.melded_this_turn = False

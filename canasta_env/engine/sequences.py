@@ -2,14 +2,11 @@
 
 Everything else in the engine plays with card kinds (docs/rules.md resolved
 ambiguity 13). With ``sequences`` on, the game also follows the suit of every
-natural card (4..A) from the shuffle to the table, in lists parallel to the
-kind counts:
-
-* ``stock_suits`` and ``pot_suits``: the suit of each stock and pot card
-  (-1 for a joker);
-* ``hand_suits[seat]`` and ``held_suits``: counts of naturals per
-  ``kind * 4 + suit`` (44 entries), the suited view of ``hands`` and ``held``;
-* ``escalas[team]``: the runs laid, as ``(suit, first rank, length)``.
+natural card (4..A) from the shuffle to the table, in one component of the
+state, ``suits`` (:class:`~canasta_env.engine.suits.Suits`: the suits of the stock
+and pot cards in order, and counts of naturals per ``kind * 4 + suit``, 44
+entries, beside ``hands`` and ``held``); ``escalas[team]`` holds the runs laid, as
+``(suit, first rank, length)``.
 
 Actions name card kinds, not suits, so when a meld, a pot take or a discard
 gives up naturals of a rank held in several suits, the engine chooses the

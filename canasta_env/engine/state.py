@@ -11,8 +11,8 @@ engine sets it and where the file format (:mod:`canasta_env.state_io`) writes it
 
 Shapes: ``[team][slot]`` lists are indexed by team (G-3) then meld slot (natural
 ranks 0-10, black 3s 11, wild cards 12: :data:`~canasta_env.actions.NUM_SLOTS`);
-``[seat][kind]`` lists by seat then card kind (:mod:`canasta_env.cards`). Suited
-lists (S-19 only, else ``None``) count naturals by ``kind * 4 + suit``.
+``[seat][kind]`` lists by seat then card kind (:mod:`canasta_env.cards`). The suits of
+the cards (S-19 only) are one component, ``suits`` (:mod:`canasta_env.engine.suits`).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import types
 import typing
 from dataclasses import dataclass, fields
 
+from canasta_env.engine.suits import Suits
 from canasta_env.rules import Rules
 
 PHASE_DRAW = 0
@@ -74,10 +75,8 @@ class GameState:
     phase: int  #: PHASE_DRAW, PHASE_MELD or PHASE_HAND_OVER
     num_steps: int  #: actions applied this hand
     stock: list[int]  #: kinds; draws pop from the end
-    stock_suits: list[int] | None  #: S-19: suits of the stock, in its order
     hands: list[list[int]]  #: [seat][kind] counts
     hand_totals: list[int]  #: [seat] cards held
-    hand_suits: list[list[int]] | None  #: S-19: [seat][kind * 4 + suit] of naturals
     known: list[list[int]]  #: [seat][kind]: cards all players saw it take with the pot
     nat: list[list[int]]  #: [team][slot] naturals in unfinished melds
     two: list[list[int]]  #: [team][slot] twos in them
@@ -98,7 +97,6 @@ class GameState:
 
     # ---------------------------------------------------------------- the pot
     pot: list[int]  #: kinds, bottom first; the first pot_hidden are face down
-    pot_suits: list[int] | None  #: S-19: suits of the pot cards
     pot_known: list[int]  #: [kind] face-up pot cards
     pot_hidden: int  #: face-down cards at the bottom (S-3, I-3)
     pot_wild: bool  #: frozen by a wild card (C-9)
@@ -107,7 +105,6 @@ class GameState:
     # ---------------------------------------------------------------- the turn
     staged: int  #: opening points melded this turn by an unopened team
     held: list[int]  #: [kind] pot cards set aside until the opening is reached (C-8)
-    held_suits: list[int] | None  #: S-19: their suits
     took_pot: bool
     clean_only: bool  #: only clean melds may be laid this turn (I-10)
     hidden_open: bool  #: a hidden canasta opened the team this turn (S-8)
@@ -121,6 +118,10 @@ class GameState:
     since_discard: list[list[int]]  #: [seat][kind] others' discards since its last one
     #: [seat] its discards and declines this hand (:func:`history_entries` counts them)
     history_totals: list[int]
+
+    # ---------------------------------------------------------------- suits (S-19)
+    #: the suits of stock, hands, pot and held cards; NO_SUITS without the option
+    suits: Suits
 
     @property
     def pot_hidden_cards(self) -> list[int]:
@@ -145,10 +146,13 @@ def history_entries(state: GameState, seat: int) -> int:
 
 
 def _copier(hint) -> typing.Callable:
-    """How to copy one field, from its declared type: rows of a nested list, a list, or
-    the value itself (ints, strings, tuples and the rules are immutable)."""
+    """How to copy one field, from its declared type: rows of a nested list, a list, a
+    component by its own ``copy()``, or the value itself (ints, strings, tuples and the
+    rules are immutable)."""
     if hint is random.Random:
         return _copy_rng
+    if hint is Suits:
+        return lambda value: value.copy()  # NO_SUITS copies as itself
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
         inner = [arg for arg in typing.get_args(hint) if arg is not type(None)]

@@ -17,7 +17,6 @@ from canasta_env.cards import (
     KIND_NAMES,
     NUM_HAND_KINDS,
     NUM_KINDS,
-    NUM_NATURALS,
     RED3,
     cards_to_counts,
     deck_counts,
@@ -32,7 +31,7 @@ from canasta_env.engine.melds import (
     meld_tables,
 )
 from canasta_env.engine.scoring import score_team
-from canasta_env.engine.sequences import NUM_SUITS, SUITED_SIZE
+from canasta_env.engine.sequences import NUM_SUITS
 from canasta_env.engine.state import (
     END_BLACK3,
     END_STOCK,
@@ -43,6 +42,7 @@ from canasta_env.engine.state import (
     team_of_seat,
     teams_of,
 )
+from canasta_env.engine.suits import Suits
 from canasta_env.rules import Rules
 from canasta_env.state_io.encode import cards_text
 from canasta_env.state_io.layout import PUBLIC_HISTORY_FIELD, SEQUENCE_FIELD, SLOT_NAMES
@@ -246,18 +246,9 @@ def check_suits(state: State) -> None:
     suits = state["suits"]
     if suits is None:
         return
-    seen = [0] * SUITED_SIZE
-    for counts in suits["hands"] + [suits["held"]]:
-        for index, count in enumerate(counts):
-            seen[index] += count
-    cards = state["stock"] + state["pot"]
-    for kind, suit in zip(cards, suits["stock"] + suits["pot"], strict=True):
-        if kind < NUM_NATURALS:
-            seen[kind * NUM_SUITS + suit] += 1
-    for runs in state["escalas"]:
-        for suit, start, length in runs:
-            for rank in range(start, start + length):
-                seen[rank * NUM_SUITS + suit] += 1
+    # in file order (the stock's kinds are too): order does not change the counts
+    counted = Suits(suits["stock"], suits["hands"], suits["pot"], suits["held"])
+    seen = counted.seen(state["stock"], state["pot"], state["escalas"])
     rules, n = state["rules"], state["num_players"]
     decks = rules.decks_for(n)
     for index, count in enumerate(seen):

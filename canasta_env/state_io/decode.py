@@ -23,6 +23,7 @@ from canasta_env.engine.state import (
     team_of_seat,
     teams_of,
 )
+from canasta_env.engine.suits import NO_SUITS, Suits
 from canasta_env.jsonfile import read_bounded
 from canasta_env.state_io.checks import CHECKS, GAME_CHECKS
 from canasta_env.state_io.layout import MAX_STATE_BYTES
@@ -40,7 +41,6 @@ def _assemble(values: dict[str, Any]) -> Game:
     its caches as a new game does.
     """
     n = values["num_players"]
-    suits = values["suits"] or dict.fromkeys(("stock", "pot", "hands", "held"))
     melds = values["melds"]
     history = values["public_history"]
     fields = {
@@ -60,10 +60,8 @@ def _assemble(values: dict[str, Any]) -> Game:
         "phase": values["phase"],
         "num_steps": values["num_steps"],
         "stock": values["stock"][::-1],  # the engine pops from the end
-        "stock_suits": None if suits["stock"] is None else suits["stock"][::-1],
         "hands": values["hands"],
         "hand_totals": [sum(hand) for hand in values["hands"]],
-        "hand_suits": suits["hands"],
         "known": values["known"],
         "nat": [[meld[0] for meld in row] for row in melds],
         "two": [[meld[1] for meld in row] for row in melds],
@@ -78,14 +76,12 @@ def _assemble(values: dict[str, Any]) -> Game:
         "end_reason": values["end_reason"],
         "hand_scores": values["hand_scores"],
         "pot": values["pot"],
-        "pot_suits": suits["pot"],
         "pot_known": values["pot_known"],
         "pot_hidden": values["pot_hidden"],
         "pot_wild": values["pot_wild"],
         "pot_start_frozen": values["pot_start_frozen"],
         "staged": values["staged"],
         "held": values["held"],
-        "held_suits": suits["held"],
         "took_pot": values["took_pot"],
         "clean_only": values["clean_only"],
         "hidden_open": values["hidden_open"],
@@ -98,6 +94,7 @@ def _assemble(values: dict[str, Any]) -> Game:
         # counts the engine keeps as it plays, counted afresh (as hand_totals above)
         "table_totals": None,
         "history_totals": None,
+        "suits": _suits(values["suits"]),
     }
     # a field declared in GameState must be read from the file too (and written by
     # state_to_dict); the round-trip tests name the one that is missing
@@ -109,6 +106,14 @@ def _assemble(values: dict[str, Any]) -> Game:
     game.history_totals = [history_entries(game, seat) for seat in range(n)]
     game._caches()
     return game
+
+
+def _suits(parsed: dict[str, list] | None) -> Suits:
+    """S-19: the suits the file gives (:data:`NO_SUITS` without the option); the stock
+    reversed, as its kinds."""
+    if parsed is None:
+        return NO_SUITS
+    return Suits(parsed["stock"][::-1], parsed["hands"], parsed["pot"], parsed["held"])
 
 
 def state_from_dict(data: Any, *, require_playable: bool = False) -> Game:

@@ -108,7 +108,7 @@ def state_to_dict(game: Game) -> dict:
         for team in range(teams)
     ]
     version, internal, gauss_next = game.rng.getstate()
-    suited = game.hand_suits
+    suits = game.suits  # S-19: None from each part without suits
     data = {
         "format": STATE_FORMAT,
         "version": STATE_VERSION,
@@ -121,14 +121,9 @@ def state_to_dict(game: Game) -> dict:
         "phase": PHASE_NAMES[game.phase],
         "num_steps": game.num_steps,
         "scores": list(game.scores),
-        "hands": [
-            _hand_codes(hand, None if suited is None else suited[seat])
-            for seat, hand in enumerate(game.hands)
-        ],
-        "stock": _codes(
-            game.stock[::-1], None if game.stock_suits is None else game.stock_suits[::-1]
-        ),
-        "pot": _codes(game.pot, game.pot_suits),
+        "hands": [_hand_codes(hand, suits.hand(seat)) for seat, hand in enumerate(game.hands)],
+        "stock": _codes(game.stock[::-1], suits.stock_from_top()),
+        "pot": _codes(game.pot, suits.pot),
         "pot_hidden": game.pot_hidden,
         "pot_wild": game.pot_wild,
         "pot_start_frozen": game.pot_start_frozen,
@@ -141,7 +136,7 @@ def state_to_dict(game: Game) -> dict:
         "closed": closed,
         "turn": {
             "staged": game.staged,
-            "held": _hand_codes(game.held, game.held_suits),
+            "held": _hand_codes(game.held, suits.held),
             "took_pot": game.took_pot,
             "clean_only": game.clean_only,
             "hidden_open": game.hidden_open,
