@@ -30,13 +30,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from canasta_env.cards import NUM_NATURALS
 from canasta_env.engine.sequences import NUM_SUITS, SUITED_SIZE, held_runs, remove_suits
-
-if TYPE_CHECKING:
-    from canasta_env.engine.state import GameState
 
 
 @dataclass(eq=True, repr=False)
@@ -154,10 +151,11 @@ class Suits:
         """An independent copy."""
         return Suits(self.stock[:], [hand[:] for hand in self.hands], self.pot[:], self.held[:])
 
-    def redealt(self, game: GameState, world: GameState, seat: int, rng: random.Random) -> Suits:
+    def redealt(self, game, world, seat: int, rng: random.Random) -> Suits:
         """The suits of ``world``, a redeal of ``game`` for ``seat`` whose kinds are dealt
         already (:func:`~canasta_env.engine.determinize.determinize`): the suits of the
-        naturals ``seat`` cannot see, rank by rank, shuffled over their new places."""
+        naturals ``seat`` cannot see, rank by rank, shuffled over their new places. (Both
+        are game states, untyped here: the state holds this component, not the reverse.)"""
         others = [other for other in range(game.num_players) if other != seat]
         face_down = game.pot_hidden
         pools: list[list[int]] = [[0] * NUM_SUITS for _ in range(NUM_NATURALS)]
