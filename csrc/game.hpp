@@ -72,7 +72,7 @@ class Game {
   bool legal_valid_ = false;
   int num_legal_ = 0;
   int16_t legal_[NUM_ACTIONS];
-  uint8_t mask_[NUM_ACTIONS];
+  uint8_t mask_[NUM_ACTIONS] = {};
 
   void compute_legal();
   int draw_phase_actions(int16_t* out);
