@@ -134,7 +134,10 @@ class CoreDrivenGame(Game):
     plays, and this object only mirrors its state for the Python readers (observations,
     the table). Used to compute the goldens and the behaviour digest with the core."""
 
+    made = 0
+
     def __init__(self, rules, num_players, seed=None, deck=None):
+        CoreDrivenGame.made += 1
         self.core = CoreGame(rules, num_players, seed=seed, deck=deck)
         self._pull()
 

@@ -85,6 +85,14 @@ def test_string_seeds_and_state_json_round_trip() -> None:
     core = CoreGame(rules, 4, seed="table 9")
     assert not difference(py, core)
     core.random_steps(150, 3)
+    py = core.to_game()
+    for step in range(100):  # and from there both engines play on alike
+        if py.hand_over:
+            break
+        action = py.legal_actions()[step % len(py.legal_actions())]
+        py.apply(action)
+        core.apply(action)
+        assert state_io.state_to_json(py) == state_io.state_to_json(core.to_game())
     text = state_io.state_to_json(core.to_game())
     assert text == state_io.state_to_json(core.to_game())
     loaded = CoreGame.from_game(state_io.state_from_json(text))
@@ -99,7 +107,9 @@ def test_golden_playthroughs_with_the_core(monkeypatch) -> None:
     monkeypatch.setattr("canasta_env.table.Game", CoreDrivenGame)
     for variant, players, seed in playthrough.PLAYTHROUGHS:
         want = playthrough.playthrough_path(variant, players, seed).read_text("utf-8").splitlines()
+        made = CoreDrivenGame.made
         assert playthrough.playthrough_lines(variant, players, seed) == want, (variant, players)
+        assert CoreDrivenGame.made > made, "the table did not play the core"
 
 
 def test_behaviour_digest_with_the_core(monkeypatch) -> None:
@@ -108,7 +118,9 @@ def test_behaviour_digest_with_the_core(monkeypatch) -> None:
 
     monkeypatch.setattr("canasta_env.table.Game", CoreDrivenGame)
     stored = json.loads(playthrough.DIGEST_PATH.read_text("utf-8"))
+    made = CoreDrivenGame.made
     current = playthrough.behaviour_digest()
+    assert CoreDrivenGame.made > made, "the table did not play the core"
     assert sum(len(records) for records in current.values()) == stored["hands"] == 768
     for case, records in current.items():
         assert records == stored["cases"][case], case
