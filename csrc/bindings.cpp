@@ -9,6 +9,7 @@
 
 #include <cstring>
 
+#include "batch_bindings.hpp"
 #include "game.hpp"
 
 namespace nb = nanobind;
@@ -469,4 +470,5 @@ NB_MODULE(_core, m) {
         "Tests only (the positive control of the parity tests): 1 lets a plain take use one natural "
         "fewer (C-10), 2 adds 10 to the going-out bonus; 0 plays the rules.");
   m.def("_fault", []() { return g_fault; });
+  bind_batch(m);  // the observation and the batched core (batch_bindings.cpp)
 }
