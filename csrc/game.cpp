@@ -310,7 +310,7 @@ void Game::compute_legal() {
   // clear the previous mask by its list (cheaper than clearing all 500)
   for (int i = 0; i < num_legal_; ++i) mask_[legal_[i]] = 0;
   num_legal_ = 0;
-  search_memo_reset();
+  search_memo_for_turn(turn_id_);
   if (s.phase == PHASE_DRAW) num_legal_ = draw_phase_actions(legal_);
   else if (s.phase == PHASE_MELD) num_legal_ = meld_phase_actions(legal_);
   for (int i = 0; i < num_legal_; ++i) mask_[legal_[i]] = 1;
@@ -402,7 +402,6 @@ int Game::meld_phase_actions(int16_t* out) {
     }
     if (ok) melds[num_melds++] = moves[i];
   }
-  std::sort(melds, melds + num_melds);
   int count = 0;
   // ids ascend: discards, then melds, then runs
   if ((quick && total >= 2) || search.discard_allowed()) {
@@ -654,6 +653,7 @@ void Game::begin_turn(int player) {
   s.hidden_open = false;
   s.melded_this_turn = false;
   s.opened_at_turn_start = s.opened[team];
+  turn_id_ = new_turn_id();
   s.clean_only = !s.opened[team] && s.need[team] <= rules.clean_opening_max_minimum;
   if (rules.no_go_out_on_first_clean_turn) {  // S-15 is the only reader
     auto sum = canasta_summary(rules, s.nat[team], s.two[team], s.jok[team], s.closed_len[team], closed_clean(team));
@@ -717,11 +717,13 @@ void Game::next_hand(const StackedDeck* deck) {
   } catch (...) {
     s = saved;
     legal_valid_ = false;
+    turn_id_ = new_turn_id();
     throw;
   }
 }
 
 void Game::state_changed() {
+  turn_id_ = new_turn_id();
   num_legal_ = 0;
   std::memset(mask_, 0, sizeof(mask_));
   legal_valid_ = false;

@@ -40,6 +40,9 @@ class Game {
  public:
   Game(std::shared_ptr<const Rules> rules, std::string rules_name, int num_players,
        const Rng& rng, const StackedDeck* deck);
+  // Not copied: a copy would share the turn id, and so the search memo, of its original.
+  Game(const Game&) = delete;
+  Game& operator=(const Game&) = delete;
 
   std::shared_ptr<const Rules> rules_ptr;
   const Rules& rules;
@@ -70,6 +73,11 @@ class Game {
 
  private:
   bool legal_valid_ = false;
+  // The turn search's memo (opening.cpp) lives for one turn: its answers are functions
+  // of the node and of facts fixed for the turn (the player, the team's opening minimum,
+  // S-15's clean canasta at turn start). A fresh id at every turn start and whenever the
+  // state is written from outside.
+  uint64_t turn_id_ = 0;
   int num_legal_ = 0;
   int16_t legal_[NUM_ACTIONS];
   uint8_t mask_[NUM_ACTIONS] = {};

@@ -30,14 +30,15 @@ class MeldTables {
   }
   bool is_clean_wild_opening(int twos, int jokers) const;
 
-  // new natural melds legal by naturals: (twos, jokers, composition index)
-  std::vector<NewOption> new_natural_by_n[8];
+  // New natural melds: bit i set when composition i (COMPOSITIONS) is legal under these
+  // rules; meld_moves intersects it with the compositions a hand holds (melds.cpp).
+  uint64_t new_natural_ok = 0;
   // new wild-only melds: (twos, jokers, wild composition index)
   std::vector<NewOption> new_wild;
 };
 
 // Every meld move the hand allows onto a team's melds, before turn guards (meld_moves);
-// writes action ids to `out` and returns their count. clean_only: I-10.
+// writes action ids to `out`, ascending, and returns their count. clean_only: I-10.
 int meld_moves(const MeldTables& tables, const int16_t* hand, const int16_t* nat,
                const int16_t* two, const int16_t* jok, bool clean_only, int16_t* out);
 

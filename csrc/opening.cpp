@@ -2,14 +2,17 @@
 #include "opening.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 namespace canasta {
 
 namespace {
 
-// A memo of node -> feasible, one per thread, valid for one position (the answers are
-// functions of the node and of facts fixed for the turn: the team, its opening minimum,
-// S-15's clean canasta at turn start). Open addressing; a generation stamp clears it.
+// A memo of node -> feasible, one per thread, valid for one turn of one game (the answers
+// are functions of the node and of facts fixed for the turn: the player and so the team,
+// its opening minimum, S-15's clean canasta at turn start): the positions after each meld
+// of the turn find their subtrees already answered. Open addressing; a generation stamp
+// clears it.
 struct Memo {
   static constexpr int SIZE = 1 << 13;
   struct Entry {
@@ -20,9 +23,13 @@ struct Memo {
   std::vector<Entry> entries = std::vector<Entry>(SIZE);
   uint32_t generation = 1;
   int used = 0;
+  uint64_t turn = 0;  // the turn id (Game::turn_id_) the entries belong to
 
   void reset() {
-    ++generation;
+    if (++generation == 0) {  // wrapped: entries stamped long ago would look current
+      for (Entry& e : entries) e.generation = 0;
+      generation = 1;
+    }
     used = 0;
   }
   static uint64_t hash(const Node& node) {
@@ -77,7 +84,15 @@ bool black3_canasta(const Rules& rules, const Node& node) {
 
 }  // namespace
 
-void search_memo_reset() { memo.reset(); }
+std::atomic<uint64_t> last_turn_id{0};
+
+uint64_t new_turn_id() { return ++last_turn_id; }
+
+void search_memo_for_turn(uint64_t turn) {
+  if (memo.turn == turn) return;
+  memo.reset();
+  memo.turn = turn;
+}
 
 TurnSearch::TurnSearch(Game& g) : game(g), rules(g.rules), team(g.s.team_of[g.s.current]) {}
 

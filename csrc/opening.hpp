@@ -63,7 +63,9 @@ class TurnSearch {
   bool expand(const Node& node);
 };
 
-// Start a fresh memo for one position's legality questions.
-void search_memo_reset();
+// A turn id no other turn has had (any game, any thread).
+uint64_t new_turn_id();
+// Keep this thread's memo if it belongs to `turn`, else start a fresh one for it.
+void search_memo_for_turn(uint64_t turn);
 
 }  // namespace canasta
