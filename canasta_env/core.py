@@ -21,6 +21,7 @@ import random
 
 import numpy as np
 
+from canasta_env.actions import NUM_ACTIONS
 from canasta_env.cards import kind_from_name
 from canasta_env.engine.game import Game, IllegalActionError, _deck_kinds, _deck_suited
 from canasta_env.engine.state import PHASE_HAND_OVER, STATE_FIELDS
@@ -94,6 +95,7 @@ class CoreGame:
         words = list(random.Random(seed).getstate()[1])
         kinds, suits = self._deck(deck)
         self._game = _core.Game(self._core_rules, rules.name, num_players, words, kinds, suits)
+        self._mask_view = self._game.mask_view()
 
     def _deck(self, deck):
         """A stacked deck as the core takes it: kinds, and suits (S-19; -2 = not given)."""
@@ -109,14 +111,15 @@ class CoreGame:
         return self._game.legal_actions()
 
     def mask(self) -> np.ndarray:
-        """The legal actions as ``np.int8`` of shape ``(500,)``."""
-        return self._game.mask()
+        """The legal actions as ``np.int8`` of shape ``(500,)`` (a new array per call)."""
+        self._game.update_mask()
+        return self._mask_view.copy()
 
     def is_legal(self, action: int) -> bool:
         return (
             not isinstance(action, bool)
             and hasattr(action, "__index__")
-            and 0 <= action.__index__() < _core.NUM_ACTIONS
+            and 0 <= action.__index__() < NUM_ACTIONS
             and self._game.is_legal(action.__index__())
         )
 
@@ -125,8 +128,8 @@ class CoreGame:
             if isinstance(action, bool) or not hasattr(action, "__index__"):
                 raise IllegalActionError(f"action must be an integer id, got {action!r}")
             action = action.__index__()
-        if not 0 <= action < _core.NUM_ACTIONS:
-            raise IllegalActionError(f"action id {action} is outside 0..{_core.NUM_ACTIONS - 1}")
+        if not 0 <= action < NUM_ACTIONS:
+            raise IllegalActionError(f"action id {action} is outside 0..{NUM_ACTIONS - 1}")
         try:
             self._game.apply(action)
         except ValueError as error:
@@ -226,6 +229,7 @@ class CoreGame:
         self._game = _core.Game(
             self._core_rules, game.rules.name, game.num_players, list(rng_state[1]), None, None
         )
+        self._mask_view = self._game.mask_view()
         self.load(game)
         return self
 

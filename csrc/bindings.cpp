@@ -421,6 +421,16 @@ NB_MODULE(_core, m) {
            nb::arg("deck").none() = nb::none(), nb::arg("deck_suits").none() = nb::none())
       .def("legal_actions", &legal_list)
       .def("mask", &mask_array)
+      // The game's own mask buffer as an int8 array, no copy (it lives as long as the
+      // game and changes with it): CoreGame keeps one and copies it per call, after
+      // update_mask, which is cheaper than a fresh array from the core.
+      .def("mask_view",
+           [](Game& g) {
+             auto* data = reinterpret_cast<int8_t*>(const_cast<uint8_t*>(g.mask()));
+             return nb::ndarray<nb::numpy, int8_t, nb::ndim<1>>(data, {static_cast<size_t>(NUM_ACTIONS)});
+           },
+           nb::rv_policy::reference_internal)
+      .def("update_mask", [](Game& g) { g.mask(); })
       .def("is_legal", &Game::is_legal)
       .def("apply", &Game::apply, nb::arg("action"))
       .def("next_hand",

@@ -240,6 +240,10 @@ def test_mask_is_int8_of_500() -> None:
     mask = core.mask()
     assert mask.dtype == np.int8 and mask.shape == (500,)
     assert list(np.flatnonzero(mask)) == core.legal_actions()
+    mask[:] = 0  # a copy: writing it changes neither the game nor the next mask
+    assert list(np.flatnonzero(core.mask())) == core.legal_actions()
+    core.apply(core.legal_actions()[0])
+    assert list(np.flatnonzero(core.mask())) == core.legal_actions() and not mask.any()
 
 
 @pytest.mark.slow
