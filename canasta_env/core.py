@@ -1,0 +1,243 @@
+"""The compiled engine (``canasta_env._core``, built from ``csrc/``) behind a Game-like face.
+
+The core is the Python engine (:mod:`canasta_env.engine`) written again in C++, bit for
+bit: the same deal from the same ``random.Random`` state, the same legal actions, the
+same state after every action (``tests/test_core_parity.py`` is the proof). It is
+optional: when the extension is not built, ``AVAILABLE`` is False and ``WHY_NOT`` says
+why in one line; the pure-Python package works either way.
+
+:class:`CoreGame` plays a game in the core. The Python rules object (already checked) is
+sent to the core as plain values (:func:`rules_values`); the random generator is sent as
+its state (``random.Random(seed).getstate()``), so seeding stays CPython's own. A core
+game converts to and from a Python :class:`~canasta_env.engine.game.Game` with every
+state field equal (:meth:`CoreGame.to_game`, :meth:`CoreGame.from_game`); saving and
+loading state JSON goes through those and :mod:`canasta_env.state_io`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import numpy as np
+
+from canasta_env.actions import NUM_ACTIONS
+from canasta_env.cards import kind_from_name
+from canasta_env.engine.game import Game, IllegalActionError, _deck_kinds, _deck_suited
+from canasta_env.engine.state import PHASE_HAND_OVER, STATE_FIELDS
+from canasta_env.rules import Rules, check_player_count
+
+try:
+    from canasta_env import _core
+except ImportError as error:  # not built (no compiler at install time), or a stale build
+    _core = None
+    AVAILABLE = False
+    WHY_NOT = f"canasta_env._core is not built ({error}); reinstall with a C++17 compiler"
+else:
+    AVAILABLE = True
+    WHY_NOT = ""
+
+#: State fields the core does not hold: the rules and the seed stay on this side.
+_PYTHON_ONLY = ("rules", "seed")
+#: Integers beyond this are clamped before they reach the core's 64-bit fields; no
+#: comparison of the engine changes (card counts and scores stay far below it).
+_CLAMP = 2**62
+#: Table fields that arrive resolved for the player count.
+_RESOLVED = ("player_counts", "num_decks", "num_decks_by_players", "hand_size")
+
+
+def _flat(value) -> list[int]:
+    if isinstance(value, (tuple, list)):
+        return [item for part in value for item in _flat(part)]
+    if isinstance(value, bool):
+        return [int(value)]
+    return [max(-_CLAMP, min(_CLAMP, int(value)))]
+
+
+def rules_values(rules: Rules, num_players: int) -> dict[str, list[int]]:
+    """The rules as the core reads them: every field as a flat list of integers, the deck
+    count and hand size resolved for ``num_players``, card kinds by number."""
+    check_player_count(rules, num_players)
+    values: dict[str, list[int]] = {}
+    for field in dataclasses.fields(rules):
+        if field.name == "name" or field.name in _RESOLVED:
+            continue
+        value = getattr(rules, field.name)
+        if field.name in ("pot_start_cover_kinds", "pot_start_freeze_kinds"):
+            values[field.name] = [kind_from_name(kind) for kind in value]
+        else:
+            values[field.name] = _flat(value)
+    values["num_decks"] = [rules.decks_for(num_players)]
+    values["hand_size"] = [rules.hand_size_for(num_players)]
+    return values
+
+
+def _require() -> None:
+    if not AVAILABLE:
+        raise RuntimeError(WHY_NOT)
+
+
+class CoreGame:
+    """A game of Canasta played by the compiled core, with the Game API the table uses.
+
+    ``CoreGame(rules, num_players, seed=None, deck=None)`` deals like ``Game`` (same
+    arguments, same cards). Illegal or out-of-range actions raise
+    :class:`~canasta_env.engine.game.IllegalActionError` (a ``ValueError``) and change
+    nothing.
+    """
+
+    def __init__(self, rules: Rules, num_players: int, seed=None, deck=None):
+        _require()
+        self.rules = rules
+        self.num_players = num_players
+        self.seed = seed
+        self._core_rules = _core.Rules.from_values(rules_values(rules, num_players))
+        words = list(random.Random(seed).getstate()[1])
+        kinds, suits = self._deck(deck)
+        self._game = _core.Game(self._core_rules, rules.name, num_players, words, kinds, suits)
+        self._mask_view = self._game.mask_view()
+
+    def _deck(self, deck):
+        """A stacked deck as the core takes it: kinds, and suits (S-19; -2 = not given)."""
+        if deck is None:
+            return None, None
+        if not self.rules.sequences:
+            return _deck_kinds(deck), None
+        cards = _deck_suited(deck)
+        return [kind for kind, _ in cards], [-2 if suit is None else suit for _, suit in cards]
+
+    # ------------------------------------------------------------------ play
+    def legal_actions(self) -> list[int]:
+        return self._game.legal_actions()
+
+    def mask(self) -> np.ndarray:
+        """The legal actions as ``np.int8`` of shape ``(500,)`` (a new array per call)."""
+        self._game.update_mask()
+        return self._mask_view.copy()
+
+    def is_legal(self, action: int) -> bool:
+        return (
+            not isinstance(action, bool)
+            and hasattr(action, "__index__")
+            and 0 <= action.__index__() < NUM_ACTIONS
+            and self._game.is_legal(action.__index__())
+        )
+
+    def apply(self, action: int) -> None:
+        if type(action) is not int:
+            if isinstance(action, bool) or not hasattr(action, "__index__"):
+                raise IllegalActionError(f"action must be an integer id, got {action!r}")
+            action = action.__index__()
+        if not 0 <= action < NUM_ACTIONS:
+            raise IllegalActionError(f"action id {action} is outside 0..{NUM_ACTIONS - 1}")
+        try:
+            self._game.apply(action)
+        except ValueError as error:
+            raise IllegalActionError(str(error)) from None
+
+    def next_hand(self, deck=None) -> None:
+        kinds, suits = self._deck(deck)
+        try:
+            self._game.next_hand(kinds, suits)
+        except ValueError as error:
+            if str(error) in ("the current hand is not over", "the game is over"):
+                raise IllegalActionError(str(error)) from None
+            raise
+
+    def random_steps(self, steps: int, seed: int) -> int:
+        """Play up to ``steps`` random legal actions in C++ (to the hand's end at most)."""
+        return self._game.random_steps(steps, seed)
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def current_player(self) -> int:
+        return self._game.current_player
+
+    @property
+    def current(self) -> int:
+        return self._game.current_player
+
+    @property
+    def phase(self) -> int:
+        return self._game.phase
+
+    @property
+    def hand_over(self) -> bool:
+        return self._game.hand_over
+
+    @property
+    def game_over(self) -> bool:
+        return self._game.game_over
+
+    @property
+    def scores(self) -> list[int]:
+        return self._game.scores
+
+    @property
+    def hand_index(self) -> int:
+        return self._game.hand_index
+
+    @property
+    def num_steps(self) -> int:
+        return self._game.num_steps
+
+    @property
+    def winner_team(self) -> int | None:
+        return self._game.winner_team
+
+    @property
+    def end_reason(self) -> str | None:
+        return self._game.end_reason
+
+    @property
+    def hand_scores(self) -> list[dict] | None:
+        return self._game.get_state()["hand_scores"] if self.phase == PHASE_HAND_OVER else None
+
+    def state(self) -> dict:
+        """Every state field the core holds, as the Python engine's values."""
+        return self._game.get_state()
+
+    # ------------------------------------------------------------------ exchange
+    def to_game(self) -> Game:
+        """A Python Game with every state field equal to this one's."""
+        state = self._game.get_state()
+        game = object.__new__(Game)
+        rng = random.Random()
+        rng.setstate(state.pop("rng"))
+        game.__dict__.update(state)
+        game.rules = self.rules
+        game.seed = self.seed
+        game.rng = rng
+        game._caches()
+        return game
+
+    @classmethod
+    def from_game(cls, game: Game) -> CoreGame:
+        """Load every state field of a Python Game (its generator's state included).
+
+        Raises ``ValueError`` naming the field when the state is not one the core holds.
+        """
+        _require()
+        self = object.__new__(cls)
+        self.rules = game.rules
+        self.num_players = game.num_players
+        self.seed = game.seed
+        self._core_rules = _core.Rules.from_values(rules_values(game.rules, game.num_players))
+        rng_state = game.rng.getstate()
+        if rng_state[2] is not None:
+            raise ValueError("core state: field 'rng' has a pending gauss value the core cannot hold")
+        self._game = _core.Game(
+            self._core_rules, game.rules.name, game.num_players, list(rng_state[1]), None, None
+        )
+        self._mask_view = self._game.mask_view()
+        self.load(game)
+        return self
+
+    def load(self, game: Game) -> None:
+        """Overwrite this game's state with a Python Game's (same rules and players)."""
+        values = {name: getattr(game, name) for name in STATE_FIELDS if name not in _PYTHON_ONLY}
+        values["rng"] = game.rng.getstate()
+        self._game.set_state(values)
+
+
+__all__ = ["AVAILABLE", "WHY_NOT", "CoreGame", "rules_values"]

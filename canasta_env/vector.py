@@ -1,0 +1,230 @@
+"""Batched Canasta for training: N tables stepped with one array of actions.
+
+Usage::
+
+    import canasta_env.vector
+
+    venv = canasta_env.vector_env(variant="classic", num_players=4, num_envs=256, seed=0)
+    obs, mask, seat = venv.reset()
+    obs, mask, seat, rewards, done = venv.step(actions)
+
+Each table is :class:`~canasta_env.table.BatchedTable`'s (auto-deal on): row ``k`` of
+every array is table ``k``.
+
+========  =======================  ===============================================================
+array     shape, dtype             row ``k`` after ``reset`` and after each ``step``
+========  =======================  ===============================================================
+obs       (N, 686) float32         the observation of ``seat[k]``, the seat to act
+                                   (:mod:`canasta_env.observation`)
+mask      (N, 500) int8            its legal actions (never empty)
+seat      (N,) int64               the seat to act
+rewards   (N, num_players) float32 what each seat earned on this step (the env's rewards,
+                                   ``Table.seat_rewards``, summed over the hands that ended)
+done      (N,) bool                the episode ended on this step; the table already holds a
+                                   new game, whose view the row shows
+========  =======================  ===============================================================
+
+The arrays are the env's own buffers, rewritten in place by every ``reset`` and ``step``:
+copy a row or an array (``obs.copy()``) to keep it past the next call.
+
+Arguments
+    ``variant`` and ``house_rules`` (a dict of rules fields) make the rules as the
+    PettingZoo env does (:func:`~canasta_env.rules.make_rules`); ``num_players``,
+    ``reward`` ("score" or "win"), ``reward_scale`` and ``episode`` ("hand" or "game")
+    are the env's options, checked by the same checks; ``num_envs`` tables; ``seed``:
+    deal ``h`` (numbered over the batch in the order the deals are made) is seeded
+    ``seed + h``, as ``random.Random(seed + h)``. ``backend``: "core" steps the
+    compiled core (:mod:`canasta_env.core`; the GIL is released while it steps, so
+    threads may step separate envs at once), "python" the pure-Python
+    :class:`~canasta_env.table.BatchedTable`; None takes the core where it is built.
+    Both give the same arrays, bit for bit (``tests/test_core_vector.py``).
+
+Errors
+    ``step`` takes an integer array of shape ``(N,)``; any other shape or dtype, an id
+    outside 0..499, or an action not legal at its table raises ``ValueError`` naming it
+    (and the table) before anything changes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from canasta_env import core
+from canasta_env.actions import NUM_ACTIONS
+from canasta_env.env import OPTIONS, check_options
+from canasta_env.observation import OBS_SIZE
+from canasta_env.rules import Rules, check_player_count, make_rules
+from canasta_env.table import MASK_DTYPE, OBS_DTYPE, BatchedTable
+
+if core.AVAILABLE:
+    from canasta_env import _core
+
+BACKENDS = ("core", "python")
+#: The dtype of the rewards array (BatchedTable's float64 sums, cast).
+REWARD_DTYPE = np.dtype(np.float32)
+#: The env's options that a vector env takes, checked as the env checks them.
+_OPTIONS = ("num_players", "reward", "reward_scale", "episode")
+
+
+class VectorEnv:
+    """N tables of one rules object; see the module docstring. Made by :func:`vector_env`."""
+
+    observation_size = OBS_SIZE
+    num_actions = NUM_ACTIONS
+    backend = ""
+
+    def __init__(self, rules: Rules, num_players: int, num_envs: int, seed: int):
+        self.rules = rules
+        self.num_players = num_players
+        self.num_envs = num_envs
+        self.seed = seed
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Deal every table a new game (seeds ``seed``, ``seed + 1``, ...; None: the seed
+        the env was made with) and return ``(obs, mask, seat)``."""
+        raise NotImplementedError
+
+    def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Play ``actions[k]`` at every table ``k``; return ``(obs, mask, seat, rewards,
+        done)``."""
+        raise NotImplementedError
+
+    def _seed(self, seed: int | None) -> int:
+        if seed is None:
+            return self.seed
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an integer, got {seed!r}")
+        return int(seed)
+
+
+def _integer_ids(actions) -> np.ndarray:
+    """``actions`` as an array; ``ValueError`` unless it holds integers."""
+    actions = np.asarray(actions)
+    if actions.dtype.kind not in "iu":
+        raise ValueError(
+            f"actions must be integer ids, got shape {actions.shape} of {actions.dtype}"
+        )
+    return actions
+
+
+class _CoreVectorEnv(VectorEnv):
+    backend = "core"
+
+    def __init__(self, rules, num_players, num_envs, seed, reward, reward_scale, episode):
+        super().__init__(rules, num_players, num_envs, seed)
+        core_rules = _core.Rules.from_values(core.rules_values(rules, num_players))
+        self._batch = _core.Batch(
+            core_rules, rules.name, num_players, num_envs, reward, reward_scale, episode
+        )
+        batch = self._batch
+        self._views = (batch.obs, batch.mask, batch.seat, batch.rewards, batch.done)
+
+    def reset(self, seed=None):
+        self._batch.reset(self._seed(seed))
+        return self._views[:3]
+
+    def step(self, actions):
+        self._batch.step(_integer_ids(actions))
+        return self._views
+
+    @property
+    def deal_seeds(self) -> list[int]:
+        """The seed of each table's game."""
+        return self._batch.deal_seeds
+
+
+class _PythonVectorEnv(VectorEnv):
+    backend = "python"
+
+    def __init__(self, rules, num_players, num_envs, seed, reward, reward_scale, episode):
+        super().__init__(rules, num_players, num_envs, seed)
+        self._table = BatchedTable(
+            rules, num_players, num_envs, reward=reward, reward_scale=reward_scale, episode=episode
+        )
+        self._rewards = np.zeros((num_envs, num_players), REWARD_DTYPE)
+
+    def reset(self, seed=None):
+        table = self._table
+        table.reset(self._seed(seed))
+        self._rewards.fill(0.0)
+        return table.obs, table.mask, table.seat
+
+    def step(self, actions):
+        table = self._table
+        table.step(_integer_ids(actions))
+        self._rewards[...] = table.rewards
+        return table.obs, table.mask, table.seat, self._rewards, table.done
+
+    @property
+    def deal_seeds(self) -> list[int]:
+        return list(self._table.deal_seeds)
+
+
+def vector_env(
+    variant: str | Rules = "classic",
+    num_players: int = 4,
+    num_envs: int = 256,
+    seed: int = 0,
+    house_rules: dict | None = None,
+    reward: str = "score",
+    reward_scale: float = 1000.0,
+    episode: str = "hand",
+    backend: str | None = None,
+) -> VectorEnv:
+    """``num_envs`` tables stepped together (see the module docstring)::
+
+        venv = canasta_env.vector_env(variant="classic", num_players=4, num_envs=256, seed=0)
+        obs, mask, seat = venv.reset()
+        obs, mask, seat, rewards, done = venv.step(actions)
+
+    The returned arrays are reused in place by the next call: copy what you keep.
+    Raises ``ValueError`` naming a bad argument; ``RuntimeError`` for backend "core"
+    when the core is not built (``canasta_env.core.WHY_NOT`` says why).
+    """
+    check_options(
+        {
+            "num_players": num_players,
+            "reward": reward,
+            "reward_scale": reward_scale,
+            "episode": episode,
+        },
+        {name: OPTIONS[name] for name in _OPTIONS},
+    )
+    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"seed must be an integer, got {seed!r}")
+    if backend is None:
+        backend = "core" if core.AVAILABLE else "python"
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {(None, *BACKENDS)}, got {backend!r}")
+    if house_rules is not None and not isinstance(house_rules, dict):
+        raise ValueError(f"house_rules must be a dict of rules fields, got {house_rules!r}")
+    rules = make_rules(variant, **(house_rules or {}))
+    num_players = int(num_players)
+    check_player_count(rules, num_players)
+    make = _CoreVectorEnv if backend == "core" else _PythonVectorEnv
+    if backend == "core" and not core.AVAILABLE:
+        raise RuntimeError(core.WHY_NOT)
+    return make(
+        rules, num_players, int(num_envs), int(seed), reward, float(reward_scale), episode
+    )
+
+
+def core_observation(game: core.CoreGame, seat: int, to_act: bool = True) -> np.ndarray:
+    """The compiled observation of ``seat`` in a core game (a new float32 array): what
+    :class:`~canasta_env.observation.ObservationBuilder` builds, bit for bit."""
+    if not core.AVAILABLE:
+        raise RuntimeError(core.WHY_NOT)
+    return _core.observation(game._game, seat, to_act)
+
+
+__all__ = [
+    "BACKENDS",
+    "MASK_DTYPE",
+    "OBS_DTYPE",
+    "REWARD_DTYPE",
+    "VectorEnv",
+    "core_observation",
+    "vector_env",
+]

@@ -1,0 +1,190 @@
+// The batched core (batch.hpp): BatchedTable's reset and step over N games.
+#include "batch.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace canasta {
+
+Rng python_seeded_rng(int64_t seed) {
+  // |seed| without overflow at INT64_MIN
+  uint64_t magnitude = seed < 0 ? 0 - static_cast<uint64_t>(seed) : static_cast<uint64_t>(seed);
+  uint32_t key[2] = {static_cast<uint32_t>(magnitude), static_cast<uint32_t>(magnitude >> 32)};
+  const int key_length = key[1] ? 2 : 1;  // CPython drops the high zero words; 0 is [0]
+  Rng rng;
+  rng.seed32(19650218U);  // init_genrand
+  uint32_t* mt = rng.mt;
+  constexpr int N = Rng::N;
+  int i = 1, j = 0;
+  for (int k = std::max(N, key_length); k; --k) {  // init_by_array
+    mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j] + static_cast<uint32_t>(j);
+    ++i;
+    ++j;
+    if (i >= N) {
+      mt[0] = mt[N - 1];
+      i = 1;
+    }
+    if (j >= key_length) j = 0;
+  }
+  for (int k = N - 1; k; --k) {
+    mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - static_cast<uint32_t>(i);
+    ++i;
+    if (i >= N) {
+      mt[0] = mt[N - 1];
+      i = 1;
+    }
+  }
+  mt[0] = 0x80000000U;  // a non-zero initial state
+  rng.index = N;
+  return rng;
+}
+
+Batch::Batch(std::shared_ptr<const Rules> rules, std::string rules_name, int players, int tables,
+             RewardMode reward, double reward_scale, EpisodeMode episode)
+    : num_tables(tables),
+      num_players(players),
+      rules_(std::move(rules)),
+      rules_name_(std::move(rules_name)),
+      reward_(reward),
+      reward_scale_(reward_scale),
+      episode_(episode) {
+  if (tables < 1) throw std::invalid_argument("num_tables must be a positive integer");
+  if (players != 2 && players != 3 && players != 4 && players != 6)
+    throw std::invalid_argument("a table seats 2, 3, 4 or 6 players");
+  const size_t n = static_cast<size_t>(tables);
+  obs_.reset(new float[n * OBS_SIZE]());
+  mask_.reset(new int8_t[n * NUM_ACTIONS]());
+  seat_.reset(new int64_t[n]());
+  rewards_.reset(new float[n * players]());
+  done_.reset(new bool[n]());
+  earned_.assign(players, 0.0);
+}
+
+std::unique_ptr<Game> Batch::deal(int64_t* deal_seed) {
+  for (int attempt = 0; attempt < MAX_REDEALS; ++attempt) {
+    *deal_seed = seed_ + next_deal_;
+    ++next_deal_;
+    auto game = std::make_unique<Game>(rules_, rules_name_, num_players,
+                                       python_seeded_rng(*deal_seed), nullptr);
+    if (!game->hand_over()) return game;
+  }
+  throw std::runtime_error("no deal in " + std::to_string(MAX_REDEALS) + " in which a seat acts");
+}
+
+void Batch::reset(int64_t seed) {
+  seed_ = seed;
+  next_deal_ = 0;
+  std::vector<std::unique_ptr<Game>> games;
+  std::vector<int64_t> seeds(num_tables);
+  games.reserve(num_tables);
+  for (int k = 0; k < num_tables; ++k) games.push_back(deal(&seeds[k]));
+  games_ = std::move(games);
+  deal_seeds_ = std::move(seeds);
+  std::fill(rewards_.get(), rewards_.get() + static_cast<size_t>(num_tables) * num_players, 0.0f);
+  std::fill(done_.get(), done_.get() + num_tables, false);
+  for (int k = 0; k < num_tables; ++k) write_view(k);
+}
+
+void Batch::write_view(int k) {
+  Game& game = *games_[k];
+  const bool to_act = !game.hand_over();
+  // a finished hand's mask is all zero (Game clears it at the hand's end)
+  std::memcpy(mask_.get() + static_cast<size_t>(k) * NUM_ACTIONS, game.mask(), NUM_ACTIONS);
+  seat_[k] = game.current_player();
+  write_observation(game, game.current_player(), to_act,
+                    obs_.get() + static_cast<size_t>(k) * OBS_SIZE);
+}
+
+int Batch::first_illegal(const int64_t* actions) const {
+  for (int k = 0; k < num_tables; ++k) {
+    if (games_[k]->hand_over()) continue;  // an ended episode's entry is ignored
+    const int64_t action = actions[k];
+    if (action < 0 || action >= NUM_ACTIONS ||
+        !mask_[static_cast<size_t>(k) * NUM_ACTIONS + static_cast<size_t>(action)])
+      return k;
+  }
+  return -1;
+}
+
+void Batch::step(const int64_t* actions) {
+  if (games_.empty()) throw std::logic_error("step before reset");
+  const int bad = first_illegal(actions);
+  if (bad >= 0)
+    throw IllegalAction("table " + std::to_string(bad) + ": illegal action " +
+                        std::to_string(actions[bad]) + " for seat " + std::to_string(seat_[bad]));
+  std::fill(rewards_.get(), rewards_.get() + static_cast<size_t>(num_tables) * num_players, 0.0f);
+  std::fill(done_.get(), done_.get() + num_tables, false);
+  for (int k = 0; k < num_tables; ++k) {
+    Game& game = *games_[k];
+    if (game.hand_over()) continue;  // an ended episode that was not dealt again
+    game.apply(static_cast<int>(actions[k]));
+    if (game.hand_over()) hand_ended(k);
+    write_view(k);
+  }
+}
+
+bool Batch::episode_ends(const Game& game) const {
+  return episode_ == EpisodeMode::HAND || game.s.game_over;
+}
+
+// table.py Table.seat_rewards, added to earned_ in float64.
+void Batch::add_seat_rewards(const Game& game) {
+  const GameState& s = game.s;
+  const int teams = s.num_teams;
+  int64_t totals[MAX_TEAMS];
+  for (int team = 0; team < teams; ++team) totals[team] = s.hand_scores[team].total;
+  if (reward_ == RewardMode::SCORE) {
+    for (int seat = 0; seat < num_players; ++seat) {
+      const int team = s.team_of[seat];
+      int64_t others = 0;
+      for (int t = 0; t < teams; ++t)
+        if (t != team) others += totals[t];
+      // Python's int / int is the correctly rounded quotient, as double / double here
+      const double diff = static_cast<double>(totals[team]) -
+                          static_cast<double>(others) / static_cast<double>(teams - 1);
+      earned_[seat] += diff / reward_scale_;
+    }
+    return;
+  }
+  if (!episode_ends(game)) return;  // zeros until the episode's end
+  const int64_t* final_scores = episode_ == EpisodeMode::HAND ? totals : s.scores;
+  bool best[MAX_TEAMS] = {};
+  int num_best = 0;
+  if (s.winner_team >= 0 && episode_ == EpisodeMode::GAME) {
+    best[s.winner_team] = true;
+    num_best = 1;
+  } else {
+    const int64_t top = *std::max_element(final_scores, final_scores + teams);
+    for (int t = 0; t < teams; ++t)
+      if (final_scores[t] == top) {
+        best[t] = true;
+        ++num_best;
+      }
+  }
+  const double won = num_best == 1 ? 1.0 : 0.0;
+  for (int seat = 0; seat < num_players; ++seat) earned_[seat] += best[s.team_of[seat]] ? won : -1.0;
+}
+
+// Pay the hand(s) that ended, as the env does, and deal what comes next.
+void Batch::hand_ended(int k) {
+  Game* game = games_[k].get();
+  std::fill(earned_.begin(), earned_.end(), 0.0);
+  bool over = true;
+  while (true) {
+    add_seat_rewards(*game);
+    if (episode_ends(*game)) break;
+    game->next_hand(nullptr);
+    if (!game->hand_over()) {
+      over = false;
+      break;
+    }
+  }
+  float* row = rewards_.get() + static_cast<size_t>(k) * num_players;
+  for (int seat = 0; seat < num_players; ++seat) row[seat] = static_cast<float>(earned_[seat]);
+  if (!over) return;
+  done_[k] = true;
+  games_[k] = deal(&deal_seeds_[k]);
+}
+
+}  // namespace canasta

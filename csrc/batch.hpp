@@ -1,0 +1,90 @@
+// N games of one rules object stepped together: the mirror of canasta_env/table.py's
+// BatchedTable with auto_deal, writing the views into buffers it allocated once.
+//
+// After reset and after each step, row k holds table k: obs[k] (OBS_SIZE float32) and
+// mask[k] (NUM_ACTIONS int8), the view of seat[k], the seat to act; rewards[k] (one per
+// seat, float32 of the float64 sum table.py's seat_rewards gives over the hands that
+// ended on this step); done[k], the episode ended on this step (its table then already
+// holds a new game). Deals are numbered over the batch in the order they are made (the
+// first N to tables 0..N-1 at reset, then each new game in table order); deal h is seeded
+// like Python's random.Random(seed + h). A deal whose hand ends during the deal is
+// skipped (MAX_REDEALS). With EPISODE_GAME a hand that ends deals the game's next hand
+// until the game is over.
+//
+// A batch touches only its own games and buffers (the turn search's memo is per thread),
+// so separate batches may step in separate threads.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "game.hpp"
+#include "observation.hpp"
+
+namespace canasta {
+
+// table.py REWARD_MODES and EPISODE_MODES
+enum class RewardMode { SCORE, WIN };
+enum class EpisodeMode { HAND, GAME };
+
+// table.py MAX_REDEALS: deals tried for one new game whose hand ends during its deal
+constexpr int MAX_REDEALS = 100;
+
+// The generator state of CPython's random.Random(seed) for an integer seed: init_genrand
+// (19650218), then init_by_array with |seed| as 32-bit words, least significant first
+// ([0] for 0).
+Rng python_seeded_rng(int64_t seed);
+
+class Batch {
+ public:
+  Batch(std::shared_ptr<const Rules> rules, std::string rules_name, int num_players,
+        int num_tables, RewardMode reward, double reward_scale, EpisodeMode episode);
+
+  const int num_tables;
+  const int num_players;
+
+  // Deal every table a new game (seeds seed, seed + 1, ...) and write the views.
+  void reset(int64_t seed);
+  // The first table whose episode is on and whose action is not legal there, or -1.
+  int first_illegal(const int64_t* actions) const;
+  // Play actions[k] at every table k; an illegal action throws IllegalAction naming the
+  // table before anything changes. Call reset first.
+  void step(const int64_t* actions);
+
+  // the buffers (row-major, num_tables rows), written by reset and step
+  float* obs() { return obs_.get(); }
+  int8_t* mask() { return mask_.get(); }
+  int64_t* seat() { return seat_.get(); }
+  float* rewards() { return rewards_.get(); }
+  bool* done() { return done_.get(); }
+  // the seed of each table's game
+  const std::vector<int64_t>& deal_seeds() const { return deal_seeds_; }
+  bool was_reset() const { return !games_.empty(); }
+  const Game& game(int table) const { return *games_[table]; }
+
+ private:
+  std::shared_ptr<const Rules> rules_;
+  std::string rules_name_;
+  RewardMode reward_;
+  double reward_scale_;
+  EpisodeMode episode_;
+  int64_t seed_ = 0;
+  int64_t next_deal_ = 0;
+  std::vector<std::unique_ptr<Game>> games_;
+  std::vector<int64_t> deal_seeds_;
+  std::unique_ptr<float[]> obs_;
+  std::unique_ptr<int8_t[]> mask_;
+  std::unique_ptr<int64_t[]> seat_;
+  std::unique_ptr<float[]> rewards_;
+  std::unique_ptr<bool[]> done_;
+  std::vector<double> earned_;  // [seat] this step's rewards of one table, in float64
+
+  std::unique_ptr<Game> deal(int64_t* deal_seed);
+  void write_view(int table);
+  void hand_ended(int table);
+  bool episode_ends(const Game& game) const;
+  void add_seat_rewards(const Game& game);
+};
+
+}  // namespace canasta

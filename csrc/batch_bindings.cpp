@@ -1,0 +1,187 @@
+// _core.Batch, _core.observation and _core.observation_spans: typed arrays in and out.
+//
+// A Batch owns its buffers; its obs, mask, seat, rewards and done properties are numpy
+// views of them that keep the Batch alive, rewritten in place by reset and step. reset and
+// step release the GIL (each batch touches only its own games), so threads may step
+// separate batches at once; one batch must not be stepped from two threads at a time.
+#include "batch_bindings.hpp"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "batch.hpp"
+#include "observation.hpp"
+
+namespace nb = nanobind;
+
+namespace canasta {
+namespace {
+
+using Actions = nb::ndarray<nb::ro, nb::device::cpu>;
+
+RewardMode reward_mode(const std::string& name) {
+  if (name == "score") return RewardMode::SCORE;
+  if (name == "win") return RewardMode::WIN;
+  throw std::invalid_argument("reward must be one of ('score', 'win'), got '" + name + "'");
+}
+
+EpisodeMode episode_mode(const std::string& name) {
+  if (name == "hand") return EpisodeMode::HAND;
+  if (name == "game") return EpisodeMode::GAME;
+  throw std::invalid_argument("episode must be one of ('hand', 'game'), got '" + name + "'");
+}
+
+// The actions as int64 (any integer dtype, any stride); raises ValueError for another
+// shape or dtype. A uint64 beyond int64 reads as int64's largest (out of range anyway).
+void read_actions(const Actions& actions, int num_tables, std::vector<int64_t>& out) {
+  const nb::dlpack::dtype dtype = actions.dtype();
+  const bool is_int = dtype.code == static_cast<uint8_t>(nb::dlpack::dtype_code::Int);
+  const bool is_uint = dtype.code == static_cast<uint8_t>(nb::dlpack::dtype_code::UInt);
+  if (actions.ndim() != 1 || actions.shape(0) != static_cast<size_t>(num_tables) ||
+      !(is_int || is_uint) || dtype.lanes != 1) {
+    std::string shape = "(";  // as numpy writes it: (3,) or (2, 3)
+    for (size_t i = 0; i < actions.ndim(); ++i)
+      shape += (i ? ", " : "") + std::to_string(actions.shape(i));
+    shape += actions.ndim() == 1 ? ",)" : ")";
+    throw std::invalid_argument("actions must be " + std::to_string(num_tables) +
+                                " integer ids, got shape " + shape);
+  }
+  out.resize(num_tables);
+  const char* base = static_cast<const char*>(actions.data());
+  const int64_t stride = actions.stride(0) * (dtype.bits / 8);  // bytes
+  for (int k = 0; k < num_tables; ++k) {
+    const char* at = base + k * stride;
+    int64_t value;
+    switch (dtype.bits) {
+      case 8: value = is_int ? *reinterpret_cast<const int8_t*>(at) : *reinterpret_cast<const uint8_t*>(at); break;
+      case 16: value = is_int ? *reinterpret_cast<const int16_t*>(at) : *reinterpret_cast<const uint16_t*>(at); break;
+      case 32: value = is_int ? *reinterpret_cast<const int32_t*>(at) : *reinterpret_cast<const uint32_t*>(at); break;
+      case 64: {
+        if (is_int) {
+          value = *reinterpret_cast<const int64_t*>(at);
+        } else {
+          const uint64_t wide = *reinterpret_cast<const uint64_t*>(at);
+          value = wide > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+                      ? std::numeric_limits<int64_t>::max()
+                      : static_cast<int64_t>(wide);
+        }
+        break;
+      }
+      default:
+        throw std::invalid_argument("actions must be integer ids of 8 to 64 bits");
+    }
+    out[k] = value;
+  }
+}
+
+// A Batch and its scratch for the actions read from Python.
+struct PyBatch {
+  Batch batch;
+  std::vector<int64_t> actions;
+};
+
+template <class T>
+nb::ndarray<nb::numpy, T> view_of(PyBatch& self, T* data, std::initializer_list<size_t> shape) {
+  return nb::ndarray<nb::numpy, T>(data, shape, nb::find(&self));
+}
+
+}  // namespace
+
+void bind_batch(nb::module_& m) {
+  m.attr("OBS_SIZE") = OBS_SIZE;
+
+  m.def(
+      "observation",
+      [](Game& game, int seat, bool to_act) {
+        if (seat < 0 || seat >= game.s.num_players)
+          throw std::invalid_argument("seat " + std::to_string(seat) + " is not at the table");
+        auto values = std::make_unique<float[]>(OBS_SIZE);
+        write_observation(game, seat, to_act, values.get());
+        float* data = values.release();
+        nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<float*>(p); });
+        return nb::ndarray<nb::numpy, float>(data, {static_cast<size_t>(OBS_SIZE)}, owner);
+      },
+      nb::arg("game"), nb::arg("seat"), nb::arg("to_act") = true,
+      "The observation of `seat` (a new float32 array): ObservationBuilder.build, bit for bit.");
+
+  m.def(
+      "observation_spans",
+      []() {
+        nb::list out;
+        for (const auto& span : obs::spans())
+          out.append(nb::make_tuple(span.name, span.start, span.size, span.scale));
+        return out;
+      },
+      "Every field of the C++ observation layout: (LAYOUT span name, start, size, scale).");
+
+  nb::class_<PyBatch>(m, "Batch")
+      .def(
+          "__init__",
+          [](PyBatch* self, const Rules& rules, const std::string& name, int num_players,
+             int num_tables, const std::string& reward, double reward_scale,
+             const std::string& episode) {
+            new (self) PyBatch{Batch(std::make_shared<const Rules>(rules), name, num_players,
+                                     num_tables, reward_mode(reward), reward_scale,
+                                     episode_mode(episode)),
+                               {}};
+          },
+          nb::arg("rules"), nb::arg("name"), nb::arg("num_players"), nb::arg("num_tables"),
+          nb::arg("reward") = "score", nb::arg("reward_scale") = 1000.0,
+          nb::arg("episode") = "hand")
+      .def(
+          "reset",
+          [](PyBatch& self, int64_t seed) {
+            nb::gil_scoped_release release;
+            self.batch.reset(seed);
+          },
+          nb::arg("seed"), "Deal every table a new game (seeds seed, seed + 1, ...).")
+      .def(
+          "step",
+          [](PyBatch& self, const Actions& actions) {
+            if (!self.batch.was_reset()) throw std::invalid_argument("step before reset");
+            read_actions(actions, self.batch.num_tables, self.actions);
+            nb::gil_scoped_release release;
+            self.batch.step(self.actions.data());
+          },
+          nb::arg("actions"),
+          "Play actions[k] at every table; an illegal one raises ValueError naming the table "
+          "before anything changes.")
+      .def_prop_ro("num_tables", [](PyBatch& self) { return self.batch.num_tables; })
+      .def_prop_ro("num_players", [](PyBatch& self) { return self.batch.num_players; })
+      .def_prop_ro("deal_seeds", [](PyBatch& self) { return self.batch.deal_seeds(); })
+      .def_prop_ro("obs",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.obs(),
+                                    {static_cast<size_t>(self.batch.num_tables),
+                                     static_cast<size_t>(OBS_SIZE)});
+                   })
+      .def_prop_ro("mask",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.mask(),
+                                    {static_cast<size_t>(self.batch.num_tables),
+                                     static_cast<size_t>(NUM_ACTIONS)});
+                   })
+      .def_prop_ro("seat",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.seat(),
+                                    {static_cast<size_t>(self.batch.num_tables)});
+                   })
+      .def_prop_ro("rewards",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.rewards(),
+                                    {static_cast<size_t>(self.batch.num_tables),
+                                     static_cast<size_t>(self.batch.num_players)});
+                   })
+      .def_prop_ro("done", [](PyBatch& self) {
+        return view_of(self, self.batch.done(), {static_cast<size_t>(self.batch.num_tables)});
+      });
+}
+
+}  // namespace canasta

@@ -1,0 +1,104 @@
+// The rules as the core reads them: the fields of canasta_env/rules.py's Rules, as plain
+// values. The core never re-types a preset: the Python Rules object (already checked by
+// check_rules) is converted field by field (canasta_env/core.py rules_values) into a map
+// name -> list of integers, and this struct is filled from it; the per-player-count
+// tables (num_decks_by_players, hand_size) arrive resolved for the game's player count.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cards.hpp"
+
+namespace canasta {
+
+using RuleValues = std::map<std::string, std::vector<int64_t>>;
+
+struct Rules {
+  // players, deck, deal (resolved for the game's player count)
+  int num_decks = 2;       // C-1, S-1 (decks_for)
+  int jokers_per_deck = 2;
+  int hand_size = 11;      // C-2 (hand_size_for)
+  // the pot at the start of the hand
+  int pot_face_down = 0;   // S-3
+  uint32_t cover_mask = 0;   // bit per kind: pot_start_cover_kinds (C-3, I-3)
+  uint32_t freeze_mask = 0;  // bit per kind: pot_start_freeze_kinds (C-3, I-3, S-3)
+  bool pot_start_count_under_natural = false;  // I-3
+  // the turn
+  int draw_count = 1;            // C-4, S-4, I-4
+  int draw_after_pot_take = 0;   // I-4
+  // melds
+  int64_t min_meld_size = 3, min_naturals = 2, max_wilds_per_meld = 3;  // C-5
+  int64_t min_natural_excess = 0;  // I-5
+  int64_t meld_closes_at = 0;      // S-7
+  int64_t canasta_size = 7;        // G-4
+  bool wild_melds = false;         // S-9, I-6
+  int64_t wild_meld_min_start = 3, wild_meld_max_size = 7;
+  bool black3_melds = true, black3_meld_only_going_out = true;  // C-7, S-11, I-5
+  int64_t black3_meld_max_size = 4;
+  bool black3_canasta_wins_game = false;  // S-11
+  // opening
+  std::vector<std::pair<int64_t, int64_t>> opening_table;  // C-8, S-8, I-9
+  bool hidden_canasta_opens = false;                       // S-8
+  int64_t clean_opening_max_minimum = 0;                   // I-10
+  std::vector<std::pair<int, int>> clean_opening_wild_melds;  // (twos, jokers), I-10
+  bool concealed_go_out_ignores_minimum = true;            // C-15
+  bool unopened_take_needs_clean_opening = false;          // I-7, I-10
+  // taking the pot
+  int64_t take_naturals = 2, take_naturals_frozen = 2;  // C-10, S-5, I-7, I-8
+  bool take_with_wild = true, take_onto_meld = true;    // C-11
+  bool frozen_for_unopened = true;                      // C-9
+  bool wild_crosses_pot = false;                        // S-6 (same effect as freezing)
+  bool must_take_matching_pot = true;                   // C-16
+  // going out
+  int64_t go_out_min_canastas = 1;                      // C-14
+  bool go_out_needs_clean_and_dirty = false;            // S-15, I-11
+  bool go_out_needs_discard = false;
+  bool no_go_out_on_first_clean_turn = false;           // S-15
+  int64_t go_out_bonus = 100, concealed_go_out_bonus = 200;  // C-15
+  // scoring
+  int64_t clean_canasta_bonus = 500, dirty_canasta_bonus = 300, hidden_canasta_bonus = 0;
+  std::vector<std::array<int64_t, 3>> rank_canasta_bonus;  // (rank, clean, dirty), I-12
+  int64_t wild_canasta_clean_bonus = 0, wild_canasta_dirty_bonus = 0;  // S-10, I-12
+  std::array<int64_t, 3> special_wild_canasta{0, 0, 0};  // (jokers, twos, bonus), I-12
+  std::vector<int64_t> red3_scores;                       // C-17, K-3, S-13, I-15
+  int64_t red3_extra_each = 200;
+  std::array<int64_t, 5> red3_sign{-1, 1, 1, 1, 1};
+  bool melds_minus_without_canasta = false;  // S-14
+  int64_t black3_in_hand_penalty = 5;
+  int64_t unopened_hand_penalty_factor = 1;  // I-14
+  std::vector<std::pair<int64_t, int64_t>> canasta_count_bonus;        // S-12
+  std::vector<std::pair<int64_t, int64_t>> clean_canasta_count_bonus;  // I-13
+  bool sequences = false;  // S-19
+  int64_t sequence_bonus = 1500, royal_sequence_bonus = 4000;
+  int64_t target_score = 5000;  // C-18
+
+  static Rules from_values(const RuleValues& values);
+
+  // C-8, S-8, I-9
+  int64_t opening_minimum(int64_t team_score) const {
+    int64_t minimum = opening_table[0].second;
+    for (const auto& row : opening_table)
+      if (team_score >= row.first) minimum = row.second;
+    return minimum;
+  }
+
+  int64_t red3_total(int64_t count) const {
+    const int64_t size = static_cast<int64_t>(red3_scores.size());
+    if (count < size) return red3_scores[count];
+    return red3_scores.back() + (count - size + 1) * red3_extra_each;
+  }
+
+  int total_cards() const {
+    auto counts = deck_counts(num_decks, jokers_per_deck);
+    int total = 0;
+    for (int c : counts) total += c;
+    return total;
+  }
+};
+
+}  // namespace canasta

@@ -1,0 +1,159 @@
+"""Helpers of the core parity tests (tests/test_core_parity.py): step the Python engine
+and the compiled core side by side and compare masks, states and outcomes."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from canasta_env.core import CoreGame
+from canasta_env.engine.game import Game, IllegalActionError
+from canasta_env.engine.state import STATE_FIELDS, same_state, state_snapshot
+from canasta_env.rules import PRESETS, make_rules
+
+#: Every preset at every player count, spanish with runs (S-19), and house-rule mixes.
+TABLES: list[tuple[str, dict, int]] = [
+    (name, {}, n) for name, rules in PRESETS.items() for n in rules.player_counts
+]
+TABLES += [("spanish", {"sequences": True}, n) for n in (2, 3, 4, 6)]
+TABLES += [
+    ("classic", {"take_with_wild": False, "go_out_min_canastas": 2}, 4),
+    ("classic", {"draw_count": 2, "concealed_go_out_bonus": 0, "target_score": 3000}, 3),
+    ("canastone", {"frozen_for_unopened": False, "must_take_matching_pot": False}, 2),
+    ("spanish", {"wild_meld_min_start": 3, "black3_canasta_wins_game": False}, 2),
+    ("spanish", {"sequences": True, "meld_closes_at": 0, "max_wilds_per_meld": 3}, 4),
+    ("italian", {"clean_opening_max_minimum": 0, "draw_after_pot_take": 0}, 2),
+    ("italian", {"pot_face_down": 3, "unopened_hand_penalty_factor": 3}, 4),
+]
+
+
+def table_id(table) -> str:
+    name, overrides, n = table
+    extra = ",".join(f"{k}={v}" for k, v in overrides.items())
+    return f"{name}{'[' + extra + ']' if extra else ''}-{n}p"
+
+
+def difference(py: Game, core: CoreGame) -> str:
+    """'' when the states are equal field by field, else the first differing fields."""
+    other = core.to_game()
+    if same_state(py, other):
+        return ""
+    names = [
+        name
+        for name in STATE_FIELDS
+        if (
+            getattr(py, name).getstate() != getattr(other, name).getstate()
+            if name == "rng"
+            else getattr(py, name) != getattr(other, name)
+        )
+    ]
+    shown = {name: (repr(getattr(py, name))[:200], repr(getattr(other, name))[:200]) for name in names[:3]}
+    return f"fields differ: {names}; python vs core: {shown}"
+
+
+def compare_mask(py: Game, core: CoreGame, where: str) -> list[int]:
+    legal = py.legal_actions()
+    mask = core.mask()
+    expected = np.zeros(500, np.int8)
+    expected[legal] = 1
+    assert mask.dtype == np.int8 and mask.shape == (500,)
+    if not np.array_equal(mask, expected):
+        raise AssertionError(
+            f"{where}: masks differ: python only {sorted(set(legal) - set(np.flatnonzero(mask)))}, "
+            f"core only {sorted(set(np.flatnonzero(mask)) - set(legal))}"
+        )
+    assert core.legal_actions() == legal, where
+    return legal
+
+
+def fuzz_table(table, seed: int, steps: int, state_every: int = 1) -> int:
+    """Random masked play of one seeded game (new hands until the game ends or ``steps``
+    actions), both engines side by side; returns the actions compared."""
+    name, overrides, n = table
+    rules = make_rules(name, **overrides)
+    py = Game(rules, n, seed=seed)
+    core = CoreGame(rules, n, seed=seed)
+    rng = random.Random(seed * 7919 + 1)
+    done = 0
+    where = f"{table_id(table)} seed {seed}"
+    assert not difference(py, core), f"{where}: the deal differs: {difference(py, core)}"
+    while done < steps:
+        if py.hand_over:
+            assert core.hand_over and core.end_reason == py.end_reason, where
+            assert core.hand_scores == py.hand_scores and core.scores == py.scores, where
+            assert core.game_over == py.game_over and core.winner_team == py.winner_team, where
+            if py.game_over:
+                break
+            py.next_hand()
+            core.next_hand()
+            assert not difference(py, core), f"{where}: next hand deals differently"
+        legal = compare_mask(py, core, f"{where} step {done}")
+        action = rng.choice(legal)
+        py.apply(action)
+        core.apply(action)
+        done += 1
+        if done % state_every == 0 or py.hand_over:
+            problem = difference(py, core)
+            assert not problem, f"{where} step {done} (action {action}): {problem}"
+    return done
+
+
+class ShadowGame(Game):
+    """A Python Game that, at every apply, loads its position into the core (from_game,
+    so positions edited by hand count too) and checks the core's mask, the action's
+    outcome (or refusal) and the state after it."""
+
+    checks = 0
+
+    def apply(self, action) -> None:
+        core = CoreGame.from_game(self)
+        assert not difference(self, core), "from_game did not load the position"
+        compare_mask(self, core, "scenario")
+        before = state_snapshot(self)
+        try:
+            super().apply(action)
+        except IllegalActionError:
+            try:
+                core.apply(action)
+            except ValueError:
+                pass
+            else:
+                raise AssertionError(f"the core accepted action {action!r} that Python refuses")
+            assert state_snapshot(core.to_game()) == before, "a refused action changed the core"
+            ShadowGame.checks += 1
+            raise
+        core.apply(action)
+        problem = difference(self, core)
+        assert not problem, f"scenario action {action}: {problem}"
+        ShadowGame.checks += 1
+
+
+class CoreDrivenGame(Game):
+    """A Game whose state and legal actions come from the core at every step: the core
+    plays, and this object only mirrors its state for the Python readers (observations,
+    the table). Used to compute the goldens and the behaviour digest with the core."""
+
+    made = 0
+
+    def __init__(self, rules, num_players, seed=None, deck=None):
+        CoreDrivenGame.made += 1
+        self.core = CoreGame(rules, num_players, seed=seed, deck=deck)
+        self._pull()
+
+    def _pull(self) -> None:
+        mirror = self.core.to_game()
+        self.__dict__.update({name: getattr(mirror, name) for name in STATE_FIELDS})
+        self._caches()
+        self._legal = self.core.legal_actions()
+
+    def legal_actions(self) -> list[int]:
+        return self._legal
+
+    def apply(self, action) -> None:
+        self.core.apply(action)
+        self._pull()
+
+    def next_hand(self, deck=None) -> None:
+        self.core.next_hand(deck)
+        self._pull()
