@@ -25,6 +25,7 @@ from canasta_env.actions import NUM_ACTIONS
 from canasta_env.cards import kind_from_name
 from canasta_env.engine.game import Game, IllegalActionError, _deck_kinds, _deck_suited
 from canasta_env.engine.state import PHASE_HAND_OVER, STATE_FIELDS
+from canasta_env.engine.suits import NO_SUITS, Suits
 from canasta_env.rules import Rules, check_player_count
 
 try:
@@ -37,8 +38,16 @@ else:
     AVAILABLE = True
     WHY_NOT = ""
 
-#: State fields the core does not hold: the rules and the seed stay on this side.
-_PYTHON_ONLY = ("rules", "seed")
+#: State fields the core does not hold: the rules and the seed stay on this side; the
+#: suits component (S-19) crosses as its four parts (:data:`_SUIT_PARTS`).
+_PYTHON_ONLY = ("rules", "seed", "suits")
+#: The core's suited arrays, by the :class:`~canasta_env.engine.suits.Suits` part each is.
+_SUIT_PARTS = {
+    "stock_suits": "stock",
+    "hand_suits": "hands",
+    "pot_suits": "pot",
+    "held_suits": "held",
+}
 #: Integers beyond this are clamped before they reach the core's 64-bit fields; no
 #: comparison of the engine changes (card counts and scores stay far below it).
 _CLAMP = 2**62
@@ -204,6 +213,8 @@ class CoreGame:
         game = object.__new__(Game)
         rng = random.Random()
         rng.setstate(state.pop("rng"))
+        parts = {part: state.pop(name) for name, part in _SUIT_PARTS.items()}
+        game.suits = NO_SUITS if parts["stock"] is None else Suits(**parts)
         game.__dict__.update(state)
         game.rules = self.rules
         game.seed = self.seed
@@ -225,7 +236,9 @@ class CoreGame:
         self._core_rules = _core.Rules.from_values(rules_values(game.rules, game.num_players))
         rng_state = game.rng.getstate()
         if rng_state[2] is not None:
-            raise ValueError("core state: field 'rng' has a pending gauss value the core cannot hold")
+            raise ValueError(
+                "core state: field 'rng' has a pending gauss value the core cannot hold"
+            )
         self._game = _core.Game(
             self._core_rules, game.rules.name, game.num_players, list(rng_state[1]), None, None
         )
@@ -237,6 +250,9 @@ class CoreGame:
         """Overwrite this game's state with a Python Game's (same rules and players)."""
         values = {name: getattr(game, name) for name in STATE_FIELDS if name not in _PYTHON_ONLY}
         values["rng"] = game.rng.getstate()
+        tracked = game.suits.tracked
+        for name, part in _SUIT_PARTS.items():
+            values[name] = getattr(game.suits, part) if tracked else None
         self._game.set_state(values)
 
 

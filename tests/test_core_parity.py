@@ -27,7 +27,9 @@ import pytest
 from canasta_env import core as core_module
 from canasta_env.core import AVAILABLE, WHY_NOT, CoreGame
 from canasta_env.engine.game import Game, IllegalActionError
+from canasta_env.engine.sequences import SUITED_SIZE
 from canasta_env.engine.state import same_state, state_snapshot
+from canasta_env.engine.suits import Suits
 from canasta_env.rules import PRESETS, make_rules
 
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason=WHY_NOT or "core not built")
@@ -153,7 +155,11 @@ def test_rule_scenarios_through_the_core(module_name, monkeypatch) -> None:
     before = ShadowGame.checks
     ran = 0
     for name, function in vars(module).items():
-        if name.startswith("test_") and callable(function) and not inspect.signature(function).parameters:
+        if (
+            name.startswith("test_")
+            and callable(function)
+            and not inspect.signature(function).parameters
+        ):
             function()
             ran += 1
     assert ran > 0 and ShadowGame.checks > before, "no scenario reached the core"
@@ -222,7 +228,8 @@ def test_bad_states_raise_and_change_nothing() -> None:
         ("current", 9, "current"),
         ("stock", [0, 99], "stock"),
         ("hand_totals", [1, 1, 1, 1], "hand_totals"),
-        ("stock_suits", [], "stock_suits"),
+        # suits on a table without S-19 runs
+        ("suits", Suits([], [[0] * SUITED_SIZE] * 4, [], [0] * SUITED_SIZE), "stock_suits"),
         ("end_reason", "went out", "end_reason"),
         ("opened", [1, 0], "opened"),
     ]
