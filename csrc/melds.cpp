@@ -67,17 +67,16 @@ int meld_moves(const MeldTables& tables, const int16_t* hand, const int16_t* nat
   const Rules& rules = tables.rules;
   int count = 0;
   const int twos_in_hand = hand[TWO], jokers_in_hand = hand[JOKER];
-  // ranks with a meld on the table: can it take a natural, a wild card?
-  bool takes_wild[NUM_NATURALS];
-  int num_wild_targets = 0;
+  // one pass over the ranks: melds on the table take a natural now (ADD_NATURAL, in
+  // order), a wild card (bits of wild_targets); ranks without one may start one (new_ranks)
+  uint32_t wild_targets = 0, new_ranks = 0;
   for (int rank = 0; rank < NUM_NATURALS; ++rank) {
-    takes_wild[rank] = false;
     const int n0 = nat[rank], wilds = two[rank] + jok[rank];
-    if (!(n0 || wilds)) continue;
-    if (hand[rank] && tables.natural_meld_ok(n0 + 1, wilds, 0)) out[count++] = ADD_NATURAL + rank;
-    if (!clean_only && tables.natural_meld_ok(n0, wilds + 1, 0)) {
-      takes_wild[rank] = true;
-      ++num_wild_targets;
+    if (n0 || wilds) {
+      if (hand[rank] && tables.natural_meld_ok(n0 + 1, wilds, 0)) out[count++] = ADD_NATURAL + rank;
+      if (!clean_only && tables.natural_meld_ok(n0, wilds + 1, 0)) wild_targets |= 1U << rank;
+    } else if (hand[rank] >= 2) {
+      new_ranks |= 1U << rank;
     }
   }
   const bool black3 = rules.black3_melds && hand[BLACK3];
@@ -88,25 +87,23 @@ int meld_moves(const MeldTables& tables, const int16_t* hand, const int16_t* nat
   const bool wild_grows = rules.wild_melds && !clean_only && wild_size &&
                           wild_size < rules.wild_meld_max_size;
   if (twos_in_hand) {
-    if (num_wild_targets)
-      for (int rank = 0; rank < NUM_NATURALS; ++rank)
-        if (takes_wild[rank]) out[count++] = ADD_TWO + rank;
+    for (uint32_t bits = wild_targets; bits; bits &= bits - 1)
+      out[count++] = static_cast<int16_t>(ADD_TWO + __builtin_ctz(bits));
     if (wild_grows) out[count++] = ADD_TWO + 11;
   }
   if (jokers_in_hand) {
-    if (num_wild_targets)
-      for (int rank = 0; rank < NUM_NATURALS; ++rank)
-        if (takes_wild[rank]) out[count++] = ADD_JOKER + rank;
+    for (uint32_t bits = wild_targets; bits; bits &= bits - 1)
+      out[count++] = static_cast<int16_t>(ADD_JOKER + __builtin_ctz(bits));
     if (wild_grows) out[count++] = ADD_JOKER + 11;
   }
   const Holds& held = holds();
-  const int twos_cap = std::min(twos_in_hand, MAX_NEW_WILDS);
-  const int jokers_cap = std::min(jokers_in_hand, MAX_NEW_WILDS);
   const uint64_t allowed = tables.new_natural_ok & (clean_only ? held.wild_free : ~uint64_t(0));
-  for (int rank = 0; rank < NUM_NATURALS; ++rank) {
-    const int have = hand[rank];
-    if (have < 2 || nat[rank] || two[rank] || jok[rank]) continue;
-    uint64_t bits = held.bits[std::min(have, MAX_NEW_MELD)][twos_cap][jokers_cap] & allowed;
+  const uint64_t* holds_by_n = &held.bits[0][std::min(twos_in_hand, MAX_NEW_WILDS)]
+                                         [std::min(jokers_in_hand, MAX_NEW_WILDS)];
+  constexpr int N_STRIDE = (MAX_NEW_WILDS + 1) * (MAX_NEW_WILDS + 1);
+  for (uint32_t ranks = new_ranks; ranks; ranks &= ranks - 1) {
+    const int rank = __builtin_ctz(ranks);
+    uint64_t bits = holds_by_n[std::min<int>(hand[rank], MAX_NEW_MELD) * N_STRIDE] & allowed;
     const int base = NEW_MELD + rank * NUM_COMPOSITIONS;
     for (; bits; bits &= bits - 1)  // ascending composition index
       out[count++] = static_cast<int16_t>(base + __builtin_ctzll(bits));

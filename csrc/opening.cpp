@@ -36,11 +36,15 @@ struct Memo {
     uint64_t words[sizeof(Node) / 8];
     static_assert(sizeof(Node) % 8 == 0, "node is a whole number of words");
     std::memcpy(words, &node, sizeof(Node));
-    uint64_t h = 0x9e3779b97f4a7c15ULL;
-    for (uint64_t w : words) {
-      h ^= w + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-      h *= 0xff51afd7ed558ccdULL;
+    // two independent multiply chains (cheap; the probe compares whole nodes anyway)
+    uint64_t a = 0x9e3779b97f4a7c15ULL, b = 0xc2b2ae3d27d4eb4fULL;
+    constexpr int N = sizeof(Node) / 8;
+    for (int i = 0; i + 1 < N; i += 2) {
+      a = (a ^ words[i]) * 0xff51afd7ed558ccdULL;
+      b = (b ^ words[i + 1]) * 0xc4ceb9fe1a85ec53ULL;
     }
+    if (N % 2) a = (a ^ words[N - 1]) * 0xff51afd7ed558ccdULL;
+    const uint64_t h = a ^ (b >> 1) ^ (a >> 31);
     return h ^ (h >> 29);
   }
   int find(const Node& node, uint64_t h) const {  // -1 absent, else 0/1

@@ -1,0 +1,105 @@
+"""The compiled core under AddressSanitizer and UndefinedBehaviorSanitizer (slow: make soak).
+
+The test builds ``canasta_env._core`` again with ``-DCANASTA_SANITIZE=ON`` (CMakeLists.txt)
+into a temporary folder, with cmake and ninja on this checkout, then runs
+``tests/core_sanitize_run.py`` in a subprocess that loads that module in place of the
+installed one: the parity fuzz over every table (both engines side by side), the C++
+random playout of every table, and the bad-input checks of the parity tests. The Python
+interpreter is not instrumented, so the ASan runtime (and libstdc++, which ASan's C++
+exception interceptor needs at start) is preloaded (``LD_PRELOAD``); leak
+checks are off (CPython keeps its objects to the end). Any sanitizer report fails the test.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Words of a sanitizer report (ASan's ERROR or CHECK line, UBSan's runtime error).
+REPORT_MARKS = ("AddressSanitizer", "runtime error:", "LeakSanitizer")
+
+
+def _tools_missing() -> str:
+    missing = [tool for tool in ("cmake", "ninja", "g++") if shutil.which(tool) is None]
+    if missing:
+        return f"the sanitizer build needs {', '.join(missing)} on PATH"
+    try:
+        import nanobind  # noqa: F401
+    except ImportError:
+        return "the sanitizer build needs nanobind (pip install nanobind)"
+    return ""
+
+
+def _runtime(name: str) -> str:
+    path = subprocess.run(
+        ["g++", f"-print-file-name={name}"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    return path if os.path.isabs(path) and os.path.exists(path) else ""
+
+
+def _build(build_dir: Path) -> Path:
+    cmake_dir = subprocess.run(
+        [sys.executable, "-m", "nanobind", "--cmake_dir"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    configure = [
+        "cmake",
+        "-S",
+        str(ROOT),
+        "-B",
+        str(build_dir),
+        "-G",
+        "Ninja",
+        "-DCMAKE_BUILD_TYPE=Release",
+        "-DCANASTA_SANITIZE=ON",
+        f"-DPython_EXECUTABLE={sys.executable}",
+        f"-Dnanobind_DIR={cmake_dir}",
+    ]
+    for command in (configure, ["ninja", "-C", str(build_dir), "-j2", "_core"]):
+        done = subprocess.run(command, capture_output=True, text=True)
+        assert done.returncode == 0, f"{command[0]} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    built = sorted(build_dir.glob("_core*.so"))
+    assert built, f"no _core*.so in {build_dir}"
+    return built[0]
+
+
+@pytest.mark.slow
+def test_core_under_sanitizers(tmp_path) -> None:
+    """Parity fuzz (200,000 actions over every table), C++ playouts and bad input, with the
+    core built with -fsanitize=address,undefined: exit 0 and no sanitizer report."""
+    why = _tools_missing()
+    if why:
+        pytest.skip(why)
+    # libstdc++ too: python does not link it, and ASan's C++ throw interceptor needs it
+    # loaded at start (else "CHECK failed ... real___cxa_throw" at the first exception)
+    runtimes = [_runtime("libasan.so"), _runtime("libstdc++.so")]
+    if not all(runtimes):
+        pytest.skip("g++ -print-file-name names no libasan.so or libstdc++.so")
+    start = time.monotonic()
+    module = _build(tmp_path / "build")
+    built = time.monotonic()
+    env = dict(os.environ)
+    env.update(
+        LD_PRELOAD=":".join(runtimes),
+        ASAN_OPTIONS="detect_leaks=0:abort_on_error=0",
+        UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1",
+        PYTHONPATH=str(ROOT),
+    )
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "core_sanitize_run.py"), str(module), "200000"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    output = done.stdout + done.stderr
+    reports = [mark for mark in REPORT_MARKS if mark in output]
+    assert done.returncode == 0 and not reports, f"exit {done.returncode}, {reports}:\n{output[-6000:]}"
+    assert "sanitized core checked" in done.stdout, output[-3000:]
+    print(f"build {built - start:.0f} s, checks {time.monotonic() - built:.0f} s; {done.stdout.strip()}")
