@@ -381,7 +381,7 @@ def measure_speed(
     decisions = 0
     spent = 0.0
     for k in range(hands):
-        table = Table(rules, num_players, seed=deck_seed(seed, k))
+        table = Table(rules, num_players, seed=deck_seed(seed, k), backend=None)
         for seat, agent in enumerate(agents):
             agent.reset(seat, num_players, rules)
         while not table.hand_over:

@@ -81,7 +81,7 @@ def trained_agent(hands: int) -> None:
     agent = load_agent(DEFAULT_MODEL)
     variant = meta.get("variant", "classic")
     players = int(meta.get("num_players", 2))
-    table = Table(make_rules(variant), players, seed=2026)
+    table = Table(make_rules(variant), players, seed=2026, backend=None)
     opponents = [RandomAgent(seed) for seed in range(players)]
     while not table.hand_over:
         seat = table.current

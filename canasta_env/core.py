@@ -24,7 +24,7 @@ import numpy as np
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.cards import kind_from_name
 from canasta_env.engine.game import Game, IllegalActionError, _deck_kinds, _deck_suited
-from canasta_env.engine.state import PHASE_HAND_OVER, STATE_FIELDS
+from canasta_env.engine.state import PHASE_HAND_OVER, STATE_FIELDS, team_of_seat, teams_of
 from canasta_env.engine.suits import NO_SUITS, Suits
 from canasta_env.rules import Rules, check_player_count
 
@@ -99,12 +99,18 @@ class CoreGame:
         _require()
         self.rules = rules
         self.num_players = num_players
+        self._seat_teams()
         self.seed = seed
         self._core_rules = _core.Rules.from_values(rules_values(rules, num_players))
         words = list(random.Random(seed).getstate()[1])
         kinds, suits = self._deck(deck)
         self._game = _core.Game(self._core_rules, rules.name, num_players, words, kinds, suits)
         self._mask_view = self._game.mask_view()
+
+    def _seat_teams(self) -> None:
+        """G-3: the teams and each seat's, as ``Game`` holds them."""
+        self.num_teams = teams_of(self.num_players)
+        self.team_of = [team_of_seat(self.num_players, s) for s in range(self.num_players)]
 
     def _deck(self, deck):
         """A stacked deck as the core takes it: kinds, and suits (S-19; -2 = not given)."""
@@ -202,6 +208,33 @@ class CoreGame:
     def hand_scores(self) -> list[dict] | None:
         return self._game.get_state()["hand_scores"] if self.phase == PHASE_HAND_OVER else None
 
+    @property
+    def went_out(self) -> int | None:
+        return self._game.get_state()["went_out"]
+
+    def observation(self, seat: int, to_act: bool = True) -> np.ndarray:
+        """``seat``'s observation (a new float32 array), bit for bit
+        :meth:`~canasta_env.observation.ObservationBuilder.build` of the same state."""
+        return _core.observation(self._game, seat, to_act)
+
+    def copy(self) -> CoreGame:
+        """An independent core game at the same position."""
+        other = object.__new__(CoreGame)
+        other.rules, other.num_players, other.seed = self.rules, self.num_players, self.seed
+        other._seat_teams()
+        other._core_rules = self._core_rules
+        other._game = _core.Game(
+            self._core_rules,
+            self.rules.name,
+            self.num_players,
+            list(random.Random().getstate()[1]),
+            None,
+            None,
+        )
+        other._mask_view = other._game.mask_view()
+        other._game.set_state(self._game.get_state())
+        return other
+
     def state(self) -> dict:
         """Every state field the core holds, as the Python engine's values."""
         return self._game.get_state()
@@ -232,6 +265,7 @@ class CoreGame:
         self = object.__new__(cls)
         self.rules = game.rules
         self.num_players = game.num_players
+        self._seat_teams()
         self.seed = game.seed
         self._core_rules = _core.Rules.from_values(rules_values(game.rules, game.num_players))
         rng_state = game.rng.getstate()

@@ -40,7 +40,10 @@ Arguments
     "rgb_array"; see Rendering),
     ``reward``, ``reward_scale`` (1e-3..1e9, so that every reward is finite),
     ``episode``, ``max_cycles``,
-    ``illegal_reward`` (finite), and any rules field as a keyword (house rules):
+    ``illegal_reward`` (finite), ``backend`` ("core": the compiled engine; "python":
+    the Python engine; None, the default: the core where it is built, else the Python
+    engine with a one-line warning saying why; both play the same game bit for bit,
+    ``tests/test_core_parity.py``), and any rules field as a keyword (house rules):
     ``env(variant="spanish", target_score=5000)``. Each rules field is checked
     against its declared range (``canasta_env.rules.BOUNDS``); every bad argument
     raises ``ValueError`` naming it and what it may be (table in :data:`OPTIONS`).
@@ -58,6 +61,8 @@ Rendering
     step, ``"rgb_array"`` returns a ``(768, 1024, 3)`` uint8 image
     (:func:`canasta_env.image.table_image`). For one player's view call
     ``render_table(env.game, viewer=seat)`` or ``table_image(env.game, viewer=seat)``.
+    On the core ``env.game`` is a Python copy of the position, for reading; on the
+    Python engine it is the game itself.
 
 Version History
     v0: initial release. The observation grows only at its end, its prefix kept:
@@ -82,7 +87,14 @@ from canasta_env.actions import NUM_ACTIONS, action_to_str
 from canasta_env.engine.game import Game, IllegalActionError
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import Rules, check_player_count, make_rules, unknown_fields_text
-from canasta_env.table import EPISODE_MODES, MASK_DTYPE, REWARD_MODES, Table
+from canasta_env.table import (
+    BACKENDS,
+    EPISODE_MODES,
+    MASK_DTYPE,
+    REWARD_MODES,
+    Table,
+    resolve_backend,
+)
 
 RENDER_MODES = ("human", "ansi", "rgb_array")
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
@@ -141,6 +153,10 @@ OPTIONS: dict[str, tuple[str, Callable[[object], bool]]] = {
     ),
     "illegal_action": (f"one of {ILLEGAL_ACTION_MODES}", one_of(ILLEGAL_ACTION_MODES)),
     "illegal_reward": ("a finite number", is_finite_number),
+    "backend": (
+        f"one of {(None, *BACKENDS)}",
+        lambda value: value is None or one_of(BACKENDS)(value),
+    ),
 }
 
 
@@ -159,7 +175,7 @@ class raw_env(AECEnv):
     """Canasta as a PettingZoo AEC environment; illegal actions raise.
 
     The hand is played on a :class:`~canasta_env.table.Table` (``self.table``, a new one
-    at each reset); ``self.game`` is its engine game, for reading.
+    at each reset) on ``self.backend``'s engine; ``self.game`` is its game, for reading.
     """
 
     metadata = {
@@ -180,6 +196,7 @@ class raw_env(AECEnv):
         max_cycles: int | None = None,
         illegal_action: str = "raise",
         illegal_reward: float = -1.0,
+        backend: str | None = None,
         **rule_overrides,
     ):
         super().__init__()
@@ -193,6 +210,7 @@ class raw_env(AECEnv):
                 "max_cycles": max_cycles,
                 "illegal_action": illegal_action,
                 "illegal_reward": illegal_reward,
+                "backend": backend,
             }
         )
         unknown = set(rule_overrides) - _RULES_FIELDS
@@ -212,6 +230,8 @@ class raw_env(AECEnv):
         self.max_cycles = None if max_cycles is None else int(max_cycles)
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
+        #: the engine the hands are played on: "core" or "python"
+        self.backend = resolve_backend(backend)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agent_name_mapping = {name: i for i, name in enumerate(self.possible_agents)}
         obs_space = spaces.Dict(
@@ -270,9 +290,15 @@ class raw_env(AECEnv):
             game = state_from_json(state) if isinstance(state, str) else state_from_dict(state)
             if game.rules != self.rules or game.num_players != self.num_players:
                 raise ValueError("the loaded state's rules or player count differ from the env's")
-            table = Table.from_game(game)
+            table = Table.from_game(game, backend=self.backend)
         else:
-            table = Table(self.rules, self.num_players, seed=seed, deck=options.get("deck"))
+            table = Table(
+                self.rules,
+                self.num_players,
+                seed=seed,
+                deck=options.get("deck"),
+                backend=self.backend,
+            )
         self.table = table
         self.agents = self.possible_agents[:]
         self.rewards = {name: 0.0 for name in self.agents}

@@ -46,10 +46,12 @@ Rewards (``seat_rewards``), given when a hand ends:
 from __future__ import annotations
 
 import random
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
+from canasta_env import core
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.engine.determinize import act_with_world, determinize
 from canasta_env.engine.game import PHASE_HAND_OVER, Game, IllegalActionError
@@ -65,6 +67,29 @@ EPISODE_MODES = ("hand", "game")
 #: Deals a batched table tries for one new game whose hand ends during its deal (rare).
 MAX_REDEALS = 100
 _ZERO_MASK = np.zeros(NUM_ACTIONS, MASK_DTYPE)
+#: The engines a table can play on: the compiled core (:mod:`canasta_env.core`) and the
+#: Python engine (:mod:`canasta_env.engine`), the same game bit for bit.
+BACKENDS = ("core", "python")
+_fallback_said = False
+
+
+def resolve_backend(backend: str | None) -> str:
+    """The engine a face plays on: ``backend`` itself ("core" or "python"), or for None
+    the core where it is built, else the Python engine, saying why once per process (a
+    warning of one line). "core" where the core is not built raises ``RuntimeError``."""
+    global _fallback_said
+    if backend is None:
+        if core.AVAILABLE:
+            return "core"
+        if not _fallback_said:
+            _fallback_said = True
+            warnings.warn(f"playing on the Python engine: {core.WHY_NOT}", stacklevel=3)
+        return "python"
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {(None, *BACKENDS)}, got {backend!r}")
+    if backend == "core" and not core.AVAILABLE:
+        raise RuntimeError(core.WHY_NOT)
+    return backend
 
 
 class Table:
@@ -81,27 +106,53 @@ class Table:
         num_players: int,
         seed: int | str | None = None,
         deck: list[int] | str | list[str] | None = None,
+        backend: str = "python",
     ):
-        self._seat_game(Game(rules, num_players, seed=seed, deck=deck))
+        if resolve_backend(backend) == "core":
+            self._seat_game(core.CoreGame(rules, num_players, seed=seed, deck=deck))
+        else:
+            self._seat_game(Game(rules, num_players, seed=seed, deck=deck))
 
     @classmethod
-    def from_game(cls, game: Game) -> Table:
-        """A table around ``game`` itself (not a copy): stepping the table steps it."""
+    def from_game(cls, game: Game, backend: str = "python") -> Table:
+        """A table around ``game``: on the Python engine the game itself (stepping the
+        table steps it), on the core a core game loaded from it."""
         table = cls.__new__(cls)
-        table._seat_game(game)
+        if resolve_backend(backend) == "core":
+            table._seat_game(core.CoreGame.from_game(game))
+        else:
+            table._seat_game(game)
         return table
 
-    def _seat_game(self, game: Game) -> None:
-        self.game = game
-        self.observer = ObservationBuilder(game)
-        self.rules = game.rules
-        self.num_players = game.num_players
-        self.seats = range(game.num_players)
-        self.team_of = game.team_of
+    def _seat_game(self, engine: Game | core.CoreGame) -> None:
+        #: the engine's game: a :class:`Game`, or a :class:`~canasta_env.core.CoreGame`
+        self.engine = engine
+        self.backend = "core" if isinstance(engine, core.CoreGame) else "python"
+        self._observer = ObservationBuilder(engine) if self.backend == "python" else None
+        self._snapshot: Game | None = None
+        self.rules = engine.rules
+        self.num_players = engine.num_players
+        self.seats = range(engine.num_players)
+        self.team_of = engine.team_of
+
+    @property
+    def game(self) -> Game:
+        """The position as a Python :class:`Game`, for reading (drawing, explaining,
+        saving): on the Python engine the game itself; on the core a copy made when
+        asked (and kept until the next step), so changing it changes nothing."""
+        if self.backend == "python":
+            return self.engine
+        if self._snapshot is None:
+            self._snapshot = self.engine.to_game()
+        return self._snapshot
 
     def copy(self) -> Table:
         """An independent table at the same position (the game copied, its caches fresh)."""
-        return Table.from_game(self.game.copy())
+        if self.backend == "core":
+            table = Table.__new__(Table)
+            table._seat_game(self.engine.copy())
+            return table
+        return Table.from_game(self.engine.copy())
 
     def __deepcopy__(self, memo) -> Table:
         return self.copy()
@@ -110,74 +161,80 @@ class Table:
     @property
     def current(self) -> int:
         """The seat to act (after the hand is over: the seat that acted last)."""
-        return self.game.current
+        return self.engine.current
 
     @property
     def hand_over(self) -> bool:
-        return self.game.phase == PHASE_HAND_OVER
+        return self.engine.phase == PHASE_HAND_OVER
 
     def legal_actions(self) -> list[int]:
         """The sorted legal action ids of the seat to act (empty once the hand is over)."""
-        return self.game.legal_actions()
+        return self.engine.legal_actions()
 
     def is_legal(self, action: int) -> bool:
-        return self.game.is_legal(action)
+        return self.engine.is_legal(action)
 
     def mask(self) -> np.ndarray:
         """A new int8 mask of the seat to act's legal actions (all zero at hand over)."""
+        if self._observer is None:
+            return self.engine.mask()
         flags = bytearray(NUM_ACTIONS)
-        for action in self.game.legal_actions():
+        for action in self.engine.legal_actions():
             flags[action] = 1
         return np.frombuffer(flags, MASK_DTYPE)
 
     def observation(self, seat: int, to_act: bool = True) -> np.ndarray:
         """The observation of ``seat`` (a new float32 array); ``to_act`` False shows it as
         a seat not to act even on its turn (the turn fields zeroed)."""
-        return self.observer.build(seat, to_act)
+        if self._observer is None:
+            return self.engine.observation(seat, to_act)
+        return self._observer.build(seat, to_act)
 
     def view(self, seat: int, live: bool = True) -> dict[str, np.ndarray]:
         """What ``seat`` sees, as the faces give it: ``{"observation": ..., "action_mask":
         ...}`` (new arrays). The seat acts when it is live (its episode not over), the hand
         is on and it is its turn; any other seat gets an all-zero mask."""
-        game = self.game
+        game = self.engine
         to_act = live and seat == game.current and game.phase != PHASE_HAND_OVER
         mask = self.mask() if to_act else _ZERO_MASK.copy()
-        return {"observation": self.observer.build(seat, to_act), "action_mask": mask}
+        return {"observation": self.observation(seat, to_act), "action_mask": mask}
 
     # ------------------------------------------------------------------ stepping
     def step(self, action: int) -> None:
         """Play ``action`` for the seat to act; an illegal one raises
         :class:`~canasta_env.engine.game.IllegalActionError` and changes nothing."""
-        self.game.apply(action)
+        self._snapshot = None
+        self.engine.apply(action)
 
     def next_hand(self, deck: list[int] | str | list[str] | None = None) -> None:
         """Deal the next hand of the game; raises while the hand is on or once the
         game is over."""
-        self.game.next_hand(deck)
+        self._snapshot = None
+        self.engine.next_hand(deck)
 
     # ------------------------------------------------------------------ outcome
     @property
     def end_reason(self) -> str | None:
-        return self.game.end_reason
+        return self.engine.end_reason
 
     @property
     def team_scores(self) -> list[int]:
         """Each team's score for the hand that ended."""
-        return [sheet["total"] for sheet in self.game.hand_scores]
+        return [sheet["total"] for sheet in self.engine.hand_scores]
 
     @property
     def game_scores(self) -> list[int]:
         """Each team's total over the game's hands so far (a new list)."""
-        return list(self.game.scores)
+        return list(self.engine.scores)
 
     @property
     def went_out(self) -> int | None:
         """The seat that went out to end the hand, if one did."""
-        return self.game.went_out
+        return self.engine.went_out
 
     def outcome(self) -> dict:
         """The end of the hand as the env's infos give it (new lists and dicts)."""
-        game = self.game
+        game = self.engine
         return {
             "hand_scores": [dict(sheet) for sheet in game.hand_scores],
             "scores": list(game.scores),
@@ -186,7 +243,7 @@ class Table:
 
     def episode_ends(self, episode: str = "hand") -> bool:
         """Whether the hand that ended ends an episode of ``episode`` ("hand" or "game")."""
-        return episode == "hand" or self.game.game_over
+        return episode == "hand" or self.engine.game_over
 
     def seat_rewards(
         self, reward: str = "score", reward_scale: float = 1000.0, episode: str = "hand"
@@ -194,7 +251,7 @@ class Table:
         """What each seat earns from the hand that ended (see the module docstring): the
         env adds these to its rewards, every hand for ``"score"``, at the episode's end for
         ``"win"`` (zeros before)."""
-        game = self.game
+        game = self.engine
         totals = [sheet["total"] for sheet in game.hand_scores]
         teams = game.num_teams
         team_of = game.team_of
@@ -226,6 +283,8 @@ class Table:
     def choose_action(self, agent, observation: np.ndarray, mask: np.ndarray) -> int:
         """``agent``'s action at the seat to act; a search agent (``see_world``) first gets
         a world for that seat drawn from its own ``rng``."""
+        if getattr(agent, "see_world", None) is None:
+            return agent.act(observation, mask)  # no world asked for: no copy of the game
         return act_with_world(agent, self.game, observation, mask)
 
 
@@ -259,7 +318,9 @@ class BatchedTable:
         reward_scale: float = 1000.0,
         episode: str = "hand",
         auto_deal: bool = True,
+        backend: str = "python",
     ):
+        self.backend = resolve_backend(backend)
         if reward not in REWARD_MODES:
             raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         if episode not in EPISODE_MODES:
@@ -303,21 +364,21 @@ class BatchedTable:
         for _ in range(MAX_REDEALS):
             deal_seed = self._seed + self._next_deal
             self._next_deal += 1
-            table = Table(self.rules, self.num_players, seed=deal_seed)
+            table = Table(self.rules, self.num_players, seed=deal_seed, backend=self.backend)
             if not table.hand_over:
                 return table, deal_seed
         raise RuntimeError(f"no deal in {MAX_REDEALS} in which a seat acts")
 
     def _write_view(self, k: int) -> None:
         table = self.tables[k]
-        game = table.game
         row = self.mask[k]
-        row.fill(0)
-        to_act = game.phase != PHASE_HAND_OVER
+        to_act = not table.hand_over
         if to_act:
-            row[game.legal_actions()] = 1
-        self.seat[k] = game.current
-        self.obs[k] = table.observer.build(game.current, to_act)
+            row[:] = table.mask()
+        else:
+            row.fill(0)
+        self.seat[k] = table.current
+        self.obs[k] = table.observation(table.current, to_act)
 
     def step(self, actions: Sequence[int] | np.ndarray) -> None:
         """Play ``actions[k]`` at each table ``k`` whose episode is on (the entries of
@@ -332,7 +393,7 @@ class BatchedTable:
             )
         ids = actions.tolist()
         for k, action in enumerate(ids):
-            live = self.tables[k].game.phase != PHASE_HAND_OVER
+            live = not self.tables[k].hand_over
             if live and not (0 <= action < NUM_ACTIONS and self.mask[k, action]):
                 raise IllegalActionError(
                     f"table {k}: illegal action {action} for seat {int(self.seat[k])}"
@@ -342,10 +403,10 @@ class BatchedTable:
         self.finished = [None] * self.num_tables
         for k, action in enumerate(ids):
             table = self.tables[k]
-            if table.game.phase == PHASE_HAND_OVER:
+            if table.hand_over:
                 continue  # an ended episode that was not dealt again
             table.step(action)
-            if table.game.phase == PHASE_HAND_OVER:
+            if table.hand_over:
                 self._hand_ended(k)
             self._write_view(k)
 
@@ -369,10 +430,12 @@ class BatchedTable:
 
 
 __all__ = [
+    "BACKENDS",
     "EPISODE_MODES",
     "MASK_DTYPE",
     "OBS_DTYPE",
     "REWARD_MODES",
     "BatchedTable",
     "Table",
+    "resolve_backend",
 ]

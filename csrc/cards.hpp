@@ -26,7 +26,8 @@ constexpr std::array<int, NUM_KINDS> CARD_VALUES = {5, 5, 5, 5, 10, 10, 10, 10,
 inline bool is_wild(int kind) { return kind == TWO || kind == JOKER; }
 inline bool is_natural(int kind) { return kind >= 0 && kind < NUM_NATURALS; }
 
-// G-1: cards of each kind in num_decks 52-card decks plus jokers.
+// G-1: cards of each kind in num_decks 52-card decks plus jokers (the decks and jokers of
+// C-1, K-1, S-1 and I-1 come resolved in the rules).
 inline std::array<int, NUM_KINDS> deck_counts(int num_decks, int jokers_per_deck) {
   std::array<int, NUM_KINDS> counts{};
   for (int k = 0; k < NUM_NATURALS; ++k) counts[k] = 4 * num_decks;

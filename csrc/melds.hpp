@@ -62,7 +62,8 @@ inline int64_t meld_points(int slot, int64_t naturals, int64_t twos, int64_t jok
 
 struct CanastaSummary { int count, clean, dirty; };
 
-// (canastas, clean canastas, dirty canastas) of the unfinished melds of a team, plus
+// (canastas, clean canastas, dirty canastas) of the unfinished melds of a team of canasta
+// size (C-6, as melds.py team_canastas), plus
 // `closed_count` and `closed_clean` finished ones (canasta_summary).
 inline CanastaSummary canasta_summary(const Rules& rules, const int16_t* nat, const int16_t* two,
                                       const int16_t* jok, int closed_count, int closed_clean) {

@@ -48,7 +48,10 @@ def difference(py: Game, core: CoreGame) -> str:
             else getattr(py, name) != getattr(other, name)
         )
     ]
-    shown = {name: (repr(getattr(py, name))[:200], repr(getattr(other, name))[:200]) for name in names[:3]}
+    shown = {
+        name: (repr(getattr(py, name))[:200], repr(getattr(other, name))[:200])
+        for name in names[:3]
+    }
     return f"fields differ: {names}; python vs core: {shown}"
 
 
@@ -127,33 +130,3 @@ class ShadowGame(Game):
         problem = difference(self, core)
         assert not problem, f"scenario action {action}: {problem}"
         ShadowGame.checks += 1
-
-
-class CoreDrivenGame(Game):
-    """A Game whose state and legal actions come from the core at every step: the core
-    plays, and this object only mirrors its state for the Python readers (observations,
-    the table). Used to compute the goldens and the behaviour digest with the core."""
-
-    made = 0
-
-    def __init__(self, rules, num_players, seed=None, deck=None):
-        CoreDrivenGame.made += 1
-        self.core = CoreGame(rules, num_players, seed=seed, deck=deck)
-        self._pull()
-
-    def _pull(self) -> None:
-        mirror = self.core.to_game()
-        self.__dict__.update({name: getattr(mirror, name) for name in STATE_FIELDS})
-        self._caches()
-        self._legal = self.core.legal_actions()
-
-    def legal_actions(self) -> list[int]:
-        return self._legal
-
-    def apply(self, action) -> None:
-        self.core.apply(action)
-        self._pull()
-
-    def next_hand(self, deck=None) -> None:
-        self.core.next_hand(deck)
-        self._pull()

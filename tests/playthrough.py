@@ -94,12 +94,19 @@ DIGEST_FORMAT = 1
 # ---------------------------------------------------------------------- playing
 
 
+#: The engine the playthroughs and the digest are played on: the Python engine, the
+#: reference; tests/test_core_parity.py sets "core" to replay them on the compiled core.
+BACKEND = "python"
+
+
 def make_env(variant: str, players: int, hands: int) -> raw_env:
     """``"spanish+sequences"`` is the spanish preset with ``sequences=True``."""
     preset, _, option = variant.partition("+")
     overrides = {option: True} if option else {}
     episode = "hand" if hands == 1 else "game"
-    return raw_env(variant=preset, num_players=players, episode=episode, **overrides)
+    return raw_env(
+        variant=preset, num_players=players, episode=episode, backend=BACKEND, **overrides
+    )
 
 
 def choose_action(rng: random.Random, legal: list[int], style: str) -> int:

@@ -277,8 +277,9 @@ NAN, INF = float("nan"), float("inf")
             {"max_cycle": 10},
             "unknown rules field(s) ['max_cycle'] (did you mean 'max_cycles'?); the env's own "
             "options are variant, num_players, render_mode, reward, reward_scale, episode, "
-            "max_cycles, illegal_action, illegal_reward",
+            "max_cycles, illegal_action, illegal_reward, backend",
         ),
+        ({"backend": "rust"}, "backend must be one of (None, 'core', 'python'), got 'rust'"),
         (
             {"hand_size": [[2, 0], [3, 13], [4, 11], [6, 11]]},
             "rules field 'hand_size': cards must be an integer >= 1 (every player is dealt at "

@@ -66,6 +66,23 @@ def test_every_rule_id_named_in_code_and_tests_is_in_the_rules_page():
     assert not missing, f"rule ids named in code or tests but not in docs/rules.md: {missing}"
 
 
+def test_every_rule_of_the_engine_is_mirrored_in_the_core():
+    """A rule id the Python engine names where it implements rules (engine/, the
+    observation) is named in the compiled core's C++ too (csrc/, beside the code that
+    mirrors it), and the core names no rule the rules page lacks: a rule cannot land in
+    one engine only, and the rule index lists the core's site of each."""
+    engine = docs.engine_rule_ids()
+    core = docs.core_sites()
+    assert {"C-9", "S-19", "I-3", "G-6"} <= engine  # the scans find real mentions
+    assert {"C-9", "S-19", "I-3", "G-6"} <= set(core)
+    missing = sorted(engine - set(core), key=docs._sort_key)
+    assert not missing, f"rules the engine implements that csrc/ never names: {missing}"
+    unknown = sorted(set(core) - set(docs.rule_titles()), key=docs._sort_key)
+    assert not unknown, f"rule ids named in csrc/ but not in docs/rules.md: {unknown}"
+    page = (ROOT / "docs/rules_classic.md").read_text(encoding="utf-8")
+    assert "| core |" in page and "`csrc/game.cpp`" in page
+
+
 def test_every_ambiguity_named_in_code_and_tests_is_in_the_rules_page():
     named = set()
     for directory in ("canasta_env", "tests"):

@@ -322,12 +322,11 @@ def test_a_meld_of_every_natural_of_a_rank_at_the_most_decks():
         num_decks=MAX_DECKS,
         hand_size=[[2, aces + 5], [3, 13], [4, 11], [6, 11]],
     )
-    game = env.game
     env.step(DRAW)
     env.step(str_to_action("meld A A A A A A A"))
-    while game.hands[0][ACE]:
+    while env.game.hands[0][ACE]:  # env.game: the position now (a copy on the core)
         env.step(ADD_NATURAL + ACE)
-    assert game.nat[0][ACE] == aces
+    assert env.game.nat[0][ACE] == aces
     assert decode(env.observe("player_0")["observation"])["teams"][ACE] == aces
 
 

@@ -177,7 +177,7 @@ class CanastaMultiAgentEnv(MultiAgentEnv):
             # 2's env 0 get the same number: the runner's index keeps their hands apart
             self.rng = np.random.default_rng([seed, self.worker])
         deal_seed = int(self.rng.integers(2**62))
-        self.table = Table(self.rules, self.num_players, seed=deal_seed)
+        self.table = Table(self.rules, self.num_players, seed=deal_seed, backend=None)
         self.learner_team = int(self.rng.integers(2))
         self.draw = float(self.rng.random())
         self.opponent = pick(self.league.entries(), self.draw)

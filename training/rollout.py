@@ -142,7 +142,7 @@ class HandRunner:
         from agents.registry import make_agent
 
         variant, players = table
-        hand = Table(self._rules_of(variant), players, seed=deal_seed)
+        hand = Table(self._rules_of(variant), players, seed=deal_seed, backend=None)
         controllers = [team_controllers[hand.team_of[seat]] for seat in hand.seats]
         bots = {}
         for seat, controller in enumerate(controllers):
