@@ -16,7 +16,8 @@ STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml constraints.txt
+# the compiled core (csrc/, CMakeLists.txt) is built by the install: a change there rebuilds it
+$(STAMP): pyproject.toml constraints.txt CMakeLists.txt $(wildcard csrc/*)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[$(EXTRAS)]"
 	@$(PY) -c "import importlib.util as u, sys; torch = u.find_spec('torch') and __import__('torch'); \

@@ -12,11 +12,15 @@ the rate over collection plus update (what a run gets), and each part alone.
 
 ``--model`` starts from a model file (default: the shipped classic 2-player
 agent, else a new network), so the hands are as long as a trained agent's.
+``--engines`` (default ``core python``) times the run once per engine, in one run: the
+rollout workers play their hands on the compiled core or the Python engine
+(``CANASTA_BACKEND``, :func:`canasta_env.table.resolve_backend`).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -32,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=4)
     parser.add_argument("--rollout-steps", type=int, default=16_384)
     parser.add_argument("--model", default=None, help="model file to start from")
+    parser.add_argument(
+        "--engines", nargs="+", default=["core", "python"], choices=["core", "python"]
+    )
     parser.add_argument(
         "--kick", action="store_true", help="with the shadow expert of kickstarting (slower)"
     )
@@ -62,30 +69,37 @@ def main(argv: list[str] | None = None) -> int:
         init=model,
         kick_coef=1.0 if args.kick else 0.0,
     )
-    with tempfile.TemporaryDirectory() as tmp, WorkerPool(args.jobs, args.envs) as pool:
-        trainer = Trainer(Run(tmp, config), pool)
-        trainer.start_league()
-        trainer.collect()  # warm-up: workers import and build their tables
-        collect_s = update_s = 0.0
-        steps = 0
-        for _ in range(args.iterations):
-            t0 = time.perf_counter()
-            batch = trainer.collect()
-            t1 = time.perf_counter()
-            trainer.update(batch)
-            t2 = time.perf_counter()
-            trainer.iteration += 1
-            collect_s += t1 - t0
-            update_s += t2 - t1
-            steps += len(batch["actions"])
     print(
         f"{args.variant} {args.players}p, jobs {args.jobs}, envs {args.envs}, torch threads "
         f"{args.threads}, start: {Path(model).name if model else 'new network'}, "
         f"shadow expert: {'yes' if args.kick else 'no'}"
     )
-    print(f"learner steps/s (collect + update): {steps / (collect_s + update_s):,.0f}")
-    print(f"  collection alone: {steps / collect_s:,.0f} steps/s ({steps} steps)")
-    print(f"  PPO update alone: {steps / update_s:,.0f} samples/s")
+    rates = {}
+    for engine in args.engines:
+        os.environ["CANASTA_BACKEND"] = engine  # the workers started below inherit it
+        with tempfile.TemporaryDirectory() as tmp, WorkerPool(args.jobs, args.envs) as pool:
+            trainer = Trainer(Run(tmp, config), pool)
+            trainer.start_league()
+            trainer.collect()  # warm-up: workers import and build their tables
+            collect_s = update_s = 0.0
+            steps = 0
+            for _ in range(args.iterations):
+                t0 = time.perf_counter()
+                batch = trainer.collect()
+                t1 = time.perf_counter()
+                trainer.update(batch)
+                t2 = time.perf_counter()
+                trainer.iteration += 1
+                collect_s += t1 - t0
+                update_s += t2 - t1
+                steps += len(batch["actions"])
+        rates[engine] = steps / (collect_s + update_s)
+        print(f"engine {engine}: learner steps/s (collect + update): {rates[engine]:,.0f}")
+        print(f"  collection alone: {steps / collect_s:,.0f} steps/s ({steps} steps)")
+        print(f"  PPO update alone: {steps / update_s:,.0f} samples/s")
+    os.environ.pop("CANASTA_BACKEND", None)
+    if {"core", "python"} <= set(rates):
+        print(f"core / python: x{rates['core'] / rates['python']:.2f}")
     if args.sb3_steps:
         import sys
 

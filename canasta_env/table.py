@@ -45,6 +45,7 @@ Rewards (``seat_rewards``), given when a hand ends:
 
 from __future__ import annotations
 
+import os
 import random
 import warnings
 from collections.abc import Sequence
@@ -70,14 +71,20 @@ _ZERO_MASK = np.zeros(NUM_ACTIONS, MASK_DTYPE)
 #: The engines a table can play on: the compiled core (:mod:`canasta_env.core`) and the
 #: Python engine (:mod:`canasta_env.engine`), the same game bit for bit.
 BACKENDS = ("core", "python")
+#: The environment variable that picks the engine where a face is given none.
+BACKEND_VARIABLE = "CANASTA_BACKEND"
 _fallback_said = False
 
 
 def resolve_backend(backend: str | None) -> str:
-    """The engine a face plays on: ``backend`` itself ("core" or "python"), or for None
-    the core where it is built, else the Python engine, saying why once per process (a
-    warning of one line). "core" where the core is not built raises ``RuntimeError``."""
+    """The engine a face plays on: ``backend`` itself ("core" or "python"); for None the
+    environment variable ``CANASTA_BACKEND`` if set (to run every face of a process and
+    its workers on one engine, e.g. to time both), else the core where it is built, else
+    the Python engine, saying why once per process (a warning of one line). "core" where
+    the core is not built raises ``RuntimeError``."""
     global _fallback_said
+    if backend is None:
+        backend = os.environ.get(BACKEND_VARIABLE) or None
     if backend is None:
         if core.AVAILABLE:
             return "core"
@@ -86,7 +93,8 @@ def resolve_backend(backend: str | None) -> str:
             warnings.warn(f"playing on the Python engine: {core.WHY_NOT}", stacklevel=3)
         return "python"
     if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {(None, *BACKENDS)}, got {backend!r}")
+        where = f" ({BACKEND_VARIABLE})" if backend == os.environ.get(BACKEND_VARIABLE) else ""
+        raise ValueError(f"backend must be one of {(None, *BACKENDS)}, got {backend!r}{where}")
     if backend == "core" and not core.AVAILABLE:
         raise RuntimeError(core.WHY_NOT)
     return backend

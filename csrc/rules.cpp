@@ -1,11 +1,20 @@
 // Filling the rules struct from the values canasta_env/core.py sends (rules.hpp).
 #include "rules.hpp"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 namespace canasta {
 
 namespace {
 
+// The fields from_values has read: every field the Python side sends must be read, so
+// that a rules field added to rules.py alone is refused here (docs/core.md).
+thread_local std::vector<std::string>* g_read = nullptr;
+
 const std::vector<int64_t>& field(const RuleValues& values, const char* name) {
+  if (g_read) g_read->emplace_back(name);
   auto found = values.find(name);
   if (found == values.end())
     throw std::invalid_argument(std::string("core rules: the field '") + name + "' is missing");
@@ -43,6 +52,9 @@ uint32_t kind_mask(const RuleValues& values, const char* name) {
 }  // namespace
 
 Rules Rules::from_values(const RuleValues& v) {
+  std::vector<std::string> read;
+  g_read = &read;
+  struct Done { ~Done() { g_read = nullptr; } } done;
   Rules r;
   r.num_decks = static_cast<int>(scalar(v, "num_decks"));
   r.jokers_per_deck = static_cast<int>(scalar(v, "jokers_per_deck"));
@@ -124,6 +136,10 @@ Rules Rules::from_values(const RuleValues& v) {
   if (r.num_decks < 1 || r.num_decks > 8 || r.jokers_per_deck < 0 ||
       r.total_cards() > 671 || r.hand_size < 1 || r.draw_count < 1)
     throw std::invalid_argument("core rules: the deck or deal is outside what the core holds");
+  for (const auto& [name, values] : v)
+    if (std::find(read.begin(), read.end(), name) == read.end())
+      throw std::invalid_argument("core rules: the field '" + name +
+                                  "' is not read by the core (csrc/rules.cpp; docs/core.md)");
   return r;
 }
 

@@ -185,3 +185,28 @@ def test_faces_parity_catches_a_rule_change_in_the_core() -> None:
     finally:
         _core._set_fault(0)
     _play_side_by_side("classic", 2, {}, seed=5, steps=300)
+
+
+def test_backend_variable_picks_the_engine(monkeypatch) -> None:
+    monkeypatch.setenv("CANASTA_BACKEND", "python")
+    assert canasta_env.raw_env().backend == "python"
+    assert canasta_env.raw_env(backend="core").backend == "core"  # an explicit choice wins
+    monkeypatch.setenv("CANASTA_BACKEND", "rust")
+    with pytest.raises(ValueError, match=r"got 'rust' \(CANASTA_BACKEND\)"):
+        canasta_env.raw_env()
+
+
+def test_a_rules_field_the_core_does_not_read_is_refused() -> None:
+    """A field added to rules.py but not to csrc/rules.cpp stops the core at once (so every
+    parity test fails) rather than being ignored (docs/core.md, adding a rule field)."""
+    from canasta_env import _core
+    from canasta_env.core import rules_values
+
+    values = rules_values(canasta_env.make_rules("classic"), 4)
+    _core.Rules.from_values(values)  # every field read
+    values["new_house_rule"] = [1]
+    with pytest.raises(ValueError, match="'new_house_rule' is not read by the core"):
+        _core.Rules.from_values(values)
+    del values["take_naturals"]
+    with pytest.raises(ValueError, match="'take_naturals' is missing"):
+        _core.Rules.from_values(values)
