@@ -225,7 +225,9 @@ class CoreGame:
         self._core_rules = _core.Rules.from_values(rules_values(game.rules, game.num_players))
         rng_state = game.rng.getstate()
         if rng_state[2] is not None:
-            raise ValueError("core state: field 'rng' has a pending gauss value the core cannot hold")
+            raise ValueError(
+                "core state: field 'rng' has a pending gauss value the core cannot hold"
+            )
         self._game = _core.Game(
             self._core_rules, game.rules.name, game.num_players, list(rng_state[1]), None, None
         )

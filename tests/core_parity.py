@@ -48,7 +48,10 @@ def difference(py: Game, core: CoreGame) -> str:
             else getattr(py, name) != getattr(other, name)
         )
     ]
-    shown = {name: (repr(getattr(py, name))[:200], repr(getattr(other, name))[:200]) for name in names[:3]}
+    shown = {
+        name: (repr(getattr(py, name))[:200], repr(getattr(other, name))[:200])
+        for name in names[:3]
+    }
     return f"fields differ: {names}; python vs core: {shown}"
 
 

@@ -153,7 +153,11 @@ def test_rule_scenarios_through_the_core(module_name, monkeypatch) -> None:
     before = ShadowGame.checks
     ran = 0
     for name, function in vars(module).items():
-        if name.startswith("test_") and callable(function) and not inspect.signature(function).parameters:
+        if (
+            name.startswith("test_")
+            and callable(function)
+            and not inspect.signature(function).parameters
+        ):
             function()
             ran += 1
     assert ran > 0 and ShadowGame.checks > before, "no scenario reached the core"
