@@ -206,9 +206,7 @@ def vector_env(
     make = _CoreVectorEnv if backend == "core" else _PythonVectorEnv
     if backend == "core" and not core.AVAILABLE:
         raise RuntimeError(core.WHY_NOT)
-    return make(
-        rules, num_players, int(num_envs), int(seed), reward, float(reward_scale), episode
-    )
+    return make(rules, num_players, int(num_envs), int(seed), reward, float(reward_scale), episode)
 
 
 def core_observation(game: core.CoreGame, seat: int, to_act: bool = True) -> np.ndarray:

@@ -39,16 +39,16 @@ constexpr int ESCALA_REAL = NUM_NATURALS;
 // the largest count a byte of the Python vector holds (observation.py _count_bytes)
 constexpr int BYTE_MAX = 255;
 
+// (written whether 0 or not: a branch per entry costs more than the store)
 template <class T>
 inline void put_counts(float* out, const T* counts, int size, float scale) {
-  for (int i = 0; i < size; ++i)
-    if (counts[i]) out[i] = static_cast<float>(counts[i]) * scale;
+  for (int i = 0; i < size; ++i) out[i] = static_cast<float>(counts[i]) * scale;
 }
 
 template <class T>
 inline void put_clamped(float* out, const T* counts, int size) {
   for (int i = 0; i < size; ++i)
-    if (counts[i]) out[i] = static_cast<float>(std::min<int>(counts[i], BYTE_MAX)) * QUARTER;
+    out[i] = static_cast<float>(std::min<int>(counts[i], BYTE_MAX)) * QUARTER;
 }
 
 // (canastas, clean, dirty) of a team, as observation.py _team_block counts them

@@ -43,8 +43,7 @@ struct Rng {
 
   // random._randbelow_with_getrandbits(n), n >= 1
   uint32_t randbelow(uint32_t n) {
-    int k = 0;
-    for (uint32_t v = n; v; v >>= 1) ++k;  // n.bit_length()
+    const int k = 32 - __builtin_clz(n);  // n.bit_length(), n >= 1
     uint32_t r = getrandbits(k);
     while (r >= n) r = getrandbits(k);
     return r;

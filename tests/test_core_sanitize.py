@@ -46,7 +46,10 @@ def _runtime(name: str) -> str:
 
 def _build(build_dir: Path) -> Path:
     cmake_dir = subprocess.run(
-        [sys.executable, "-m", "nanobind", "--cmake_dir"], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "nanobind", "--cmake_dir"],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     configure = [
         "cmake",
@@ -63,9 +66,13 @@ def _build(build_dir: Path) -> Path:
     ]
     for command in (configure, ["ninja", "-C", str(build_dir), "-j2", "_core"]):
         done = subprocess.run(command, capture_output=True, text=True)
-        assert done.returncode == 0, f"{command[0]} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        assert done.returncode == 0, (
+            f"{command[0]} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        )
     built = sorted(build_dir.glob("_core*.so"))
     assert built, f"no _core*.so in {build_dir}"
+    code = built[0].read_bytes()  # instrumented: it calls the sanitizers' report hooks
+    assert b"__asan_report" in code and b"__ubsan_handle" in code, "the build is not instrumented"
     return built[0]
 
 
@@ -100,6 +107,9 @@ def test_core_under_sanitizers(tmp_path) -> None:
     )
     output = done.stdout + done.stderr
     reports = [mark for mark in REPORT_MARKS if mark in output]
-    assert done.returncode == 0 and not reports, f"exit {done.returncode}, {reports}:\n{output[-6000:]}"
+    assert done.returncode == 0 and not reports, (
+        f"exit {done.returncode}, {reports}:\n{output[-6000:]}"
+    )
     assert "sanitized core checked" in done.stdout, output[-3000:]
-    print(f"build {built - start:.0f} s, checks {time.monotonic() - built:.0f} s; {done.stdout.strip()}")
+    checks = time.monotonic() - built
+    print(f"build {built - start:.0f} s, checks {checks:.0f} s; {done.stdout.strip()}")
