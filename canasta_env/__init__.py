@@ -6,7 +6,9 @@ PettingZoo's versioned name: ``from canasta_env import canasta_v0``, then
 ``canasta_v0.env(...)``. See :mod:`canasta_env.env` for the full documentation.
 Every face plays its hands on a :class:`~canasta_env.table.Table` (one game: views,
 int8 masks, steps, the outcome); :class:`~canasta_env.table.BatchedTable` steps N of
-them into preallocated arrays.
+them into preallocated arrays. ``canasta_env.vector_env(...)`` steps N tables with one
+array of actions, on the compiled core (:mod:`canasta_env.core`, ``docs/core.md``) where
+it is built.
 Importing the package registers the Gymnasium single-agent env
 ``gymnasium.make("canasta_env/Canasta-v0", ...)`` (:mod:`canasta_env.gym_env`).
 """
@@ -19,6 +21,7 @@ from canasta_env.env import env, raw_env  # binds the functions over the submodu
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import PRESETS, Rules, make_rules
 from canasta_env.table import BatchedTable, Table
+from canasta_env.vector import vector_env
 
 __version__ = "0.1.0"
 
@@ -39,5 +42,6 @@ __all__ = [
     "make_rules",
     "raw_env",
     "str_to_action",
+    "vector_env",
     "__version__",
 ]

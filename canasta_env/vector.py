@@ -2,7 +2,7 @@
 
 Usage::
 
-    import canasta_env.vector
+    import canasta_env
 
     venv = canasta_env.vector_env(variant="classic", num_players=4, num_envs=256, seed=0)
     obs, mask, seat = venv.reset()
@@ -54,12 +54,11 @@ from canasta_env.actions import NUM_ACTIONS
 from canasta_env.env import OPTIONS, check_options
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import Rules, check_player_count, make_rules
-from canasta_env.table import MASK_DTYPE, OBS_DTYPE, BatchedTable
+from canasta_env.table import MASK_DTYPE, OBS_DTYPE, BatchedTable, resolve_backend
 
 if core.AVAILABLE:
     from canasta_env import _core
 
-BACKENDS = ("core", "python")
 #: The dtype of the rewards array (BatchedTable's float64 sums, cast).
 REWARD_DTYPE = np.dtype(np.float32)
 #: The env's options that a vector env takes, checked as the env checks them.
@@ -194,35 +193,20 @@ def vector_env(
         raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise ValueError(f"seed must be an integer, got {seed!r}")
-    if backend is None:
-        backend = "core" if core.AVAILABLE else "python"
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {(None, *BACKENDS)}, got {backend!r}")
+    backend = resolve_backend(backend)  # None: CANASTA_BACKEND, else the core where built
     if house_rules is not None and not isinstance(house_rules, dict):
         raise ValueError(f"house_rules must be a dict of rules fields, got {house_rules!r}")
     rules = make_rules(variant, **(house_rules or {}))
     num_players = int(num_players)
     check_player_count(rules, num_players)
     make = _CoreVectorEnv if backend == "core" else _PythonVectorEnv
-    if backend == "core" and not core.AVAILABLE:
-        raise RuntimeError(core.WHY_NOT)
     return make(rules, num_players, int(num_envs), int(seed), reward, float(reward_scale), episode)
 
 
-def core_observation(game: core.CoreGame, seat: int, to_act: bool = True) -> np.ndarray:
-    """The compiled observation of ``seat`` in a core game (a new float32 array): what
-    :class:`~canasta_env.observation.ObservationBuilder` builds, bit for bit."""
-    if not core.AVAILABLE:
-        raise RuntimeError(core.WHY_NOT)
-    return _core.observation(game._game, seat, to_act)
-
-
 __all__ = [
-    "BACKENDS",
     "MASK_DTYPE",
     "OBS_DTYPE",
     "REWARD_DTYPE",
     "VectorEnv",
-    "core_observation",
     "vector_env",
 ]

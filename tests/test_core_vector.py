@@ -28,7 +28,7 @@ from canasta_env.core import AVAILABLE, WHY_NOT, CoreGame
 from canasta_env.engine.game import PHASE_HAND_OVER, Game
 from canasta_env.observation import LAYOUT, OBS_SIZE, SCALES, ObservationBuilder
 from canasta_env.rules import PRESETS, make_rules
-from canasta_env.vector import core_observation, vector_env
+from canasta_env.vector import vector_env
 
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason=WHY_NOT or "core not built")
 
@@ -79,7 +79,7 @@ def observation_fuzz(table, steps: int, seed: int = 0) -> None:
         for seat in range(n):
             for to_act in (True, False):
                 expected = builder.build(seat, to_act)
-                got = core_observation(core, seat, to_act)
+                got = core.observation(seat, to_act)
                 if got.tobytes() != expected.tobytes():
                     wrong = [
                         s.name for s in LAYOUT.spans if (got != expected)[s.start : s.stop].any()
