@@ -17,6 +17,7 @@ loading state JSON goes through those and :mod:`canasta_env.state_io`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import random
 
 import numpy as np
@@ -81,6 +82,13 @@ def rules_values(rules: Rules, num_players: int) -> dict[str, list[int]]:
     return values
 
 
+@functools.lru_cache(maxsize=64)
+def core_rules(rules: Rules, num_players: int):
+    """The core's rules object for ``rules`` at ``num_players`` (made once per pair: a new
+    game per hand must not convert the rules again)."""
+    return _core.Rules.from_values(rules_values(rules, num_players))
+
+
 def _require() -> None:
     if not AVAILABLE:
         raise RuntimeError(WHY_NOT)
@@ -101,7 +109,8 @@ class CoreGame:
         self.num_players = num_players
         self._seat_teams()
         self.seed = seed
-        self._core_rules = _core.Rules.from_values(rules_values(rules, num_players))
+        self._core_rules = core_rules(rules, num_players)
+        self._ended = None
         words = list(random.Random(seed).getstate()[1])
         kinds, suits = self._deck(deck)
         self._game = _core.Game(self._core_rules, rules.name, num_players, words, kinds, suits)
@@ -145,6 +154,7 @@ class CoreGame:
             action = action.__index__()
         if not 0 <= action < NUM_ACTIONS:
             raise IllegalActionError(f"action id {action} is outside 0..{NUM_ACTIONS - 1}")
+        self._ended = None
         try:
             self._game.apply(action)
         except ValueError as error:
@@ -152,6 +162,7 @@ class CoreGame:
 
     def next_hand(self, deck=None) -> None:
         kinds, suits = self._deck(deck)
+        self._ended = None
         try:
             self._game.next_hand(kinds, suits)
         except ValueError as error:
@@ -161,6 +172,7 @@ class CoreGame:
 
     def random_steps(self, steps: int, seed: int) -> int:
         """Play up to ``steps`` random legal actions in C++ (to the hand's end at most)."""
+        self._ended = None
         return self._game.random_steps(steps, seed)
 
     # ------------------------------------------------------------------ queries
@@ -204,13 +216,35 @@ class CoreGame:
     def end_reason(self) -> str | None:
         return self._game.end_reason
 
+    def _end_of_hand(self) -> tuple[list[dict], int | None]:
+        """The score sheets and who went out, read once per finished hand (the state does
+        not change until the next hand)."""
+        if self._ended is None:
+            state = self._game.get_state()
+            self._ended = (state["hand_scores"], state["went_out"])
+        return self._ended
+
     @property
     def hand_scores(self) -> list[dict] | None:
-        return self._game.get_state()["hand_scores"] if self.phase == PHASE_HAND_OVER else None
+        return self._end_of_hand()[0] if self.phase == PHASE_HAND_OVER else None
 
     @property
     def went_out(self) -> int | None:
+        if self.phase == PHASE_HAND_OVER:
+            return self._end_of_hand()[1]
         return self._game.get_state()["went_out"]
+
+    def view(self, seat: int, live: bool = True) -> dict[str, np.ndarray]:
+        """:meth:`~canasta_env.table.Table.view` in one pass over the core: the
+        observation and mask of ``seat`` (the mask all zero unless it is live and to act)."""
+        game = self._game
+        to_act = live and seat == game.current_player and game.phase != PHASE_HAND_OVER
+        if to_act:
+            game.update_mask()
+            mask = self._mask_view.copy()
+        else:
+            mask = np.zeros(NUM_ACTIONS, np.int8)
+        return {"observation": _core.observation(game, seat, to_act), "action_mask": mask}
 
     def observation(self, seat: int, to_act: bool = True) -> np.ndarray:
         """``seat``'s observation (a new float32 array), bit for bit
@@ -223,6 +257,7 @@ class CoreGame:
         other.rules, other.num_players, other.seed = self.rules, self.num_players, self.seed
         other._seat_teams()
         other._core_rules = self._core_rules
+        other._ended = None
         other._game = _core.Game(
             self._core_rules,
             self.rules.name,
@@ -267,7 +302,8 @@ class CoreGame:
         self.num_players = game.num_players
         self._seat_teams()
         self.seed = game.seed
-        self._core_rules = _core.Rules.from_values(rules_values(game.rules, game.num_players))
+        self._core_rules = core_rules(game.rules, game.num_players)
+        self._ended = None
         rng_state = game.rng.getstate()
         if rng_state[2] is not None:
             raise ValueError(
@@ -287,7 +323,8 @@ class CoreGame:
         tracked = game.suits.tracked
         for name, part in _SUIT_PARTS.items():
             values[name] = getattr(game.suits, part) if tracked else None
+        self._ended = None
         self._game.set_state(values)
 
 
-__all__ = ["AVAILABLE", "WHY_NOT", "CoreGame", "rules_values"]
+__all__ = ["AVAILABLE", "WHY_NOT", "CoreGame", "core_rules", "rules_values"]

@@ -202,6 +202,8 @@ class Table:
         """What ``seat`` sees, as the faces give it: ``{"observation": ..., "action_mask":
         ...}`` (new arrays). The seat acts when it is live (its episode not over), the hand
         is on and it is its turn; any other seat gets an all-zero mask."""
+        if self._observer is None:
+            return self.engine.view(seat, live)
         game = self.engine
         to_act = live and seat == game.current and game.phase != PHASE_HAND_OVER
         mask = self.mask() if to_act else _ZERO_MASK.copy()

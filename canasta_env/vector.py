@@ -111,7 +111,7 @@ class _CoreVectorEnv(VectorEnv):
 
     def __init__(self, rules, num_players, num_envs, seed, reward, reward_scale, episode):
         super().__init__(rules, num_players, num_envs, seed)
-        core_rules = _core.Rules.from_values(core.rules_values(rules, num_players))
+        core_rules = core.core_rules(rules, num_players)
         self._batch = _core.Batch(
             core_rules, rules.name, num_players, num_envs, reward, reward_scale, episode
         )
