@@ -39,6 +39,7 @@ check: install
 
 bench: install
 	$(PY) benchmarks/bench.py
+	$(PY) benchmarks/bench_core.py
 	$(PY) benchmarks/bench_train.py
 
 lint: install

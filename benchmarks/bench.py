@@ -5,7 +5,9 @@ training loop does. Run: ``python benchmarks/bench.py`` (all presets and player
 counts, ``raw_env`` and ``env()``) or ``--variants classic --players 4``.
 ``--apis engine`` times the rules engine alone (legal actions and applying them,
 no observation), which is what search agents and the rollouts of training use.
-To compare two checkouts in one run, see ``benchmarks/compare.py``.
+``--backend core|python`` picks the engine of ``raw_env``/``env()`` (default: the
+core where it is built, as for users); ``benchmarks/bench_core.py`` sets the two side
+by side. To compare two checkouts in one run, see ``benchmarks/compare.py``.
 """
 
 from __future__ import annotations
@@ -86,7 +88,11 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--apis", nargs="*", default=["raw_env", "env"], choices=["engine", "raw_env", "env"]
     )
+    parser.add_argument("--backend", default=None, choices=["core", "python"])
     args = parser.parse_args(argv)
+    from canasta_env.table import resolve_backend
+
+    print(f"engine of raw_env and env(): {resolve_backend(args.backend)}")
     print(
         f"{'variant':17} {'players':>7} {'api':8} {'steps/s':>9} {'hands/s':>8} {'steps':>8} "
         f"{'cpu steps/s':>11}"
@@ -104,7 +110,9 @@ def main(argv=None) -> None:
                     make = getattr(canasta_env, api)
 
                     def factory(make=make, preset=preset, players=players, overrides=overrides):
-                        return make(variant=preset, num_players=players, **overrides)
+                        return make(
+                            variant=preset, num_players=players, backend=args.backend, **overrides
+                        )
 
                     result = run(factory, args.seconds)
                 steps_s, hands_s, steps, cpu_s = result
