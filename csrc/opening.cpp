@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <vector>
 
 namespace canasta {
 
@@ -13,32 +14,79 @@ namespace {
 // its opening minimum, S-15's clean canasta at turn start): the positions after each meld
 // of the turn find their subtrees already answered. Open addressing; a generation stamp
 // clears it.
+//
+// The table grows with the search (it must hold every node of one turn's search: a
+// table that forgets answers mid-search makes the search exponential, as a fixed 8,192
+// slots cleared when half full did: 77 million expansions where opening.py made 78,000)
+// up to MAX_SIZE slots, more than opening.py's memo keeps (it clears past 200,000), and
+// shrinks back at the next turn. Keys are nodes packed into bytes: every count of a node
+// is a count of cards of one kind (at most OBSERVATION_BYTE_MAX = 255 by the rules'
+// bounds) or of a team's canastas (fewer); a node that does not pack is not memoised.
 struct Memo {
-  static constexpr int SIZE = 1 << 13;
+  static constexpr uint32_t MIN_SIZE = 1u << 12;
+  static constexpr uint32_t MAX_SIZE = 1u << 19;
+  static constexpr int COUNTS = 2 * NUM_KINDS + 3 * NUM_SLOTS + 2;  // + closed count/clean
+  static constexpr int FLAGS = 5;
+  static constexpr int KEY_BYTES = COUNTS + FLAGS + 2 * 4;  // + total, staged
+  struct Key {
+    uint8_t bytes[(KEY_BYTES + 7) / 8 * 8];
+  };
   struct Entry {
+    Key key;
     uint32_t generation;
     uint8_t result;
-    Node key;
   };
-  std::vector<Entry> entries = std::vector<Entry>(SIZE);
+  std::vector<Entry> entries = std::vector<Entry>(MIN_SIZE);
+  uint32_t mask = MIN_SIZE - 1;
   uint32_t generation = 1;
-  int used = 0;
+  uint32_t used = 0;
   uint64_t turn = 0;  // the turn id (Game::turn_id_) the entries belong to
 
-  void reset() {
-    if (++generation == 0) {  // wrapped: entries stamped long ago would look current
+  void reset(bool shrink) {
+    if (shrink && entries.size() > MIN_SIZE) {  // a big search is over: give its memory back
+      std::vector<Entry>(MIN_SIZE).swap(entries);
+      mask = MIN_SIZE - 1;
+      generation = 1;
+    } else if (++generation == 0) {  // wrapped: entries stamped long ago would look current
       for (Entry& e : entries) e.generation = 0;
       generation = 1;
     }
     used = 0;
   }
-  static uint64_t hash(const Node& node) {
-    uint64_t words[sizeof(Node) / 8];
-    static_assert(sizeof(Node) % 8 == 0, "node is a whole number of words");
-    std::memcpy(words, &node, sizeof(Node));
-    // two independent multiply chains (cheap; the probe compares whole nodes anyway)
+  // Pack a node; false where a count does not fit a byte (then it is not memoised).
+  static bool pack(const Node& node, Key& key) {
+    std::memset(&key, 0, sizeof(Key));
+    uint8_t* out = key.bytes;
+    int fits = 0;
+    auto put = [&](const int16_t* values, int n) {
+      for (int i = 0; i < n; ++i) {
+        fits |= values[i];
+        *out++ = static_cast<uint8_t>(values[i]);
+      }
+    };
+    put(node.hand, NUM_KINDS);
+    put(node.nat, NUM_SLOTS);
+    put(node.two, NUM_SLOTS);
+    put(node.jok, NUM_SLOTS);
+    put(node.held, NUM_KINDS);
+    put(&node.closed_count, 1);
+    put(&node.closed_clean, 1);
+    *out++ = node.closed_b3;
+    *out++ = node.hidden_open;
+    *out++ = node.opened;
+    *out++ = node.took;
+    *out++ = node.clean_only;
+    std::memcpy(out, &node.total, 4);
+    std::memcpy(out + 4, &node.staged, 4);
+    return (fits & ~0xff) == 0;
+  }
+  static uint64_t hash(const Key& key) {
+    uint64_t words[sizeof(Key) / 8];
+    static_assert(sizeof(Key) % 8 == 0, "a key is a whole number of words");
+    std::memcpy(words, &key, sizeof(Key));
+    // two independent multiply chains (cheap; the probe compares whole keys anyway)
     uint64_t a = 0x9e3779b97f4a7c15ULL, b = 0xc2b2ae3d27d4eb4fULL;
-    constexpr int N = sizeof(Node) / 8;
+    constexpr int N = sizeof(Key) / 8;
     for (int i = 0; i + 1 < N; i += 2) {
       a = (a ^ words[i]) * 0xff51afd7ed558ccdULL;
       b = (b ^ words[i + 1]) * 0xc4ceb9fe1a85ec53ULL;
@@ -47,27 +95,49 @@ struct Memo {
     const uint64_t h = a ^ (b >> 1) ^ (a >> 31);
     return h ^ (h >> 29);
   }
-  int find(const Node& node, uint64_t h) const {  // -1 absent, else 0/1
-    for (uint32_t i = h & (SIZE - 1);; i = (i + 1) & (SIZE - 1)) {
+  int find(const Key& key, uint64_t h) const {  // -1 absent, else 0/1
+    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
       const Entry& e = entries[i];
       if (e.generation != generation) return -1;
-      if (std::memcmp(&e.key, &node, sizeof(Node)) == 0) return e.result;
+      if (std::memcmp(&e.key, &key, sizeof(Key)) == 0) return e.result;
     }
   }
-  void store(const Node& node, uint64_t h, bool result) {
-    if (used >= SIZE / 2) reset();
-    for (uint32_t i = h & (SIZE - 1);; i = (i + 1) & (SIZE - 1)) {
+  void store(const Key& key, uint64_t h, bool result) {
+    if (used >= entries.size() / 2) {
+      if (entries.size() < MAX_SIZE) grow();
+      else reset(false);  // as opening.py clears its memo past 200,000 nodes
+    }
+    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
       Entry& e = entries[i];
       if (e.generation != generation) {
+        e.key = key;
         e.generation = generation;
-        e.key = node;
         e.result = result;
         ++used;
         return;
       }
-      if (std::memcmp(&e.key, &node, sizeof(Node)) == 0) {
+      if (std::memcmp(&e.key, &key, sizeof(Key)) == 0) {
         e.result = result;
         return;
+      }
+    }
+  }
+  void grow() {
+    std::vector<Entry> old(entries.size() * 2);
+    old.swap(entries);
+    mask = static_cast<uint32_t>(entries.size()) - 1;
+    const uint32_t current = generation;
+    generation = 1;
+    for (const Entry& e : old) {
+      if (e.generation != current) continue;
+      for (uint32_t i = hash(e.key) & mask;; i = (i + 1) & mask) {
+        Entry& slot = entries[i];
+        if (slot.generation != generation) {
+          slot.key = e.key;
+          slot.generation = generation;
+          slot.result = e.result;
+          break;
+        }
       }
     }
   }
@@ -94,7 +164,7 @@ uint64_t new_turn_id() { return ++last_turn_id; }
 
 void search_memo_for_turn(uint64_t turn) {
   if (memo.turn == turn) return;
-  memo.reset();
+  memo.reset(true);
   memo.turn = turn;
 }
 
@@ -355,9 +425,13 @@ bool TurnSearch::may_still_open(const Node& node, bool concealed_ok) const {
 }
 
 bool TurnSearch::expand(const Node& node) {
-  const uint64_t h = Memo::hash(node);
-  const int found = memo.find(node, h);
-  if (found >= 0) return found == 1;
+  Memo::Key key;
+  const bool memoised = Memo::pack(node, key);
+  const uint64_t h = memoised ? Memo::hash(key) : 0;
+  if (memoised) {
+    const int found = memo.find(key, h);
+    if (found >= 0) return found == 1;
+  }
   int16_t moves[NUM_ACTIONS];
   const int count =
       meld_moves(game.tables, node.hand, node.nat, node.two, node.jok, node.clean_only, moves);
@@ -370,7 +444,7 @@ bool TurnSearch::expand(const Node& node) {
       break;
     }
   }
-  memo.store(node, h, result);
+  if (memoised) memo.store(key, h, result);
   return result;
 }
 

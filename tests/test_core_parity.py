@@ -6,7 +6,9 @@ positions, and at every step their masks, full states (``same_state`` through
 when the core is not built.
 
 * ``test_fuzz``: seeded random masked play, >= 20,000 actions per table (every preset
-  and player count, spanish with the S-19 runs, house-rule mixes).
+  and player count, spanish with the S-19 runs, house-rule mixes); ``test_fuzz_house_mixes``:
+  2,000 actions of each mix whose turn search is deep (HOUSE_MIXES), and
+  ``test_slow_search_positions``: the positions where the core's search once thrashed.
 * ``test_golden_playthroughs_with_the_core`` and ``test_behaviour_digest_with_the_core``:
   the stored goldens and the 768-hand digest, computed with the core playing.
 * ``test_rule_scenarios_through_the_core``: the stacked-deck scenarios of the rules tests,
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import random
 
 import numpy as np
 import pytest
@@ -28,13 +31,15 @@ from canasta_env import core as core_module
 from canasta_env.core import AVAILABLE, WHY_NOT, CoreGame
 from canasta_env.engine.game import Game, IllegalActionError
 from canasta_env.engine.sequences import SUITED_SIZE
-from canasta_env.engine.state import same_state, state_snapshot
+from canasta_env.engine.state import PHASE_MELD, same_state, state_snapshot
 from canasta_env.engine.suits import Suits
 from canasta_env.rules import PRESETS, make_rules
 
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason=WHY_NOT or "core not built")
 
 from tests.core_parity import (  # noqa: E402
+    HOUSE_MIX_STEPS,
+    HOUSE_MIXES,
     TABLES,
     ShadowGame,
     difference,
@@ -55,6 +60,17 @@ def test_fuzz(table) -> None:
         done += fuzz_table(table, seed, FUZZ_STEPS - done, state_every=4)
         seed += 1
     assert done >= FUZZ_STEPS
+
+
+@pytest.mark.parametrize("table", HOUSE_MIXES, ids=table_id)
+def test_fuzz_house_mixes(table) -> None:
+    """As test_fuzz, for HOUSE_MIX_STEPS actions of the mixes with deep turn searches."""
+    done = 0
+    seed = 0
+    while done < HOUSE_MIX_STEPS:
+        done += fuzz_table(table, seed, HOUSE_MIX_STEPS - done, state_every=4)
+        seed += 1
+    assert done >= HOUSE_MIX_STEPS
 
 
 def test_stacked_decks_deal_the_same() -> None:
@@ -176,6 +192,42 @@ def test_positive_control(fault) -> None:
         lib._set_fault(0)
     assert lib._fault() == 0
     fuzz_table(TABLES[2], 0, 500)  # and it passes again
+
+
+def replay_core(rules, num_players: int, deal: int, chooser_seed: int, steps: int):
+    """The core game after ``steps`` loop turns of seeded random masked play (a new hand
+    or game counts as a turn), as the slow-search probes played it."""
+    chooser = random.Random(chooser_seed)
+    core = CoreGame(rules, num_players, seed=deal)
+    for _ in range(steps):
+        if core.hand_over:
+            if core.game_over:
+                deal += 1
+                core = CoreGame(rules, num_players, seed=deal)
+            else:
+                core.next_hand()
+            continue
+        core.apply(chooser.choice(core.legal_actions()))
+    return core
+
+
+#: Positions where the core's turn search once made ~1,000 times the nodes of Python's
+#: (a memo of 8,192 slots, cleared when half full, forgot answers mid-search: 77 million
+#: expansions for opening.py's 78,241 at the first; 6-10 s against 0.5 s). Python's own
+#: search takes 0.5 s and 3 s on them. (rules, players, deal, chooser seed, loop turns)
+SLOW_SEARCH_POSITIONS = [
+    (make_rules("classic", wild_melds=True, target_score=3000), 3, 1, 1, 204),
+    (make_rules("classic", meld_closes_at=7, wild_melds=True), 3, 0, 0, 871),
+]
+
+
+@pytest.mark.parametrize("position", range(len(SLOW_SEARCH_POSITIONS)))
+def test_slow_search_positions(position) -> None:
+    rules, num_players, deal, chooser_seed, steps = SLOW_SEARCH_POSITIONS[position]
+    core = replay_core(rules, num_players, deal, chooser_seed, steps)
+    py = core.to_game()
+    assert py.phase == PHASE_MELD and not py.hand_over
+    assert core.legal_actions() == py.legal_actions()
 
 
 # ---------------------------------------------------------------------- bad input
