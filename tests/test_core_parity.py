@@ -50,27 +50,27 @@ from tests.core_parity import (  # noqa: E402
 FUZZ_STEPS = 20_000
 
 
+def _fuzz_steps(table, steps: int) -> int:
+    """Games of ``table`` from seeds 0, 1, ... until ``steps`` actions are compared."""
+    done = 0
+    seed = 0
+    while done < steps:
+        done += fuzz_table(table, seed, steps - done, state_every=4)
+        seed += 1
+    return done
+
+
 @pytest.mark.parametrize("table", TABLES, ids=table_id)
 def test_fuzz(table) -> None:
     """Masks every step, full states every 4th step and at every hand end, outcomes and
     scores at every hand end: >= 20,000 actions of this table."""
-    done = 0
-    seed = 0
-    while done < FUZZ_STEPS:
-        done += fuzz_table(table, seed, FUZZ_STEPS - done, state_every=4)
-        seed += 1
-    assert done >= FUZZ_STEPS
+    assert _fuzz_steps(table, FUZZ_STEPS) >= FUZZ_STEPS
 
 
 @pytest.mark.parametrize("table", HOUSE_MIXES, ids=table_id)
 def test_fuzz_house_mixes(table) -> None:
     """As test_fuzz, for HOUSE_MIX_STEPS actions of the mixes with deep turn searches."""
-    done = 0
-    seed = 0
-    while done < HOUSE_MIX_STEPS:
-        done += fuzz_table(table, seed, HOUSE_MIX_STEPS - done, state_every=4)
-        seed += 1
-    assert done >= HOUSE_MIX_STEPS
+    assert _fuzz_steps(table, HOUSE_MIX_STEPS) >= HOUSE_MIX_STEPS
 
 
 def test_stacked_decks_deal_the_same() -> None:
