@@ -382,11 +382,10 @@ class BatchedTable:
     def _write_view(self, k: int) -> None:
         table = self.tables[k]
         row = self.mask[k]
+        row.fill(0)
         to_act = not table.hand_over
         if to_act:
-            row[:] = table.mask()
-        else:
-            row.fill(0)
+            row[table.legal_actions()] = 1  # into the row itself: no mask array per step
         self.seat[k] = table.current
         self.obs[k] = table.observation(table.current, to_act)
 
