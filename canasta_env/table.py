@@ -173,7 +173,7 @@ class Table:
 
     @property
     def hand_over(self) -> bool:
-        return self.engine.phase == PHASE_HAND_OVER
+        return self.engine.hand_over
 
     def legal_actions(self) -> list[int]:
         """The sorted legal action ids of the seat to act (empty once the hand is over)."""
