@@ -27,6 +27,15 @@ SHIPPED = {
     "classic-4p": MODELS_DIR / "classic_4p.npz",
     "sb3-classic-2p": MODELS_DIR / "sb3_classic_2p.zip",
 }
+#: The tables each shipped agent plays on the leaderboard (:mod:`agents.leaderboard`), by
+#: table key (``classic-2p``; ``spanish-runs-4p``: spanish with the S-19 runs). A shipped name
+#: left out plays the table whose key it is, if any (a ``canastone-4p`` alias plays
+#: ``canastone-4p``); ``sb3-classic-2p``, the Stable-Baselines3 example, plays none.
+SHIPPED_TABLES: dict[str, tuple[str, ...]] = {
+    "classic-2p": ("classic-2p",),
+    "classic-4p": ("classic-4p",),
+    "sb3-classic-2p": (),
+}
 #: ``ppo:default``: the shipped classic 2-player agent.
 DEFAULT_MODEL = SHIPPED["classic-2p"]
 

@@ -1,0 +1,577 @@
+"""The leaderboard: every bot and shipped agent on every table, from one command
+(:func:`run_leaderboard`; its command line, ``canasta leaderboard``, is
+:mod:`canasta_cli.leaderboard`).
+
+Tables (:data:`TABLES`). Every preset at every player count it allows, keyed
+``<preset>-<N>p`` (``classic-2p``), and spanish with the S-19 runs at 4 players
+(``spanish-runs-4p``): 15 tables.
+
+Agents. On each table: the built-in bots (:data:`BOTS`) and every shipped agent that
+plays it. A shipped agent is a ready-made name of an installed agent loader (the keys of
+a ``SHIPPED`` mapping in the module of a ``canasta_env.agents`` entry point: ``ppo`` gives
+``ppo:classic-2p``). It plays the tables its module lists for it in a ``SHIPPED_TABLES``
+mapping (name -> table keys, ``()`` for none); a shipped name that is not listed there
+plays the table whose key it is (``ppo:canastone-4p`` plays ``canastone-4p``), and none
+if it is no table's key. So a new shipped agent joins the leaderboard without a change
+here (:func:`shipped_agents`).
+
+Play. Each table is one :func:`agents.arena.run_arena` tournament, round robin over the
+table's agents, with duplicate deals: every deal of a pairing is played once in every
+seat arrangement of the pair (:mod:`agents.schedule`), so the luck of the cards cancels.
+At 2 players that is the two seatings (A B, B A); at 4 and 6 players each agent is one
+team, the partners of one kind (A B A B and B A B A: ``--hands`` deals, twice as many
+hands); at 3 players, where each player scores alone, the pair fills the seats as
+A B A and B A B, each rotated over the three seats, so each deal is played six times and
+each agent plays it from every seat both alone against two of the other and as two
+against one. "Agent A wins a hand" means A's best seat scored more than the other's
+(ties count half; at 3 players, A alone wins only above both B seats), as in the arena;
+the training evaluation (:mod:`training.evaluation`) seats its learner the same way, in
+every team against copies of one opponent. ``deals`` (``--hands``) is per pairing; hands
+per pairing are ``deals x arrangements``.
+
+Figures (the arena's, :mod:`agents.stats`): per pair, the first agent's hands won with a
+95% Wilson interval and its mean score difference per hand with a 95% Student-t
+interval; per agent, the OpenSkill Plackett-Luce rating (mu, sigma and the ordinal
+``mu - 3 sigma``, which orders the table), the Bradley-Terry Elo and its hands won. The
+same seed deals the same decks on every table; the result does not depend on ``jobs``.
+
+Outputs: the page (``docs/leaderboard.md``), a JSON file with every figure beside it
+(``docs/leaderboard.json``) and a chart (``docs/leaderboard.png``). The README's
+leaderboard block is written from the JSON (:func:`write_readme_block`); it carries the
+strength tables only when the JSON is a full run (:func:`is_full_run`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import difflib
+import importlib
+import json
+import math
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from agents.arena import run_arena
+from agents.registry import LOADER_GROUP, make_agent
+from agents.schedule import pair_pattern, seat_arrangements
+from agents.stats import mean_interval
+from canasta_env.rules import PRESETS
+
+#: The built-in bots: every table seats them.
+BOTS = ("random", "greedy", "expert")
+
+#: Deals per pairing of a full run: 2,000 hands per pairing at 2 and 4 players, as the
+#: README's hand-typed tables were measured. Only a full run writes figures into the README.
+FULL_DEALS = 1000
+
+#: The tables whose pairings the README shows (the rest are in docs/leaderboard.md).
+README_TABLES = ("classic-2p", "classic-4p")
+
+#: The README block lies between these two lines.
+README_BEGIN = (
+    "<!-- leaderboard: written by `canasta leaderboard --readme` from docs/leaderboard.json;"
+    " do not edit -->"
+)
+README_END = "<!-- leaderboard end -->"
+
+
+@dataclass(frozen=True)
+class LeaderboardTable:
+    """One table of the leaderboard: a preset, a player count and house rules."""
+
+    key: str
+    variant: str
+    players: int
+    rules: dict = field(default_factory=dict)  # field overrides of the preset (S-19 runs)
+
+    @property
+    def title(self) -> str:
+        runs = " with the S-19 runs" if self.rules.get("sequences") else ""
+        return f"{self.variant}{runs}, {self.players} players"
+
+    @property
+    def arrangements(self) -> int:
+        """Hands per deal of a pairing: the seat arrangements of two agents."""
+        return len(seat_arrangements(pair_pattern("A", "B", self.players), swap=True))
+
+
+def _tables() -> dict[str, LeaderboardTable]:
+    tables = [
+        LeaderboardTable(f"{name}-{n}p", name, n)
+        for name, rules in PRESETS.items()
+        for n in sorted(rules.player_counts)
+    ]
+    tables.append(LeaderboardTable("spanish-runs-4p", "spanish", 4, {"sequences": True}))
+    return {table.key: table for table in tables}
+
+
+#: Every table, by key, in the page's order.
+TABLES: dict[str, LeaderboardTable] = _tables()
+
+
+# ---------------------------------------------------------------------- agents
+
+
+def shipped_agents() -> dict[str, tuple[str, ...]]:
+    """Every shipped agent of an installed loader (``ppo:classic-2p``) and the keys of the
+    tables it plays (see the module doc). A loader whose module does not import (its extra
+    is not installed) ships nothing here. Raises ``ValueError`` for a table that a
+    ``SHIPPED_TABLES`` mapping names and :data:`TABLES` lacks."""
+    found: dict[str, tuple[str, ...]] = {}
+    for point in sorted(entry_points(group=LOADER_GROUP), key=lambda p: p.name):
+        try:
+            module = importlib.import_module(point.module)
+        except ImportError:
+            continue
+        declared = getattr(module, "SHIPPED_TABLES", {})
+        for name in getattr(module, "SHIPPED", {}):
+            tables = tuple(declared.get(name, (name,) if name in TABLES else ()))
+            unknown = [t for t in tables if t not in TABLES]
+            if unknown:
+                raise ValueError(
+                    f"{module.__name__}.SHIPPED_TABLES[{name!r}] names no leaderboard table: "
+                    f"{', '.join(unknown)}; the tables are {', '.join(TABLES)}"
+                )
+            found[f"{point.name}:{name}"] = tables
+    return found
+
+
+def default_agents(table: str, shipped: dict[str, tuple[str, ...]] | None = None) -> list[str]:
+    """The agents of ``table`` when none are given: :data:`BOTS`, then each shipped agent
+    that plays it."""
+    shipped = shipped_agents() if shipped is None else shipped
+    return [*BOTS, *(name for name, tables in shipped.items() if table in tables)]
+
+
+# ---------------------------------------------------------------------- play
+
+
+def _figure(value: float | None, digits: int = 6) -> float | None:
+    """A figure as JSON keeps it: rounded, so the file is stable text."""
+    return None if value is None else round(float(value), digits)
+
+
+def play_table(
+    table: LeaderboardTable,
+    agents: Sequence[str],
+    deals: int,
+    seed: int = 0,
+    jobs: int = 1,
+    progress: bool = False,
+    trust_pickle: bool = False,
+) -> dict:
+    """One table's tournament (:func:`~agents.arena.run_arena`) and its figures, as the
+    JSON file keeps them."""
+    hands = deals * table.arrangements
+    result = run_arena(
+        agents,
+        variant=table.variant,
+        num_players=table.players,
+        hands=hands,
+        seed=seed,
+        jobs=jobs,
+        progress=progress,
+        plot=False,
+        rules=table.rules,
+        trust_pickle=trust_pickle,
+    )
+    ranking = sorted(
+        result.summary["ranking"], key=lambda r: (-round(r["rating"], 6), -r["mu"], r["agent"])
+    )
+    order = [row["agent"] for row in ranking]
+    ratings = [
+        {
+            "rank": rank,
+            "agent": row["agent"],
+            "ordinal": _figure(row["rating"]),
+            "mu": _figure(row["mu"]),
+            "sigma": _figure(row["sigma"]),
+            "elo": _figure(row["elo"]),
+            "hands": row["hands"],
+            "win_rate": _figure(row["win_rate"]),
+            "win_ci": [_figure(x) for x in row["win_ci"]],
+        }
+        for rank, row in enumerate(ranking, start=1)
+    ]
+    head_to_head = result.summary["head_to_head"]
+    pairings = [set(p["agents"]) for p in result.config["pairings"]]
+    diffs: list[dict[str, list[float]]] = [{} for _ in pairings]
+    for hand in result.hands:
+        for agent, diff in hand.score_diff.items():
+            diffs[hand.pairing].setdefault(agent, []).append(diff)
+    pairs = []
+    for i, first in enumerate(order):  # each pair once, the higher-rated agent first
+        for second in order[i + 1 :]:
+            cell = head_to_head[first][second]
+            pairing = pairings.index({first, second})
+            mean, low, high = mean_interval(diffs[pairing].get(first, []))
+            pairs.append(
+                {
+                    "agents": [first, second],
+                    "hands": cell["hands"],
+                    "win_rate": _figure(cell["win_rate"]),
+                    "win_ci": [_figure(x) for x in cell["win_ci"]],
+                    "score_diff": _figure(mean),
+                    "score_diff_ci": [_figure(low), _figure(high)],
+                }
+            )
+    return {
+        "table": table.key,
+        "title": table.title,
+        "variant": table.variant,
+        "players": table.players,
+        "rules": dict(table.rules),
+        "agents": list(agents),
+        "deals_per_pairing": deals,
+        "arrangements": table.arrangements,
+        "hands_per_pairing": hands,
+        "hands_played": len(result.hands),
+        "ratings": ratings,
+        "pairs": pairs,
+        "head_to_head": {
+            a: {
+                b: {
+                    "hands": head_to_head[a][b]["hands"],
+                    "win_rate": _figure(head_to_head[a][b]["win_rate"]),
+                    "win_ci": [_figure(x) for x in head_to_head[a][b]["win_ci"]],
+                }
+                for b in order
+                if b != a
+            }
+            for a in order
+        },
+    }
+
+
+def check_request(tables: Sequence[str] | None, agents: Sequence[str] | None, deals: int) -> None:
+    """Refuse (``ValueError``) an unknown table, too few agents or deals, before any hand."""
+    for key in tables or ():
+        if key not in TABLES:
+            near = difflib.get_close_matches(key, list(TABLES), n=3, cutoff=0.6)
+            hint = f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else ""
+            raise ValueError(f"unknown table {key!r}{hint}; choose one of {', '.join(TABLES)}")
+    if agents is not None and len(set(agents)) < 2:
+        raise ValueError("a leaderboard needs at least two distinct agents")
+    if agents is not None and len(set(agents)) != len(agents):
+        raise ValueError(f"an agent is named twice: {', '.join(agents)}")
+    if deals < 1:
+        raise ValueError(f"deals per pairing must be at least 1, got {deals}")
+
+
+def run_leaderboard(
+    tables: Sequence[str] | None = None,
+    agents: Sequence[str] | None = None,
+    deals: int = FULL_DEALS,
+    seed: int = 0,
+    jobs: int = 1,
+    command: str | None = None,
+    date: str | None = None,
+    progress: bool = False,
+    log=None,
+    trust_pickle: bool = False,
+) -> dict:
+    """Play the leaderboard and return its document (what the JSON file holds).
+
+    ``tables``: keys of :data:`TABLES` (None: all). ``agents``: the same agents on every
+    table (None: each table's :func:`default_agents`). ``deals`` per pairing. ``command``
+    and ``date`` are written as given (None: the equivalent command, today). ``log`` is
+    called with one line per table played.
+    """
+    check_request(tables, agents, deals)
+    for name in agents or ():
+        make_agent(name, trust_pickle=trust_pickle)  # a typo fails before any hand is played
+    keys = list(TABLES) if tables is None else list(dict.fromkeys(tables))
+    shipped = shipped_agents() if agents is None else {}
+    played = []
+    for key in keys:
+        started = time.perf_counter()
+        seated = list(agents) if agents is not None else default_agents(key, shipped)
+        entry = play_table(TABLES[key], seated, deals, seed, jobs, progress, trust_pickle)
+        played.append(entry)
+        if log is not None:
+            log(
+                f"{key}: {len(seated)} agents, {entry['hands_played']:,} hands "
+                f"in {time.perf_counter() - started:.1f} s"
+            )
+    return {
+        "command": command or equivalent_command(tables, agents, deals, seed),
+        "date": date or datetime.date.today().isoformat(),
+        "seed": seed,
+        "deals_per_pairing": deals,
+        "tables_option": None if tables is None else keys,
+        "agents_option": None if agents is None else list(agents),
+        "tables": played,
+    }
+
+
+def equivalent_command(
+    tables: Sequence[str] | None, agents: Sequence[str] | None, deals: int, seed: int
+) -> str:
+    """The ``canasta leaderboard`` command that plays the same hands."""
+    parts = ["canasta leaderboard", f"--hands {deals}", f"--seed {seed}"]
+    if tables is not None:
+        parts.append(f"--tables {','.join(tables)}")
+    if agents is not None:
+        parts.append(f"--agents {','.join(agents)}")
+    return " ".join(parts)
+
+
+def is_full_run(document: dict) -> bool:
+    """Whether ``document`` is the full leaderboard: every table, the default agents, at
+    least :data:`FULL_DEALS` deals per pairing. Only such a run writes figures into the
+    README."""
+    return (
+        document.get("tables_option") is None
+        and document.get("agents_option") is None
+        and document.get("deals_per_pairing", 0) >= FULL_DEALS
+        and [t["table"] for t in document.get("tables", [])] == list(TABLES)
+    )
+
+
+# ---------------------------------------------------------------------- outputs
+
+
+def _percent(rate: float, interval: Sequence[float]) -> str:
+    return f"{100 * rate:.1f}% [{100 * interval[0]:.1f}, {100 * interval[1]:.1f}]"
+
+
+def _difference(mean: float, interval: Sequence[float | None]) -> str:
+    if interval[0] is None:
+        return f"{mean:+.0f}"
+    return f"{mean:+.0f} [{interval[0]:+.0f}, {interval[1]:+.0f}]"
+
+
+def _pairs_table(entry: dict) -> list[str]:
+    lines = [
+        "| pairing | hands | hands won by the first (95% CI) "
+        "| score difference per hand (95% CI) |",
+        "|---|---:|---|---|",
+    ]
+    for pair in entry["pairs"]:
+        first, second = pair["agents"]
+        lines.append(
+            f"| {first} vs {second} | {pair['hands']:,} | "
+            f"{_percent(pair['win_rate'], pair['win_ci'])} | "
+            f"{_difference(pair['score_diff'], pair['score_diff_ci'])} |"
+        )
+    return lines
+
+
+def _ranking_line(entry: dict) -> str:
+    return " > ".join(f"{r['agent']} {r['ordinal']:.1f}" for r in entry["ratings"])
+
+
+def _table_section(entry: dict) -> list[str]:
+    order = [r["agent"] for r in entry["ratings"]]
+    lines = [
+        f"## {entry['title']}",
+        "",
+        f"`{entry['table']}`: {entry['deals_per_pairing']:,} deals per pairing, each played "
+        f"in {entry['arrangements']} seat arrangements ({entry['hands_per_pairing']:,} hands "
+        f"per pairing, {entry['hands_played']:,} in all).",
+        "",
+        "| rank | agent | ordinal (mu - 3 sigma) | mu | sigma | Elo | hands | hands won (95% CI) |",
+        "|---:|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in entry["ratings"]:
+        lines.append(
+            f"| {r['rank']} | {r['agent']} | {r['ordinal']:.2f} | {r['mu']:.2f} | "
+            f"{r['sigma']:.2f} | {r['elo']:.0f} | {r['hands']:,} | "
+            f"{_percent(r['win_rate'], r['win_ci'])} |"
+        )
+    lines += [
+        "",
+        "Hands won by the row agent against the column agent (95% CI):",
+        "",
+        "| | " + " | ".join(order) + " |",
+        "|---|" + "---|" * len(order),
+    ]
+    for a in order:
+        cells = [
+            "-"
+            if a == b
+            else _percent(
+                entry["head_to_head"][a][b]["win_rate"], entry["head_to_head"][a][b]["win_ci"]
+            )
+            for b in order
+        ]
+        lines.append(f"| {a} | " + " | ".join(cells) + " |")
+    lines += ["", *_pairs_table(entry), ""]
+    return lines
+
+
+def render_markdown(document: dict, chart: str | None = None) -> str:
+    """The leaderboard page; ``chart`` is the chart's path relative to the page."""
+    lines = [
+        "# Leaderboard",
+        "",
+        f"Written by `{document['command']}` on {document['date']}: "
+        f"{document['deals_per_pairing']:,} duplicate deals per pairing, seed "
+        f"{document['seed']}. Do not edit: run the command again (the figures are in the "
+        "JSON file beside this page). A full run is `canasta leaderboard` "
+        f"({FULL_DEALS:,} deals per pairing, every table, every agent); "
+        + ("this is one." if is_full_run(document) else "this is not one."),
+        "",
+        "Every built-in bot and every shipped agent that plays a table meets every other "
+        "there, on duplicate deals: each deal of a pairing is played once in every seat "
+        "arrangement of the two agents, so the luck of the cards cancels. At 2 players those "
+        "are the two seatings; at 4 and 6 players each agent is one team (its partners are "
+        "copies of it), once on each team; at 3 players, where each player scores alone, "
+        "the pair sits as A B A and as B A B, each rotated over the three seats (6 hands a "
+        "deal), so each agent plays every deal from every seat, alone against two and two "
+        "against one. An agent wins a hand when its best seat outscores the other agent's "
+        "(ties count half). Hands won carry a 95% Wilson interval, score differences a 95% "
+        "Student-t interval; the ratings are OpenSkill's Plackett-Luce (mu, sigma; "
+        "the ordinal mu - 3 sigma orders each table), updated hand by hand, and a "
+        "Bradley-Terry Elo from the head-to-head results. Ratings compare agents within a "
+        "table, not across tables.",
+        "",
+    ]
+    if chart:
+        lines += [f"![OpenSkill ordinal of each agent at each table]({chart})", ""]
+    lines += [
+        "| table | deals per pairing | hands | ranking by ordinal |",
+        "|---|---:|---:|---|",
+    ]
+    for entry in document["tables"]:
+        lines.append(
+            f"| [{entry['table']}](#{_anchor(entry['title'])}) | "
+            f"{entry['deals_per_pairing']:,} | {entry['hands_played']:,} | "
+            f"{_ranking_line(entry)} |"
+        )
+    lines.append("")
+    for entry in document["tables"]:
+        lines += _table_section(entry)
+    return "\n".join(lines)
+
+
+def _anchor(heading: str) -> str:
+    """The GitHub anchor of a heading."""
+    kept = "".join(c for c in heading.lower() if c.isalnum() or c in " -_")
+    return kept.replace(" ", "-")
+
+
+def plot_leaderboard(path: Path, document: dict) -> None:
+    """A heatmap: the OpenSkill ordinal of each agent (rows) at each table (columns)."""
+    # a bare Figure draws on the Agg canvas; pyplot's global state is left alone
+    import numpy as np
+    from matplotlib.figure import Figure
+
+    keys = [entry["table"] for entry in document["tables"]]
+    names = list(dict.fromkeys(r["agent"] for e in document["tables"] for r in e["ratings"]))
+    grid = np.full((len(names), len(keys)), np.nan)
+    for column, entry in enumerate(document["tables"]):
+        for r in entry["ratings"]:
+            grid[names.index(r["agent"]), column] = r["ordinal"]
+    fig = Figure(figsize=(max(6.0, 2.0 + 0.75 * len(keys)), 2.0 + 0.5 * len(names)))
+    axes = fig.subplots()
+    image = axes.imshow(np.ma.masked_invalid(grid), cmap="viridis", aspect="auto")
+    axes.set_xticks(range(len(keys)), keys, rotation=45, ha="right")
+    axes.set_yticks(range(len(names)), names)
+    middle = np.nanmean(grid) if np.isfinite(grid).any() else 0.0
+    for (row, column), value in np.ndenumerate(grid):
+        if math.isfinite(value):
+            color = "black" if value > middle else "white"
+            axes.text(column, row, f"{value:.1f}", ha="center", va="center", color=color)
+    fig.colorbar(image, ax=axes, label="ordinal (mu - 3 sigma)")
+    axes.set_title(
+        "canasta leaderboard: OpenSkill ordinal of each agent at each table\n"
+        f"{document['deals_per_pairing']:,} duplicate deals per pairing, seed {document['seed']}, "
+        f"{document['date']}",
+        fontsize="medium",
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=100, metadata={"Software": None})
+
+
+def write_leaderboard(
+    document: dict, out: str | Path, json_path: str | Path | None = None, plot: bool = True
+) -> list[Path]:
+    """Write the page ``out``, the JSON file (default: beside it) and, with ``plot``, the
+    chart beside the page; return the paths written."""
+    out = Path(out)
+    json_path = out.with_suffix(".json") if json_path is None else Path(json_path)
+    chart = out.with_suffix(".png")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    written = [out, json_path]
+    if plot:
+        plot_leaderboard(chart, document)
+        written.append(chart)
+    out.write_text(render_markdown(document, chart.name if plot else None) + "\n", encoding="utf-8")
+    return written
+
+
+# ---------------------------------------------------------------------- the README's block
+
+
+def readme_block(document: dict, page: str = "docs/leaderboard.md") -> str:
+    """The README's leaderboard subsection, from a leaderboard's ``document``: a pointer
+    to the page, and for a full run (:func:`is_full_run`) the ranking of every table and
+    the pairings of :data:`README_TABLES`."""
+    figures = f"`{Path(page).with_suffix('.json').as_posix()}`"
+    lines = [
+        "### Leaderboard",
+        "",
+        f"[{page}]({page}) ranks every bot and shipped agent on every table (the "
+        f"{len(TABLES)} tables: each preset at each player count, and spanish with the S-19 "
+        "runs at 4 players), on duplicate deals, with hands won and 95% intervals for each "
+        f"pairing and OpenSkill ratings, a chart, and every figure in {figures}. "
+        "One command writes the page, the chart and the JSON file: `canasta leaderboard --jobs 2` "
+        f"({FULL_DEALS:,} deals per pairing by default; `--tables`, `--agents`, `--hands` "
+        "for less), and `canasta leaderboard --readme` writes this block from the JSON file.",
+        "",
+    ]
+    if not is_full_run(document):
+        lines.append(
+            f"The page now holds a smaller run ({document['deals_per_pairing']:,} deals per "
+            f"pairing, {document['date']}); this block shows figures once the page holds a "
+            "full run."
+        )
+        return "\n".join(lines)
+    lines += [
+        f"From `{document['command']}` on {document['date']} "
+        f"({document['deals_per_pairing']:,} deals per pairing, seed {document['seed']}):",
+        "",
+        "| table | ranking by OpenSkill ordinal (mu - 3 sigma) |",
+        "|---|---|",
+    ]
+    for entry in document["tables"]:
+        lines.append(f"| {entry['table']} | {_ranking_line(entry)} |")
+    for entry in document["tables"]:
+        if entry["table"] in README_TABLES:
+            lines += ["", f"{entry['title'].capitalize()}:", "", *_pairs_table(entry)]
+    return "\n".join(lines)
+
+
+def replace_readme_block(text: str, block: str) -> str:
+    """``text`` with what lies between :data:`README_BEGIN` and :data:`README_END` replaced
+    by ``block``; ``ValueError`` when the markers are not there, once each, in order."""
+    begin, end = text.find(README_BEGIN), text.find(README_END)
+    if text.count(README_BEGIN) != 1 or text.count(README_END) != 1 or end < begin:
+        raise ValueError(
+            f"the README needs the lines {README_BEGIN!r} and {README_END!r}, once each, "
+            "in that order"
+        )
+    return text[: begin + len(README_BEGIN)] + "\n" + block + "\n" + text[end:]
+
+
+def write_readme_block(readme: str | Path, json_path: str | Path) -> bool:
+    """Rewrite the leaderboard block of ``readme`` from the JSON file ``json_path``;
+    whether the README changed."""
+    document = json.loads(Path(json_path).read_text(encoding="utf-8"))
+    path = Path(readme)
+    text = path.read_text(encoding="utf-8")
+    updated = replace_readme_block(text, readme_block(document))
+    if updated != text:
+        path.write_text(updated, encoding="utf-8")
+    return updated != text
+
+
+def log_to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
