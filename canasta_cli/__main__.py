@@ -2,6 +2,7 @@
 
 canasta check  [...]   compliance checks over every preset and player count
 canasta arena  [...]   a tournament that ranks agents
+canasta leaderboard [...]  every bot and shipped agent on every table: docs/leaderboard.md
 canasta play   [...]   play a hand in the terminal against bots
 canasta train  [...]   imitation warm start, then PPO against a league
 canasta demo   [...]   the main job: check, a short tournament, a trained agent
@@ -16,6 +17,7 @@ import sys
 COMMANDS = {
     "check": ("canasta_cli.check", "main"),
     "arena": ("canasta_cli.arena", "main"),
+    "leaderboard": ("canasta_cli.leaderboard", "main"),
     "play": ("canasta_cli.play", "main"),
     "train": ("canasta_cli.train", "main"),
     "demo": ("canasta_cli.demo", "main"),

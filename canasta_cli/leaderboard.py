@@ -1,0 +1,131 @@
+"""``canasta leaderboard``: every bot and shipped agent on every table, written to
+docs/leaderboard.md with its chart and a JSON file of every figure (:mod:`agents.leaderboard`).
+
+    canasta leaderboard --jobs 2                     # the full run: every table and agent
+    canasta leaderboard --tables classic-2p,classic-4p --agents random,greedy --hands 50
+    canasta leaderboard --readme                     # README.md's block from the JSON file
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from agents import leaderboard
+from agents.schedule import ArenaInterrupted
+from canasta_cli.options import (
+    add_jobs_option,
+    add_seed_option,
+    add_trust_pickle_option,
+    command_parser,
+    name_list,
+    table_notes,
+)
+
+
+def _names(text: str) -> list[str]:
+    return [item for item in text.split(",") if item]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = command_parser(
+        "canasta leaderboard",
+        "Play every bot and shipped agent on every table (duplicate deals, round robin) "
+        "and write the leaderboard: a page, its chart (PNG beside it) and a JSON file "
+        "with every figure. With --readme, play nothing: write README.md's leaderboard "
+        "block from the JSON file.",
+    )
+    parser.add_argument(
+        "--tables",
+        nargs="+",
+        type=name_list(leaderboard.TABLES, "table"),
+        metavar="KEY[,KEY]",
+        help=f"tables, a list (all if not given): {', '.join(leaderboard.TABLES)}",
+    )
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        type=_names,
+        metavar="NAME[,NAME]",
+        help="the agents of every table, a list (if not given: on each table the bots "
+        f"{', '.join(leaderboard.BOTS)} and every shipped agent that plays it)",
+    )
+    parser.add_argument(
+        "--hands",
+        type=int,
+        default=leaderboard.FULL_DEALS,
+        metavar="N",
+        help="duplicate deals per pairing (each played in every seat arrangement)",
+    )
+    add_seed_option(parser)
+    add_jobs_option(parser)
+    parser.add_argument(
+        "--out", default="docs/leaderboard.md", metavar="PATH", help="the page (.md)"
+    )
+    parser.add_argument(
+        "--json",
+        metavar="PATH",
+        help="the JSON file (if not given: beside --out, docs/leaderboard.json by default)",
+    )
+    parser.add_argument(
+        "--readme",
+        nargs="?",
+        const="README.md",
+        metavar="PATH",
+        help="play nothing: rewrite the leaderboard block of this README (README.md if no "
+        "path) from the JSON file",
+    )
+    parser.add_argument("--no-plot", action="store_true", help="do not write the chart")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_trust_pickle_option(parser, "agents")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
+    json_path = args.json or str(Path(args.out).with_suffix(".json"))
+    if args.readme:
+        try:
+            changed = leaderboard.write_readme_block(args.readme, json_path)
+        except (OSError, ValueError) as error:
+            print(f"canasta leaderboard: {error}", file=sys.stderr)
+            return 2
+        print(f"{'rewrote' if changed else 'unchanged:'} the leaderboard block of {args.readme}")
+        return 0
+    tables = None if args.tables is None else [t for group in args.tables for t in group]
+    agents = None if args.agents is None else [a for group in args.agents for a in group]
+    started = time.perf_counter()
+    try:
+        for key in (tables or leaderboard.TABLES) if agents else ():  # given agents only
+            table = leaderboard.TABLES[key]
+            for note in table_notes(agents, table.variant, table.players, args.trust_pickle):
+                print(f"canasta leaderboard: {key}: {note}", file=sys.stderr)
+        document = leaderboard.run_leaderboard(
+            tables,
+            agents,
+            deals=args.hands,
+            seed=args.seed,
+            jobs=args.jobs,
+            command=shlex.join(["canasta", "leaderboard", *argv]),
+            progress=not args.no_progress,
+            log=leaderboard.log_to_stderr,
+            trust_pickle=args.trust_pickle,
+        )
+    except ValueError as error:
+        print(f"canasta leaderboard: {error}", file=sys.stderr)
+        return 2
+    except (ArenaInterrupted, KeyboardInterrupt):
+        print("canasta leaderboard: interrupted; nothing written", file=sys.stderr)
+        return 130
+    written = leaderboard.write_leaderboard(document, args.out, json_path, plot=not args.no_plot)
+    print(f"wrote {', '.join(str(p) for p in written)}")
+    print(f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
