@@ -1,0 +1,572 @@
+"""A search agent above the trained policy: ``search:classic-2p``, ``search:classic-4p@128``.
+
+At each decision with a real choice, :class:`SearchAgent` asks the network for its move
+and its runners-up, and plays each of them forward to the end of the hand in worlds
+consistent with what its seat knows, the network playing every seat; it plays the
+candidate whose rollouts earn the most of what training rewards, and the network's own
+move unless another one is better by a clear margin. docs/search.md has the design, its
+reasons and the measured strength.
+
+Names (the ``search`` loader of ``pyproject.toml``'s ``canasta_env.agents`` group):
+
+=================================  =====================================================
+``search:classic-2p``              the shipped ``ppo:classic-2p`` network, the default
+                                   budget (:data:`DEFAULT_ROLLOUTS` rollouts a decision)
+``search:classic-4p@128``          the shipped classic 4-player network, 128 rollouts
+``search:runs/x/model.npz@32``     any ``.npz`` model file (or run folder), 32 rollouts
+=================================  =====================================================
+
+The budget after ``@`` is the most rollouts one decision may play, an integer in
+1..:data:`MAX_ROLLOUTS`; every other setting is :class:`SearchConfig`'s default (in
+Python, ``SearchAgent(model, SearchConfig(...))`` sets them all).
+
+A decision, step by step (:meth:`SearchAgent.act`):
+
+1. The network's masked softmax over the legal ids (the priors). One legal id, a prior
+   of at least ``confident`` on the network's move, or no world handed in: play the
+   network's move (the ``ppo:`` agent's greedy move, bit for bit), no search.
+2. Candidates: the ``candidates`` legal ids of highest prior (the network's move first).
+   Worlds: the one the runner handed to :meth:`~SearchAgent.see_world` and more drawn
+   from it with :func:`~canasta_env.engine.determinize.determinize` and the agent's own
+   ``rng`` (a world's hidden cards are dealt again from their multiset, which the seat
+   knows, so a world drawn from a world is drawn as from the true game), ``rollouts //
+   candidates`` in all: every candidate is played in the same worlds (common random
+   numbers), so the comparison of two candidates is paired and the luck of a world
+   cancels.
+3. Rollouts, all at once on the compiled core (a :class:`~canasta_env.table.Table` per
+   rollout): each ply, one batched forward pass over every rollout where a seat has a
+   choice, greedy (or sampled, ``sample=True``) among the legal ids. A rollout that
+   ends the hand scores :func:`training.rollout.hand_reward` for the agent's seat
+   (+1 / 0 / -1 for the hand won / tied / lost plus ``score_coef`` times the margin
+   / 1000, clipped to +-2: the training reward); after ``depth`` plies (or the
+   ``max_ms`` time cap) an unfinished one scores the value head's estimate for the seat
+   to act, from the agent's side (negated for an opponent of 2 teams; less the mean
+   for 3 teams).
+4. The choice: the candidate of highest mean, if its paired advantage over the
+   network's move is above ``margin_z`` standard errors (SPARTA's rule: deviate from the
+   blueprint only where the search is sure); else the network's move.
+
+Deterministic for a seed, a budget and a game: the worlds come from the agent's
+``rng`` (``random.Random``, reseeded by the registry before each arena hand), rollouts
+are greedy (or sampled from a generator seeded from the same ``rng``). Only
+``max_ms`` (off by default) makes the result depend on the machine's speed.
+
+Hidden information: the agent reads nothing but its observation, its mask and the
+world it is handed (a determinization, never the true game); every further world is
+drawn from that one. ``tests/test_search.py`` checks that two games which differ only
+in cards the seat cannot see give the same rollouts, and that an agent handed the true
+game instead is caught by the same check.
+
+``python -m training.search --players 2 --agents search:classic-2p ppo:classic-2p
+expert --hands 200 --out runs/search_x`` runs the arena in this process (one job) and
+writes, beside its ``results.json``, ``timings.json``: every decision's seconds of
+each search agent (mean, percentiles), measured around ``see_world`` + ``act``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ctypes
+import functools
+import json
+import math
+import random
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import Agent
+from canasta_env.engine.determinize import determinize
+from canasta_env.engine.game import Game
+from canasta_env.table import Table
+from training.agent import SHIPPED as POLICIES
+from training.agent import PolicyWeights, resolve_model
+from training.net import ModelFile
+from training.rollout import hand_reward
+
+#: Rollouts a decision when the name gives no budget (``search:classic-2p``).
+DEFAULT_ROLLOUTS = 64
+#: The largest budget a name may ask for.
+MAX_ROLLOUTS = 4096
+#: Shipped search agents by name (``search:NAME``): the shipped ``.npz`` networks.
+SHIPPED = {name: path for name, path in POLICIES.items() if path.suffix == ".npz"}
+#: What separates the model from the budget in a name.
+BUDGET_MARK = "@"
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """How one decision is searched (see the module doc, steps 1-4)."""
+
+    #: the most rollouts a decision plays (the budget)
+    rollouts: int = DEFAULT_ROLLOUTS
+    #: legal ids searched: the network's move and its runners-up by prior
+    candidates: int = 4
+    #: a prior at or above this on the network's move: play it without search
+    confident: float = 0.95
+    #: plies a rollout plays before the value head scores it (None: to the hand's end)
+    depth: int | None = None
+    #: the weight of the score margin in a rollout's score (the training reward's)
+    score_coef: float = 0.25
+    #: standard errors by which a candidate must beat the network's move to be played
+    margin_z: float = 1.0
+    #: rollouts sample from the network's softmax instead of playing its best move
+    sample: bool = False
+    #: milliseconds a decision may take before unfinished rollouts are scored by the
+    #: value head (None: no cap; a cap makes the agent depend on the machine's speed)
+    max_ms: float | None = None
+
+    def __post_init__(self):
+        if not _count(self.rollouts) or not 1 <= self.rollouts <= MAX_ROLLOUTS:
+            raise ValueError(
+                f"rollouts must be an integer in 1..{MAX_ROLLOUTS}, got {self.rollouts!r}"
+            )
+        if not _count(self.candidates) or self.candidates < 1:
+            raise ValueError(f"candidates must be a positive integer, got {self.candidates!r}")
+        if self.depth is not None and (not _count(self.depth) or self.depth < 1):
+            raise ValueError(f"depth must be a positive integer or None, got {self.depth!r}")
+        if not 0.0 < self.confident <= 1.0:
+            raise ValueError(f"confident must be in (0, 1], got {self.confident!r}")
+        if self.max_ms is not None and not self.max_ms > 0:
+            raise ValueError(f"max_ms must be positive or None, got {self.max_ms!r}")
+
+
+def _count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass
+class SearchStats:
+    """What the last decision did (for tests, docs and the curious)."""
+
+    legal: int = 0
+    searched: bool = False
+    policy_move: int = -1
+    chosen: int = -1
+    candidates: list[int] = field(default_factory=list)
+    worlds: int = 0
+    rollouts: int = 0
+    plies: int = 0  # batched plies (forward passes at most)
+    scores: np.ndarray | None = None  # [candidate, world]
+    cut_by_time: bool = False
+
+
+# ---------------------------------------------------------------------- the network
+class PolicyValueNet:
+    """The network of a model file as numpy arrays: the ReLU trunk, then the action
+    logits and the value, for a batch of observations in one pass."""
+
+    def __init__(self, model: ModelFile):
+        def f32(pair):
+            return tuple(np.ascontiguousarray(a, dtype=np.float32) for a in pair)
+
+        self.trunk = [f32(pair) for pair in model.trunk]
+        self.pi_w, self.pi_b = f32(model.actor[-1])
+        v_w, v_b = f32(model.value_head)
+        self.v_w, self.v_b = v_w[:, 0], float(v_b[0])
+        self.obs_size = model.obs_size
+        self.num_actions = self.pi_w.shape[1]
+
+    def __call__(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(logits [rows, actions], values [rows]) of a batch of observations."""
+        x = observations[:, : self.obs_size]
+        for weight, bias in self.trunk:
+            x = np.maximum(x @ weight + bias, 0.0)
+        return x @ self.pi_w + self.pi_b, x @ self.v_w + self.v_b
+
+
+# ---------------------------------------------------------------------- names
+#: The settings a name may change after its budget (``@64,depth=24``), with their parsers.
+NAME_SETTINGS = {
+    "candidates": "int",
+    "confident": "float",
+    "depth": "int or none",
+    "score_coef": "float",
+    "margin_z": "float",
+    "sample": "true or false",
+    "max_ms": "float or none",
+}
+
+
+def _setting(path: str, key: str, text: str):
+    kind = NAME_SETTINGS[key]
+    lowered = text.strip().lower()
+    if "none" in kind and lowered == "none":
+        return None
+    try:
+        if kind.startswith("int"):
+            return int(lowered)
+        if kind.startswith("float"):
+            value = float(lowered)
+            if not math.isfinite(value):
+                raise ValueError(text)
+            return value
+        if lowered in ("true", "false"):
+            return lowered == "true"
+        raise ValueError(text)
+    except ValueError:
+        raise ValueError(f"search:{path}: {key} must be {kind}, got {text!r}") from None
+
+
+def parse_name(path: str) -> tuple[str, SearchConfig]:
+    """(model, config) of a loader path ``MODEL[@ROLLOUTS[,KEY=VALUE]...]``
+    (``classic-2p``, ``classic-2p@128``, ``classic-4p@64,depth=24,margin_z=0.5``).
+
+    Raises ``ValueError`` naming the problem: a budget that is not an integer in
+    1..:data:`MAX_ROLLOUTS`, a key that is not one of :data:`NAME_SETTINGS`, a value
+    of the wrong kind or out of its range.
+    """
+    model, mark, spec = str(path).rpartition(BUDGET_MARK)
+    if not mark:
+        return str(path), SearchConfig()
+    budget, *settings = spec.split(",")
+    if not budget.isdigit() or not budget.isascii():
+        raise ValueError(
+            f"search:{path}: the budget after '{BUDGET_MARK}' must be a whole number of "
+            f"rollouts in 1..{MAX_ROLLOUTS} (as in search:classic-2p@64), got {budget!r}"
+        )
+    rollouts = int(budget)
+    if not 1 <= rollouts <= MAX_ROLLOUTS:
+        raise ValueError(
+            f"search:{path}: the budget must be 1..{MAX_ROLLOUTS} rollouts a decision, "
+            f"got {rollouts}"
+        )
+    changes: dict = {"rollouts": rollouts}
+    for item in settings:
+        key, equals, text = item.partition("=")
+        key = key.strip()
+        if not equals or key not in NAME_SETTINGS:
+            raise ValueError(
+                f"search:{path}: {item!r} is not KEY=VALUE with KEY one of "
+                f"{', '.join(NAME_SETTINGS)}"
+            )
+        changes[key] = _setting(path, key, text)
+    try:
+        return model, SearchConfig(**changes)
+    except ValueError as error:
+        raise ValueError(f"search:{path}: {error}") from None
+
+
+def load_agent(path: str | None = None) -> SearchAgent:
+    """The search agent of a loader path (the ``search`` entry point): ``MODEL[@ROLLOUTS]``,
+    MODEL a shipped name (:data:`SHIPPED`), a ``.npz`` model file or a run folder.
+
+    A model that does not exist raises ``FileNotFoundError`` (the registry adds the
+    nearest shipped name); a bad budget or a model that is not a ``.npz`` network
+    (a Stable-Baselines3 zip has no value head here) raises ``ValueError``.
+    """
+    path = path or "classic-2p"
+    model, config = parse_name(path)
+    if model in ("", "default"):
+        model = "classic-2p"
+    if model not in SHIPPED and not Path(model).exists():
+        names = ", ".join(SHIPPED)
+        raise FileNotFoundError(f"no model at {model} (shipped names: {names})")
+    resolved = resolve_model(SHIPPED.get(model, model))
+    if resolved.suffix != ".npz":
+        raise ValueError(
+            f"search:{path}: {resolved} is not a .npz network (training/net.py); the search "
+            "needs the network's policy and value heads"
+        )
+    return SearchAgent(resolved, config, name=f"search:{path}")
+
+
+# ---------------------------------------------------------------------- timings
+_TIME_SINKS: list[list[float]] = []
+
+
+@contextlib.contextmanager
+def recording_times():
+    """A list that collects the seconds of every decision of every search agent of this
+    process while the ``with`` block runs (``see_world`` to the end of ``act``)."""
+    times: list[float] = []
+    _TIME_SINKS.append(times)
+    try:
+        yield times
+    finally:
+        _TIME_SINKS.remove(times)
+
+
+# ---------------------------------------------------------------------- BLAS threads
+@functools.cache
+def _blas_threads():
+    """(get, set) of the thread count of numpy's bundled OpenBLAS, or None (another BLAS).
+
+    A rollout's forward pass is a few small matrix products; OpenBLAS splits each over
+    every core, and on a busy 2-core machine its threads wait on each other: a 16-row
+    pass took 12 ms with the default threads and 1.6 ms with one (docs/search.md)."""
+    folder = Path(np.__file__).resolve().parent.parent / "numpy.libs"
+    for path in sorted(folder.glob("*openblas*")):
+        try:
+            library = ctypes.CDLL(str(path))  # the handle numpy loaded: the same state
+        except OSError:
+            continue
+        for prefix in ("scipy_openblas", "openblas"):
+            for suffix in ("64_", ""):
+                get = getattr(library, f"{prefix}_get_num_threads{suffix}", None)
+                put = getattr(library, f"{prefix}_set_num_threads{suffix}", None)
+                if get is not None and put is not None:
+                    return get, put
+    return None
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """numpy's OpenBLAS on one thread inside the block, as it was after it (a no-op
+    where numpy uses another BLAS: set ``OPENBLAS_NUM_THREADS=1`` or the like there)."""
+    calls = _blas_threads()
+    if calls is None:
+        yield
+        return
+    get, put = calls
+    before = get()
+    put(1)
+    try:
+        yield
+    finally:
+        put(before)
+
+
+# ---------------------------------------------------------------------- the agent
+class SearchAgent(Agent):
+    """Rollouts of the trained policy from determinized worlds (see the module doc)."""
+
+    name = "search"
+
+    def __init__(
+        self,
+        model: str | Path | ModelFile,
+        config: SearchConfig | None = None,
+        seed: int | None = None,
+        name: str | None = None,
+    ):
+        model_file = model if isinstance(model, ModelFile) else ModelFile(resolve_model(model))
+        self.config = config or SearchConfig()
+        self.net = PolicyValueNet(model_file)
+        # the root's priors exactly as the ppo: agent computes its move
+        self.policy = PolicyWeights(model_file.actor, "ReLU")
+        self.rng = random.Random(seed)
+        self.stats = SearchStats()
+        self._world: Game | None = None
+        self._started: float | None = None
+        if name is not None:
+            self.name = name
+
+    def seed(self, seed: int | None) -> None:
+        self.rng = random.Random(seed)
+
+    def with_config(self, **changes) -> SearchAgent:
+        """A new agent with the same network and ``changes`` to the config (unseeded)."""
+        agent = SearchAgent.__new__(SearchAgent)
+        agent.__dict__.update(self.__dict__)
+        agent.config = replace(self.config, **changes)
+        agent.rng = random.Random()
+        agent.stats = SearchStats()
+        agent._world = None
+        return agent
+
+    def see_world(self, world: Game) -> None:
+        """The determinized world of the coming decision (from the runner; one decision)."""
+        self._started = time.perf_counter()
+        self._world = world
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        started = self._started if self._started is not None else time.perf_counter()
+        world, self._world, self._started = self._world, None, None
+        try:
+            return self._decide(observation, action_mask, world, started)
+        finally:
+            for sink in _TIME_SINKS:
+                sink.append(time.perf_counter() - started)
+
+    # ------------------------------------------------------------------ one decision
+    def _decide(self, observation, action_mask, world: Game | None, started: float) -> int:
+        legal = np.flatnonzero(action_mask)
+        logits = np.full(len(action_mask), -1e9)  # ids the network never learned: last
+        known = min(len(action_mask), self.policy.num_actions)
+        logits[:known] = self.policy.logits(observation)[:known]
+        priors = np.exp(logits[legal] - logits[legal].max())
+        priors /= priors.sum()
+        order = np.argsort(-priors, kind="stable")
+        policy_move = int(legal[order[0]])  # np.argmax's choice: the first of the best
+        stats = self.stats = SearchStats(len(legal), policy_move=policy_move, chosen=policy_move)
+        config = self.config
+        count = min(config.candidates, len(legal), config.rollouts)
+        if count < 2 or world is None or priors[order[0]] >= config.confident:
+            return policy_move
+        if world.legal_actions() != legal.tolist():
+            raise ValueError("the world handed to see_world is not at this decision")
+        candidates = [int(legal[i]) for i in order[:count]]
+        worlds = max(1, config.rollouts // count)
+        with one_blas_thread():
+            scores = self._search(world, candidates, worlds, started)
+        stats.searched, stats.candidates, stats.scores = True, candidates, scores
+        stats.chosen = candidates[_choose(scores, config.margin_z)]
+        return stats.chosen
+
+    def _search(self, world: Game, candidates: list[int], worlds: int, started: float):
+        """Scores [candidate, world] of every candidate played out in every world."""
+        seat = world.current
+        roots = [Table.from_game(world, backend=None)]
+        for _ in range(worlds - 1):
+            roots.append(Table.from_game(determinize(world, seat, self.rng), backend=None))
+        tables = []
+        for move in candidates:
+            for root in roots:
+                table = root.copy()
+                table.step(move)
+                tables.append(table)
+        generator = None
+        if self.config.sample:
+            generator = np.random.default_rng(self.rng.getrandbits(64))
+        scores = self._play_out(tables, seat, generator, started)
+        self.stats.worlds, self.stats.rollouts = worlds, len(tables)
+        return scores.reshape(len(candidates), worlds)
+
+    def _play_out(self, tables: list[Table], seat: int, generator, started: float) -> np.ndarray:
+        """Each table's score for ``seat``: played to the hand's end by the network (one
+        forward pass a ply over every table with a choice), or cut and valued."""
+        config = self.config
+        team_of = tables[0].team_of
+        num_teams = max(team_of) + 1
+        scores = np.zeros(len(tables))
+        live = []
+        for i, table in enumerate(tables):
+            if table.hand_over:
+                scores[i] = hand_reward(table, seat, config.score_coef)[0]
+            else:
+                live.append(i)
+        deadline = None if config.max_ms is None else started + config.max_ms / 1000.0
+        plies = 0
+        while live:
+            cut = config.depth is not None and plies >= config.depth
+            if deadline is not None and not cut and time.perf_counter() >= deadline:
+                cut = self.stats.cut_by_time = True
+            legal = [tables[i].legal_actions() for i in live]
+            rows = [r for r, ids in enumerate(legal) if cut or len(ids) > 1]
+            actions = [ids[0] for ids in legal]
+            if rows:
+                obs = np.stack([tables[live[r]].observation(tables[live[r]].current) for r in rows])
+                logits, values = self.net(obs)
+                if cut:
+                    for r, value in zip(rows, values):
+                        table = tables[live[r]]
+                        scores[live[r]] = _from_side(value, team_of, table.current, seat, num_teams)
+                    break
+                masks = np.full((len(rows), logits.shape[1]), -np.inf, dtype=np.float32)
+                for k, r in enumerate(rows):
+                    masks[k, legal[r]] = 0.0
+                z = logits + masks
+                if generator is not None:
+                    z = z + generator.gumbel(size=z.shape).astype(np.float32)
+                for r, action in zip(rows, z.argmax(axis=1)):
+                    actions[r] = int(action)
+            plies += 1
+            still = []
+            for r, i in enumerate(live):
+                table = tables[i]
+                table.step(actions[r])
+                if table.hand_over:
+                    scores[i] = hand_reward(table, seat, config.score_coef)[0]
+                else:
+                    still.append(i)
+            live = still
+        self.stats.plies = plies
+        return scores
+
+
+def _from_side(value: float, team_of, current: int, seat: int, num_teams: int) -> float:
+    """The value head's estimate for the seat to act, as ``seat``'s: the same for its
+    team; negated for the other of 2 teams; with 3 teams the reward's margin part is
+    the team's score less the others' mean, so another team's gain is shared out."""
+    if team_of[current] == team_of[seat]:
+        return float(value)
+    return -float(value) / (num_teams - 1)
+
+
+def _choose(scores: np.ndarray, margin_z: float) -> int:
+    """The index of the candidate to play: the best mean if it beats candidate 0 (the
+    network's move) by more than ``margin_z`` standard errors of the paired difference."""
+    means = scores.mean(axis=1)
+    best = int(np.argmax(means))
+    if best == 0:
+        return 0
+    diff = scores[best] - scores[0]
+    if len(diff) < 2:
+        return best if diff.mean() > 0 and margin_z <= 0 else 0
+    error = diff.std(ddof=1) / math.sqrt(len(diff))
+    return best if diff.mean() > margin_z * error else 0
+
+
+# ---------------------------------------------------------------------- measuring
+def main(argv: list[str] | None = None) -> None:
+    """The arena in this process (one job), with every search agent's decision timed."""
+    from agents.arena import run_arena
+
+    parser = argparse.ArgumentParser(prog="python -m training.search", description=main.__doc__)
+    parser.add_argument("--variant", default="classic")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--agents", nargs="+", required=True)
+    parser.add_argument("--hands", type=int, default=200, help="hands per pairing")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--out", required=True, help="output folder (results.json, timings.json)")
+    parser.add_argument("--progress", action="store_true")
+    args = parser.parse_args(argv)
+    with recording_times() as times:
+        started = time.time()
+        result = run_arena(
+            args.agents,
+            variant=args.variant,
+            num_players=args.players,
+            hands=args.hands,
+            seed=args.seed,
+            jobs=1,
+            out_dir=args.out,
+            progress=args.progress,
+            plot=False,
+            overwrite=False,
+        )
+        wall = time.time() - started
+    timing = timing_summary(times)
+    timing["wall_seconds"] = round(wall, 1)
+    Path(args.out, "timings.json").write_text(json.dumps(timing, indent=1) + "\n")
+    print(result.report)
+    print("\nsearch decisions:", json.dumps(timing))
+
+
+def timing_summary(times: list[float]) -> dict:
+    """Count, mean and percentiles (seconds) of decision times."""
+    if not times:
+        return {"decisions": 0}
+    array = np.asarray(times)
+    return {
+        "decisions": len(array),
+        "mean": round(float(array.mean()), 5),
+        "p50": round(float(np.percentile(array, 50)), 5),
+        "p90": round(float(np.percentile(array, 90)), 5),
+        "p99": round(float(np.percentile(array, 99)), 5),
+        "max": round(float(array.max()), 5),
+    }
+
+
+__all__ = [
+    "DEFAULT_ROLLOUTS",
+    "MAX_ROLLOUTS",
+    "SHIPPED",
+    "PolicyValueNet",
+    "SearchAgent",
+    "SearchConfig",
+    "SearchStats",
+    "load_agent",
+    "parse_name",
+    "recording_times",
+    "timing_summary",
+]
+
+if __name__ == "__main__":
+    from training.search import main as _main  # the module the loader imports, not __main__
+
+    _main()
