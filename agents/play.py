@@ -23,6 +23,7 @@ function and the output stream so a test can drive a whole hand with scripted in
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TextIO
 
@@ -146,7 +147,13 @@ def play_hand(
         seat = table.current
         if seat != human:
             name, bot = bots[seat]
+            searches = getattr(bot, "see_world", None) is not None
+            if searches:  # a search agent may take a moment: say so before it starts
+                print(f"player {seat} ({name}) is thinking...", end="", file=output, flush=True)
+            started = time.perf_counter()
             action = table.choose_action(bot, table.observation(seat), table.mask())
+            if searches:
+                print(f" {time.perf_counter() - started:.2f} s", file=output)
             try:
                 table.step(action)
             except IllegalActionError as error:

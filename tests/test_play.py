@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 
@@ -138,3 +139,59 @@ def test_house_rule_runs_are_played_with_suits_shown():
 def test_bad_house_rules_are_refused(rule, message):
     code, text, _ = _run(["--variant", "spanish", "--players", "2", "--rule", rule], [])
     assert code == 2 and message in text
+
+
+class _Searching:
+    """A stand-in search agent: asks for a world (``see_world``), then plays its first
+    legal id; it records the worlds it was handed."""
+
+    name = "searching"
+
+    def __init__(self, seed=None):
+        import random
+
+        self.rng = random.Random(seed)
+        self.worlds = 0
+
+    def reset(self, seat, num_players, rules):
+        pass
+
+    def see_world(self, world):
+        self.worlds += 1
+
+    def act(self, observation, action_mask):
+        return int(action_mask.nonzero()[0][0])
+
+
+def test_a_search_agent_is_shown_thinking_with_its_time():
+    """A bot that searches (``see_world``) gets a line saying it is thinking, then how long
+    it took; a bot that does not search (greedy, the control) gets none."""
+    from agents.registry import _FACTORIES, register_agent
+
+    register_agent("test-searching", _Searching)
+    try:
+        code, text, _ = _run(
+            [
+                "--variant",
+                "classic",
+                "--players",
+                "4",
+                "--seed",
+                "7",
+                "--no-color",
+                "--opponents",
+                "test-searching",
+                "--partners",
+                "greedy",
+            ],
+            ["1"] * 400,
+        )
+    finally:
+        del _FACTORIES["test-searching"]
+    assert code == 0
+    thinking = [line for line in text.splitlines() if "is thinking..." in line]
+    assert thinking, text
+    for line in thinking:  # the opponents' seats 1 and 3, each with its seconds
+        assert re.fullmatch(r"player [13] \(test-searching\) is thinking\.\.\. \d+\.\d\d s", line)
+    assert "player 2 (greedy) is thinking" not in text
+    assert any(line.startswith("player 2 (greedy): ") for line in text.splitlines())
