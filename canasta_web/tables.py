@@ -54,6 +54,15 @@ MAX_SEARCH_SIMULATIONS = 1000
 #: Search bots by name: ``openspiel:ismcts`` (its default budget), ``openspiel:ismcts-N``
 #: (1 <= N <= MAX_SEARCH_SIMULATIONS) and ``openspiel:random``.
 SEARCH_NAME = re.compile(r"openspiel:(?:random|ismcts(?:-(?P<simulations>[1-9][0-9]{0,3}))?)")
+#: The most rollouts per move a search over a shipped network may play here (about 1 s a
+#: move on one core of the project's machines; training/search.py's default is 64).
+MAX_SEARCH_ROLLOUTS = 256
+#: Searches over a shipped network: ``search:NAME`` (its default budget) and
+#: ``search:NAME@N`` (1 <= N <= MAX_SEARCH_ROLLOUTS), NAME a shipped numpy model; none of
+#: the loader's other forms (a file path, settings) is taken.
+POLICY_SEARCH_NAME = re.compile(
+    r"search:(?P<model>[a-z0-9][a-z0-9-]{0,63})(?:@(?P<rollouts>[1-9][0-9]{0,3}))?"
+)
 #: The longest a bot may think over one move before the move is refused (503).
 BOT_MOVE_SECONDS = 20.0
 #: The most bots thinking at once in the whole server; one more request waits this long
@@ -104,8 +113,14 @@ def shipped_agents() -> dict[str, str]:
 
 
 def bot_names() -> list[str]:
-    """Agent names to offer on the page (the shipped trained agents when installed)."""
-    return list(BUILT_IN_BOTS) + list(shipped_agents())
+    """Agent names to offer on the page (the shipped trained agents, and a search over
+    each, when installed)."""
+    shipped = list(shipped_agents().values())
+    return (
+        list(BUILT_IN_BOTS)
+        + [f"ppo:{name}" for name in shipped]
+        + [f"search:{name}" for name in shipped]
+    )
 
 
 def check_bot_name(name: Any) -> str:
@@ -113,6 +128,16 @@ def check_bot_name(name: Any) -> str:
     if isinstance(name, str):
         if name in BUILT_IN_BOTS or name in shipped_agents():
             return name
+        match = POLICY_SEARCH_NAME.fullmatch(name)
+        if match is not None and f"ppo:{match.group('model')}" in shipped_agents():
+            rollouts = match.group("rollouts")
+            if rollouts is None or int(rollouts) <= MAX_SEARCH_ROLLOUTS:
+                return name
+            raise TableError(
+                400,
+                f"bot {short(name)}: at most {MAX_SEARCH_ROLLOUTS} rollouts per move "
+                "on this server",
+            )
         match = SEARCH_NAME.fullmatch(name)
         if match is not None:
             simulations = match.group("simulations")
@@ -126,6 +151,7 @@ def check_bot_name(name: Any) -> str:
     raise TableError(
         400,
         f"unknown bot {short(name)}: choose one of {', '.join(bot_names())}, "
+        f"search:NAME@N (N <= {MAX_SEARCH_ROLLOUTS}), "
         f"openspiel:ismcts-N (N <= {MAX_SEARCH_SIMULATIONS}) or openspiel:random",
     )
 
@@ -141,6 +167,10 @@ def make_bot(name: Any, seed: int | None):
             from training.agent import load_agent
 
             agent = load_agent(shipped)
+        elif name.startswith("search:"):  # a shipped network and a budget, checked above
+            from training.search import load_agent as load_search
+
+            agent = load_search(name.split(":", 1)[1])
         else:
             from agents.openspiel_bot import load_agent
 

@@ -143,6 +143,25 @@ def test_bots_move_one_by_one_at_the_set_speed(page):
     assert time.monotonic() - shown_first >= 0.9 * delay * (moves - 1)
 
 
+def test_the_page_says_which_bot_is_thinking(page):
+    """While the server works out a bot's move the page says whose move it is (a search
+    over the network may take a second); a mutation observer keeps every such line."""
+    page.evaluate(
+        """() => {
+        window.seenThinking = [];
+        new MutationObserver(() => {
+          const line = document.getElementById("thinking");
+          if (line) window.seenThinking.push(line.textContent);
+        }).observe(document.body, { childList: true, subtree: true });
+      }"""
+    )
+    start(page, seed=3, seats=("search:classic-2p@8", "you"))
+    page.wait_for_function(WAITS_FOR_PERSON)
+    seen = set(page.evaluate("window.seenThinking"))
+    assert seen == {"search:classic-2p@8 (player 0) is thinking..."}, seen
+    assert page.locator("#thinking").count() == 0  # gone once the person is to move
+
+
 def test_an_illegal_move_is_refused_and_changes_nothing(page):
     start(page, seed=6)
     before = view(page)

@@ -104,6 +104,12 @@ def test_the_payload_is_live(tmp_path):
         ("openspiel:ismcts-99999999999", "unknown bot"),
         ("openspiel:ismcts-1001", "at most 1000 simulations"),
         ("openspiel:ismcts-0", "unknown bot"),
+        ("search:classic-2p@257", "at most 256 rollouts"),
+        ("search:classic-2p@0", "unknown bot"),
+        ("search:evil", "unknown bot 'search:evil'"),
+        ("search:./evil.npz", "unknown bot"),
+        ("search:classic-2p@8,depth=4", "unknown bot"),
+        ("search:sb3-classic-2p", "unknown bot"),
         ("evil", "unknown bot 'evil'"),
     ],
 )
@@ -122,8 +128,13 @@ def test_a_live_table_builds_agents_from_the_allowlist_only(
 
 def test_the_allowlist_takes_the_shipped_agents_and_bounded_search(client):
     names = client.get("/api/options").json()["bots"]
-    assert names == ["random", "greedy", "expert", "ppo:classic-2p", "ppo:classic-4p"]
+    shipped = ["classic-2p", "classic-4p"]
+    assert names == ["random", "greedy", "expert"] + [f"ppo:{n}" for n in shipped] + [
+        f"search:{n}" for n in shipped
+    ]
     assert new_table(client, seats=("you", "ppo:classic-2p"))["waiting_for"] == "you"
+    for seat in ("search:classic-2p", "search:classic-4p@256", "search:classic-2p@1"):
+        assert new_table(client, seats=("you", seat))["waiting_for"] == "you"
     pytest.importorskip("pyspiel", reason="search bots need the 'openspiel' extra")
     for seat in ("openspiel:ismcts-1000", "openspiel:ismcts", "openspiel:random"):
         assert new_table(client, seats=("you", seat))["waiting_for"] == "you"
@@ -559,3 +570,21 @@ def test_a_slow_body_is_refused(client):
     asyncio.run(guard(scope, trickle, send))
     assert time.monotonic() - started < 2.0
     assert answers[0]["status"] == 408 and "reached" not in answers
+
+
+def test_a_search_over_a_shipped_network_plays_its_moves_at_a_live_table(client):
+    """``search:classic-2p@4`` in seat 0 moves when asked (advance) and its move is logged
+    under its name; its budget came from the name."""
+    view = new_table(client, seats=("search:classic-2p@4", "you"), seed=5)
+    assert view["waiting_for"] == "bot"
+    path = f"/api/tables/{view['table']}"
+    while view["waiting_for"] == "bot":
+        response = client.post(path + "/advance", json={"version": view["version"]})
+        assert response.status_code == 200, response.text
+        view = response.json()
+    assert view["waiting_for"] == "you" and view["version"] >= 2  # its draw, its discard
+    assert view["players"][0]["name"] == "search:classic-2p@4 (player 0)"
+    from canasta_web.tables import LiveTable
+
+    bot = client.app.state.tables.get(view["table"], LiveTable).bots[0]
+    assert type(bot).__name__ == "SearchAgent" and bot.config.rollouts == 4

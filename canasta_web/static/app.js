@@ -176,9 +176,17 @@ async function advance() {
   state.timer = null;
   const view = state.view;
   if (!view || view.waiting_for !== "bot") return;
+  showThinking(view);
   const next = await request("POST", `/api/tables/${view.table}/advance`, { version: view.version });
   // after an error the bots stop until the person acts; a new game drops this answer
   if (next && onTable(view)) render(next);
+}
+
+// While the server works out a bot's move: who it is (a search bot may take a while).
+function showThinking(view) {
+  const player = view.players.find((p) => p.seat === view.current);
+  const who = player ? player.name : `player ${view.current}`;  // "expert (player 1)"
+  $("turn-moves").replaceChildren(el("span", { id: "thinking", text: `${who} is thinking...` }));
 }
 
 // Whether the page still shows the live table of ``view`` (not a newer game or a replay).
