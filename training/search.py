@@ -71,6 +71,7 @@ import ctypes
 import functools
 import json
 import math
+import os
 import random
 import time
 from dataclasses import dataclass, field, replace
@@ -275,19 +276,21 @@ def load_agent(path: str | None = None) -> SearchAgent:
 
 
 # ---------------------------------------------------------------------- timings
-_TIME_SINKS: list[list[float]] = []
+_TIME_SINKS: list[tuple[list[float], list[float]]] = []
 
 
 @contextlib.contextmanager
 def recording_times():
-    """A list that collects the seconds of every decision of every search agent of this
-    process while the ``with`` block runs (``see_world`` to the end of ``act``)."""
-    times: list[float] = []
-    _TIME_SINKS.append(times)
+    """Two lists that collect the seconds of every decision of every search agent of this
+    process while the ``with`` block runs (``see_world`` to the end of ``act``): wall-clock
+    seconds and this process's CPU seconds (the wall-clock ones count the time other
+    processes of a busy machine took; the CPU ones do not)."""
+    sink: tuple[list[float], list[float]] = ([], [])
+    _TIME_SINKS.append(sink)
     try:
-        yield times
+        yield sink
     finally:
-        _TIME_SINKS.remove(times)
+        _TIME_SINKS.remove(sink)
 
 
 # ---------------------------------------------------------------------- BLAS threads
@@ -370,17 +373,18 @@ class SearchAgent(Agent):
 
     def see_world(self, world: Game) -> None:
         """The determinized world of the coming decision (from the runner; one decision)."""
-        self._started = time.perf_counter()
+        self._started = (time.perf_counter(), time.process_time())
         self._world = world
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        started = self._started if self._started is not None else time.perf_counter()
+        started = self._started or (time.perf_counter(), time.process_time())
         world, self._world, self._started = self._world, None, None
         try:
-            return self._decide(observation, action_mask, world, started)
+            return self._decide(observation, action_mask, world, started[0])
         finally:
-            for sink in _TIME_SINKS:
-                sink.append(time.perf_counter() - started)
+            for wall, cpu in _TIME_SINKS:
+                wall.append(time.perf_counter() - started[0])
+                cpu.append(time.process_time() - started[1])
 
     # ------------------------------------------------------------------ one decision
     def _decide(self, observation, action_mask, world: Game | None, started: float) -> int:
@@ -515,7 +519,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", required=True, help="output folder (results.json, timings.json)")
     parser.add_argument("--progress", action="store_true")
     args = parser.parse_args(argv)
-    with recording_times() as times:
+    load_before = os.getloadavg()
+    with recording_times() as (wall, cpu):
         started = time.time()
         result = run_arena(
             args.agents,
@@ -529,9 +534,13 @@ def main(argv: list[str] | None = None) -> None:
             plot=False,
             overwrite=False,
         )
-        wall = time.time() - started
-    timing = timing_summary(times)
-    timing["wall_seconds"] = round(wall, 1)
+        elapsed = time.time() - started
+    timing = {"wall": timing_summary(wall), "cpu": timing_summary(cpu)}
+    timing["run_seconds"] = round(elapsed, 1)
+    timing["load_average_1_5_15min"] = {
+        "start": [round(x, 2) for x in load_before],
+        "end": [round(x, 2) for x in os.getloadavg()],
+    }
     Path(args.out, "timings.json").write_text(json.dumps(timing, indent=1) + "\n")
     print(result.report)
     print("\nsearch decisions:", json.dumps(timing))
