@@ -24,16 +24,19 @@ hands); at 3 players, where each player scores alone, the pair fills the seats a
 A B A and B A B, each rotated over the three seats, so each deal is played six times and
 each agent plays it from every seat both alone against two of the other and as two
 against one. "Agent A wins a hand" means A's best seat scored more than the other's
-(ties count half; at 3 players, A alone wins only above both B seats), as in the arena;
-the training evaluation (:mod:`training.evaluation`) seats its learner the same way, in
-every team against copies of one opponent. ``deals`` (``--hands``) is per pairing; hands
+(ties count half; at 3 players, A alone wins only above both B seats), as in the arena.
+The training evaluation (:mod:`training.evaluation`) plays its learner once in every team
+against copies of one opponent: these arrangements at 2, 4 and 6 players, and at 3 players
+the half where the learner sits alone. ``deals`` (``--hands``) is per pairing; hands
 per pairing are ``deals x arrangements``.
 
 Figures (the arena's, :mod:`agents.stats`): per pair, the first agent's hands won with a
 95% Wilson interval and its mean score difference per hand with a 95% Student-t
-interval; per agent, the OpenSkill Plackett-Luce rating (mu, sigma and the ordinal
-``mu - 3 sigma``, which orders the table), the Bradley-Terry Elo and its hands won. The
-same seed deals the same decks on every table; the result does not depend on ``jobs``.
+interval; per agent, the Bradley-Terry Elo (the fit of the head-to-head results, which
+does not depend on the order of the hands), which orders the table as it orders the
+arena's report, the OpenSkill Plackett-Luce rating (mu, sigma and the ordinal
+``mu - 3 sigma``, updated hand by hand, deal by deal) and its hands won. The same seed
+deals the same decks on every table; the result does not depend on ``jobs``.
 
 Outputs: the page (``docs/leaderboard.md``), a JSON file with every figure beside it
 (``docs/leaderboard.json``) and a chart (``docs/leaderboard.png``). The README's
@@ -49,6 +52,7 @@ import importlib
 import json
 import math
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -140,11 +144,33 @@ def shipped_agents() -> dict[str, tuple[str, ...]]:
     return found
 
 
-def default_agents(table: str, shipped: dict[str, tuple[str, ...]] | None = None) -> list[str]:
+def default_agents(
+    table: str, shipped: dict[str, tuple[str, ...]] | None = None, without: Sequence[str] = ()
+) -> list[str]:
     """The agents of ``table`` when none are given: :data:`BOTS`, then each shipped agent
-    that plays it."""
+    that plays it; less those ``without`` names, whole (``search:classic-2p``) or by their
+    loader's prefix (``search``: all its agents)."""
     shipped = shipped_agents() if shipped is None else shipped
-    return [*BOTS, *(name for name, tables in shipped.items() if table in tables)]
+    agents = [*BOTS, *(name for name, tables in shipped.items() if table in tables)]
+    return [name for name in agents if not _left_out(name, without)]
+
+
+def _left_out(name: str, without: Sequence[str]) -> bool:
+    return name in without or name.split(":", 1)[0] in without
+
+
+def check_without(without: Sequence[str], shipped: dict[str, tuple[str, ...]]) -> None:
+    """Refuse (``ValueError``) a ``without`` entry that names no default agent or loader."""
+    names = [*BOTS, *shipped]
+    prefixes = {name.split(":", 1)[0] for name in shipped}
+    for entry in without:
+        if entry not in names and entry not in prefixes:
+            near = difflib.get_close_matches(entry, [*names, *sorted(prefixes)], n=2, cutoff=0.6)
+            hint = f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else ""
+            raise ValueError(
+                f"--without {entry!r} names no agent of the leaderboard{hint}; the agents are "
+                f"{', '.join(names)}"
+            )
 
 
 # ---------------------------------------------------------------------- play
@@ -179,13 +205,11 @@ def play_table(
         rules=table.rules,
         trust_pickle=trust_pickle,
     )
-    ranking = sorted(
-        result.summary["ranking"], key=lambda r: (-round(r["rating"], 6), -r["mu"], r["agent"])
-    )
+    ranking = result.summary["ranking"]  # the arena's order: by Elo
     order = [row["agent"] for row in ranking]
     ratings = [
         {
-            "rank": rank,
+            "rank": row["rank"],
             "agent": row["agent"],
             "ordinal": _figure(row["rating"]),
             "mu": _figure(row["mu"]),
@@ -195,7 +219,7 @@ def play_table(
             "win_rate": _figure(row["win_rate"]),
             "win_ci": [_figure(x) for x in row["win_ci"]],
         }
-        for rank, row in enumerate(ranking, start=1)
+        for row in ranking
     ]
     head_to_head = result.summary["head_to_head"]
     pairings = [set(p["agents"]) for p in result.config["pairings"]]
@@ -273,23 +297,28 @@ def run_leaderboard(
     progress: bool = False,
     log=None,
     trust_pickle: bool = False,
+    without: Sequence[str] = (),
 ) -> dict:
     """Play the leaderboard and return its document (what the JSON file holds).
 
     ``tables``: keys of :data:`TABLES` (None: all). ``agents``: the same agents on every
     table (None: each table's :func:`default_agents`). ``deals`` per pairing. ``command``
     and ``date`` are written as given (None: the equivalent command, today). ``log`` is
-    called with one line per table played.
+    called with one line per table played. ``without``: agents left out of the defaults
+    (:func:`default_agents`; not with ``agents``).
     """
     check_request(tables, agents, deals)
+    if agents is not None and without:
+        raise ValueError("--without leaves agents out of the defaults: give it without --agents")
     for name in agents or ():
         make_agent(name, trust_pickle=trust_pickle)  # a typo fails before any hand is played
     keys = list(TABLES) if tables is None else list(dict.fromkeys(tables))
     shipped = shipped_agents() if agents is None else {}
+    check_without(without, shipped)
     played = []
     for key in keys:
         started = time.perf_counter()
-        seated = list(agents) if agents is not None else default_agents(key, shipped)
+        seated = list(agents) if agents is not None else default_agents(key, shipped, without)
         entry = play_table(TABLES[key], seated, deals, seed, jobs, progress, trust_pickle)
         played.append(entry)
         if log is not None:
@@ -298,18 +327,23 @@ def run_leaderboard(
                 f"in {time.perf_counter() - started:.1f} s"
             )
     return {
-        "command": command or equivalent_command(tables, agents, deals, seed),
+        "command": command or equivalent_command(tables, agents, deals, seed, without),
         "date": date or datetime.date.today().isoformat(),
         "seed": seed,
         "deals_per_pairing": deals,
         "tables_option": None if tables is None else keys,
         "agents_option": None if agents is None else list(agents),
+        "without_option": list(without) or None,
         "tables": played,
     }
 
 
 def equivalent_command(
-    tables: Sequence[str] | None, agents: Sequence[str] | None, deals: int, seed: int
+    tables: Sequence[str] | None,
+    agents: Sequence[str] | None,
+    deals: int,
+    seed: int,
+    without: Sequence[str] = (),
 ) -> str:
     """The ``canasta leaderboard`` command that plays the same hands."""
     parts = ["canasta leaderboard", f"--hands {deals}", f"--seed {seed}"]
@@ -317,12 +351,15 @@ def equivalent_command(
         parts.append(f"--tables {','.join(tables)}")
     if agents is not None:
         parts.append(f"--agents {','.join(agents)}")
+    if without:
+        parts.append(f"--without {','.join(without)}")
     return " ".join(parts)
 
 
 def is_full_run(document: dict) -> bool:
-    """Whether ``document`` is the full leaderboard: every table, the default agents, at
-    least :data:`FULL_DEALS` deals per pairing. Only such a run writes figures into the
+    """Whether ``document`` is the full leaderboard: every table, the default agents (less
+    any named by ``--without``, which the page and the README name), at least
+    :data:`FULL_DEALS` deals per pairing. Only such a run writes figures into the
     README."""
     return (
         document.get("tables_option") is None
@@ -362,7 +399,7 @@ def _pairs_table(entry: dict) -> list[str]:
 
 
 def _ranking_line(entry: dict) -> str:
-    return " > ".join(f"{r['agent']} {r['ordinal']:.1f}" for r in entry["ratings"])
+    return " > ".join(f"{r['agent']} {r['elo']:.0f}" for r in entry["ratings"])
 
 
 def _table_section(entry: dict) -> list[str]:
@@ -374,13 +411,13 @@ def _table_section(entry: dict) -> list[str]:
         f"in {entry['arrangements']} seat arrangements ({entry['hands_per_pairing']:,} hands "
         f"per pairing, {entry['hands_played']:,} in all).",
         "",
-        "| rank | agent | ordinal (mu - 3 sigma) | mu | sigma | Elo | hands | hands won (95% CI) |",
+        "| rank | agent | Elo | ordinal (mu - 3 sigma) | mu | sigma | hands | hands won (95% CI) |",
         "|---:|---|---:|---:|---:|---:|---:|---|",
     ]
     for r in entry["ratings"]:
         lines.append(
-            f"| {r['rank']} | {r['agent']} | {r['ordinal']:.2f} | {r['mu']:.2f} | "
-            f"{r['sigma']:.2f} | {r['elo']:.0f} | {r['hands']:,} | "
+            f"| {r['rank']} | {r['agent']} | {r['elo']:.0f} | {r['ordinal']:.2f} | "
+            f"{r['mu']:.2f} | {r['sigma']:.2f} | {r['hands']:,} | "
             f"{_percent(r['win_rate'], r['win_ci'])} |"
         )
     lines += [
@@ -414,7 +451,8 @@ def render_markdown(document: dict, chart: str | None = None) -> str:
         f"{document['seed']}. Do not edit: run the command again (the figures are in the "
         "JSON file beside this page). A full run is `canasta leaderboard` "
         f"({FULL_DEALS:,} deals per pairing, every table, every agent); "
-        + ("this is one." if is_full_run(document) else "this is not one."),
+        + ("this is one." if is_full_run(document) else "this is not one.")
+        + _left_out_sentence(document),
         "",
         "Every built-in bot and every shipped agent that plays a table meets every other "
         "there, on duplicate deals: each deal of a pairing is played once in every seat "
@@ -425,16 +463,18 @@ def render_markdown(document: dict, chart: str | None = None) -> str:
         "deal), so each agent plays every deal from every seat, alone against two and two "
         "against one. An agent wins a hand when its best seat outscores the other agent's "
         "(ties count half). Hands won carry a 95% Wilson interval, score differences a 95% "
-        "Student-t interval; the ratings are OpenSkill's Plackett-Luce (mu, sigma; "
-        "the ordinal mu - 3 sigma orders each table), updated hand by hand, and a "
-        "Bradley-Terry Elo from the head-to-head results. Ratings compare agents within a "
-        "table, not across tables.",
+        "Student-t interval. Each table is ordered by a Bradley-Terry Elo, the fit of its "
+        "head-to-head results, as `canasta arena` orders its report; the OpenSkill "
+        "Plackett-Luce ratings (mu, sigma and the ordinal mu - 3 sigma, which the chart "
+        "shows) are updated hand by hand, deal by deal, so they also weigh how an agent "
+        "fares against the weakest one and can order two close agents the other way. "
+        "Ratings compare agents within a table, not across tables.",
         "",
     ]
     if chart:
         lines += [f"![OpenSkill ordinal of each agent at each table]({chart})", ""]
     lines += [
-        "| table | deals per pairing | hands | ranking by ordinal |",
+        "| table | deals per pairing | hands | ranking by Elo |",
         "|---|---:|---:|---|",
     ]
     for entry in document["tables"]:
@@ -447,6 +487,13 @@ def render_markdown(document: dict, chart: str | None = None) -> str:
     for entry in document["tables"]:
         lines += _table_section(entry)
     return "\n".join(lines)
+
+
+def _left_out_sentence(document: dict) -> str:
+    without = document.get("without_option")
+    if not without:
+        return ""
+    return f" Left out of the default agents (`--without`): {', '.join(without)}."
 
 
 def _anchor(heading: str) -> str:
@@ -515,30 +562,35 @@ def readme_block(document: dict, page: str = "docs/leaderboard.md") -> str:
     to the page, and for a full run (:func:`is_full_run`) the ranking of every table and
     the pairings of :data:`README_TABLES`."""
     figures = f"`{Path(page).with_suffix('.json').as_posix()}`"
-    lines = [
-        "### Leaderboard",
-        "",
+    about = (
         f"[{page}]({page}) ranks every bot and shipped agent on every table (the "
         f"{len(TABLES)} tables: each preset at each player count, and spanish with the S-19 "
         "runs at 4 players), on duplicate deals, with hands won and 95% intervals for each "
         f"pairing and OpenSkill ratings, a chart, and every figure in {figures}. "
-        "One command writes the page, the chart and the JSON file: `canasta leaderboard --jobs 2` "
-        f"({FULL_DEALS:,} deals per pairing by default; `--tables`, `--agents`, `--hands` "
-        "for less), and `canasta leaderboard --readme` writes this block from the JSON file.",
-        "",
-    ]
+        "One command writes the page, the chart and the JSON file: `canasta leaderboard "
+        f"--jobs 2` ({FULL_DEALS:,} deals per pairing by default; `--tables`, `--agents`, "
+        "`--hands` for less), and `canasta leaderboard --readme` writes this block from the "
+        "JSON file."
+    )
+    lines = ["### Leaderboard", "", _wrap(about), ""]
     if not is_full_run(document):
-        lines.append(
+        smaller = (
             f"The page now holds a smaller run ({document['deals_per_pairing']:,} deals per "
             f"pairing, {document['date']}); this block shows figures once the page holds a "
             "full run."
         )
-        return "\n".join(lines)
-    lines += [
+        return "\n".join([*lines, _wrap(smaller)])
+    source = (
         f"From `{document['command']}` on {document['date']} "
-        f"({document['deals_per_pairing']:,} deals per pairing, seed {document['seed']}):",
+        f"({document['deals_per_pairing']:,} deals per pairing, seed {document['seed']})."
+        + _left_out_sentence(document)
+    )
+    lines += [
+        _wrap(source),
         "",
-        "| table | ranking by OpenSkill ordinal (mu - 3 sigma) |",
+        "Each table's agents, best first:",
+        "",
+        "| table | ranking by Elo (the ordinals are on the page) |",
         "|---|---|",
     ]
     for entry in document["tables"]:
@@ -547,6 +599,11 @@ def readme_block(document: dict, page: str = "docs/leaderboard.md") -> str:
         if entry["table"] in README_TABLES:
             lines += ["", f"{entry['title'].capitalize()}:", "", *_pairs_table(entry)]
     return "\n".join(lines)
+
+
+def _wrap(paragraph: str) -> str:
+    """A paragraph wrapped at the width of the README's prose (a link is one word: never split)."""
+    return textwrap.fill(paragraph, width=92, break_long_words=False, break_on_hyphens=False)
 
 
 def replace_readme_block(text: str, block: str) -> str:

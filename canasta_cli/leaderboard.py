@@ -54,6 +54,14 @@ def build_parser() -> argparse.ArgumentParser:
         f"{', '.join(leaderboard.BOTS)} and every shipped agent that plays it)",
     )
     parser.add_argument(
+        "--without",
+        nargs="+",
+        type=_names,
+        metavar="NAME[,NAME]",
+        help="agents left out of the defaults, whole names or a loader's prefix (search: all "
+        "its agents), a list",
+    )
+    parser.add_argument(
         "--hands",
         type=int,
         default=leaderboard.FULL_DEALS,
@@ -98,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     tables = None if args.tables is None else [t for group in args.tables for t in group]
     agents = None if args.agents is None else [a for group in args.agents for a in group]
+    without = [a for group in args.without or () for a in group]
     started = time.perf_counter()
     try:
         for key in (tables or leaderboard.TABLES) if agents else ():  # given agents only
@@ -114,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
             progress=not args.no_progress,
             log=leaderboard.log_to_stderr,
             trust_pickle=args.trust_pickle,
+            without=without,
         )
     except ValueError as error:
         print(f"canasta leaderboard: {error}", file=sys.stderr)
