@@ -3,8 +3,10 @@
 
 A name is resolved in this order, the first match winning:
 
-1. a built-in name (``random``, ``greedy``, ``expert``) or one added with
-   :func:`register_agent` (such names never contain ``:``);
+1. a built-in name (``random``, ``greedy``, ``expert``; the styled bots of
+   :mod:`agents.styles`: ``styled`` and ``style:FAMILY``, the only built-in names
+   with ``:``) or one added with :func:`register_agent` (such names never contain
+   ``:``);
 2. ``PREFIX:PATH`` where ``PREFIX`` names a loader that an installed package
    declares in the ``canasta_env.agents`` entry-point group (this project's
    ``training`` declares ``ppo``: see ``pyproject.toml``), called with ``PATH``.
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import functools
 import importlib
 import inspect
 import os
@@ -46,6 +49,7 @@ from importlib.metadata import entry_points
 from agents.base import Agent, RandomAgent
 from agents.expert import ExpertAgent
 from agents.greedy import GreedyAgent
+from agents.styles import FAMILIES, STYLED, StyledAgent, style_name
 
 #: How the accepted names and the errors show an import path.
 IMPORT_PATH = "module.path:Attribute"
@@ -66,6 +70,13 @@ _FACTORIES: dict[str, Callable[..., Agent]] = {
     "expert": ExpertAgent,
 }
 _BUILT_IN = dict(_FACTORIES)
+#: The styled bots (:mod:`agents.styles`), built in beside the house bots: ``styled`` (a
+#: training family drawn each hand) and ``style:FAMILY``.
+_STYLES: dict[str, Callable[..., Agent]] = {
+    STYLED: StyledAgent,
+    **{style_name(family): functools.partial(StyledAgent, family=family) for family in FAMILIES},
+}
+_FACTORIES.update(_STYLES)
 
 
 def available_agents() -> list[str]:
@@ -89,7 +100,7 @@ def registered_factories(names: Iterable[str]) -> dict[str, Callable[..., Agent]
     return {
         name: _FACTORIES[name]
         for name in dict.fromkeys(names)
-        if name in _FACTORIES and _FACTORIES[name] is not _BUILT_IN.get(name)
+        if name in _FACTORIES and _FACTORIES[name] is not _BUILT_IN.get(name, _STYLES.get(name))
     }
 
 

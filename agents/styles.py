@@ -1,0 +1,269 @@
+"""Styled bots: heuristic players of distinct styles whose numbers are drawn every hand.
+
+A fixed pair of bots (``greedy``, ``expert``) is a narrow population to train against: a
+learner can exploit their habits and still lose to a player of another style (issue 24).
+:class:`StyledAgent` plays the expert's strategy (:mod:`agents.expert`) or the greedy bot's
+(:mod:`agents.greedy`) from the observation only, changed by a *family*: a style that
+changes what the bot does, not only its numbers. At every ``reset`` (every hand) it draws
+its numbers (:class:`StyleParams`, an :class:`~agents.expert.ExpertParams` among them)
+within its family's ranges from its own generator, which ``seed(s)`` rebuilds: the same
+seed gives the same hands.
+
+==============  ==========================================================================
+family          style
+==============  ==========================================================================
+``tuned``       the expert's strategy with every number of ExpertParams drawn
+``racer``       goes out as early as it can at every player count: always wants out,
+                races (draws instead of a small pot once it has a canasta, wild cards
+                onto a meld of four) wherever one canasta goes out (C-14)
+``melder``      reckless: melds everything it can at once, pairs and wild cards included
+                (the greedy bot's order), with the expert's takes and discards
+``taker``       pot-hungry: takes every pot it can, spending a wild card on any pot,
+                keeps pairs dearly to take with, watches the pile less
+``noisy``       the greedy bot with its pile-control numbers drawn and noise on every
+                discard's cost
+``builder``     holds for canastas and bonuses: does not want out before its team has
+                two or three canastas (unless the stock runs short or it leads while
+                the other side could go out), never races
+``controller``  pile control: never takes a pot of fewer than 3 to 6 cards while it may
+                draw, and discards very safely (what the next player could take weighs
+                two or three times the expert's)
+==============  ==========================================================================
+
+**The split.** :data:`TRAINING_STYLES` may be league opponents (``canasta train
+--opponents styled=0.3,style:racer=0.1``); :data:`HELD_OUT_STYLES` are kept out of
+training (the league refuses them, :mod:`training.league_pool`) so that evaluating against
+them measures how a trained agent meets a style it never saw: the training families are
+fast, pot-taking styles, the held-out ones slow (``builder``) or defensive
+(``controller``). Names in the registry (:mod:`agents.registry`): ``style:FAMILY``, and
+``styled``, a training family drawn each hand.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from agents.expert import ExpertAgent, ExpertParams, default_params
+from agents.greedy import GreedyAgent, meld_all_key
+from agents.heuristics import (
+    TAKE_PREFERENCE,
+    choose_take_or_draw,
+    hand_margin,
+    split_legal,
+    take_probability,
+    unseen_counts,
+)
+from canasta_env.actions import DRAW, MOVES
+from canasta_env.observation import ObservationView, decode_view
+from canasta_env.rules import Rules
+
+#: The prefix of a family's name in the registry: ``style:racer``.
+PREFIX = "style:"
+#: The registry's name of a training family drawn each hand.
+STYLED = "styled"
+
+
+@dataclass(frozen=True)
+class StyleParams:
+    """One hand's numbers and switches of a styled bot (the defaults: the expert's play)."""
+
+    expert: ExpertParams  # the expert's numbers (:class:`~agents.expert.ExpertParams`)
+    always_go_out: bool = False  # racer: wants out at every turn, at every player count
+    go_out_canastas: int = 0  # builder: canastas its team holds before it wants out
+    min_take_pot: int = 0  # controller: a smaller pot is not taken while it may draw
+    meld_all: bool = False  # melder: every legal meld, at once (the greedy bot's order)
+    greedy: bool = False  # noisy: the greedy bot's play, with the numbers below
+    pot_loss_base: float = 50.0  # greedy's price of the pot to the next player ...
+    pot_loss_per_card: float = 20.0  # ... plus this per card in it
+    discard_noise: float = 0.0  # greedy: standard deviation of noise on a discard's cost
+
+
+# ---------------------------------------------------------------------- the families
+
+
+def _expert_numbers(rng: random.Random, num_players: int) -> ExpertParams:
+    """Every number of the expert's strategy, drawn around the tuned ones (``default_params``)."""
+    return replace(
+        default_params(num_players),
+        small_pot=rng.randint(5, 11),
+        pot_loss_base=rng.uniform(10.0, 40.0),
+        pot_loss_per_card=rng.uniform(300.0, 700.0),
+        behind_pot_factor=rng.uniform(1.0, 1.6),
+        recent_discount=rng.uniform(0.4, 0.8),
+        pair_keep=rng.uniform(35.0, 65.0),
+        meld_keep=rng.uniform(30.0, 60.0),
+        two_keep=rng.uniform(-10.0, 20.0),
+        joker_keep=rng.uniform(100.0, 160.0),
+        black3_keep=rng.uniform(0.0, 40.0),
+        black3_keep_penalised=rng.uniform(-80.0, -40.0),
+        wild_take_factor=rng.uniform(0.3, 0.7),
+        far_behind=rng.uniform(100.0, 250.0),
+        race_wild_meld=rng.randint(4, 5),
+        race_take_pot=rng.randint(8, 12),
+    )
+
+
+def _tuned(rng: random.Random, num_players: int) -> StyleParams:
+    return StyleParams(_expert_numbers(rng, num_players))
+
+
+def _racer(rng: random.Random, num_players: int) -> StyleParams:
+    numbers = _expert_numbers(rng, num_players)
+    numbers = replace(numbers, race=True, race_wild_meld=4, race_take_pot=rng.randint(6, 10))
+    return StyleParams(numbers, always_go_out=True)
+
+
+def _melder(rng: random.Random, num_players: int) -> StyleParams:
+    return StyleParams(_expert_numbers(rng, num_players), meld_all=True)
+
+
+def _taker(rng: random.Random, num_players: int) -> StyleParams:
+    numbers = replace(
+        _expert_numbers(rng, num_players),
+        small_pot=rng.randint(0, 2),  # a wild card is spent on (almost) any pot
+        race_take_pot=2,  # racing, it still takes every pot
+        pair_keep=rng.uniform(70.0, 110.0),  # pairs take pots
+        pot_loss_per_card=rng.uniform(150.0, 350.0),
+    )
+    return StyleParams(numbers)
+
+
+def _noisy(rng: random.Random, num_players: int) -> StyleParams:
+    return StyleParams(
+        default_params(num_players),
+        greedy=True,
+        pot_loss_base=rng.uniform(30.0, 70.0),
+        pot_loss_per_card=rng.uniform(10.0, 40.0),
+        discard_noise=rng.uniform(5.0, 30.0),
+    )
+
+
+def _builder(rng: random.Random, num_players: int) -> StyleParams:
+    numbers = replace(_expert_numbers(rng, num_players), race=False, small_pot=rng.randint(4, 8))
+    return StyleParams(numbers, go_out_canastas=rng.randint(2, 3))
+
+
+def _controller(rng: random.Random, num_players: int) -> StyleParams:
+    numbers = replace(
+        _expert_numbers(rng, num_players),
+        pot_loss_base=rng.uniform(60.0, 120.0),
+        pot_loss_per_card=rng.uniform(900.0, 1500.0),
+        behind_pot_factor=rng.uniform(1.4, 2.0),
+        black3_keep=rng.uniform(-40.0, 0.0),  # a black 3 blocks the next player: out it goes
+        recent_discount=rng.uniform(0.3, 0.6),
+    )
+    return StyleParams(numbers, min_take_pot=rng.randint(3, 6))
+
+
+#: Each family's draw of a hand's numbers: ``draw(rng, num_players)``.
+FAMILIES: dict[str, Callable[[random.Random, int], StyleParams]] = {
+    "tuned": _tuned,
+    "racer": _racer,
+    "melder": _melder,
+    "taker": _taker,
+    "noisy": _noisy,
+    "builder": _builder,
+    "controller": _controller,
+}
+#: Families a learner may meet in training (``styled`` draws among them).
+TRAINING_STYLES = ("tuned", "racer", "melder", "taker", "noisy")
+#: Families kept out of training, to measure generalisation against.
+HELD_OUT_STYLES = ("builder", "controller")
+assert sorted(TRAINING_STYLES + HELD_OUT_STYLES) == sorted(FAMILIES)
+
+
+def style_name(family: str) -> str:
+    """The registry's name of a family: ``style:racer``."""
+    return PREFIX + family
+
+
+#: Registry names of the training families and ``styled``, and of the held-out families.
+TRAINING_NAMES = (STYLED, *map(style_name, TRAINING_STYLES))
+HELD_OUT_NAMES = tuple(map(style_name, HELD_OUT_STYLES))
+
+
+# ---------------------------------------------------------------------- the bot
+
+
+class StyledAgent(ExpertAgent):
+    """A bot of one family (``family``), or of a training family drawn each hand (None);
+    its numbers drawn each hand from its own generator (see the module doc)."""
+
+    name = STYLED
+
+    def __init__(self, seed: int | None = None, family: str | None = None):
+        if family is not None and family not in FAMILIES:
+            raise ValueError(f"unknown style {family!r}; choose from {', '.join(FAMILIES)}")
+        super().__init__(seed)
+        self.family_given = family
+        self.family = family or TRAINING_STYLES[0]
+        self.style = StyleParams(self.params)
+        self.rng = random.Random(seed)
+        if family is not None:
+            self.name = style_name(family)
+
+    def seed(self, seed: int | None) -> None:
+        super().seed(seed)
+        self.rng = random.Random(seed)
+
+    def reset(self, seat: int, num_players: int, rules: Rules | str) -> None:
+        super().reset(seat, num_players, rules)
+        self.family = self.family_given or self.rng.choice(TRAINING_STYLES)
+        self.style = FAMILIES[self.family](self.rng, num_players)
+        self.params = self.style.expert
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        if self.rules is not None and self.style.greedy:
+            return self._greedy_act(observation, action_mask, self.rules)
+        return super().act(observation, action_mask)
+
+    # ------------------------------------------------------------------ the expert, changed
+    def _draw_phase(self, view: ObservationView, draw_ids: list[int], rules: Rules) -> int:
+        takes = [a for a in TAKE_PREFERENCE if a in draw_ids]
+        if takes and DRAW in draw_ids and view.pot_size < self.style.min_take_pot:
+            return DRAW  # controller: a small pot is not worth the cards it gives away
+        return super()._draw_phase(view, draw_ids, rules)
+
+    def _choose_meld(
+        self, view: ObservationView, meld_ids: list[int], discard_ids: list[int], rules: Rules
+    ) -> int | None:
+        if self.style.meld_all and meld_ids and view.me.opened:
+            return max(meld_ids, key=lambda a: meld_all_key(view, a))
+        return super()._choose_meld(view, meld_ids, discard_ids, rules)
+
+    def _want_go_out(self, view: ObservationView, rules: Rules) -> bool:
+        if self.style.always_go_out:
+            return True
+        if view.me.canastas < self.style.go_out_canastas:
+            if view.stock <= 2 * view.num_players * view.draw_count:
+                return True  # the hand ends soon anyway
+            # out only to take a lead before the other side goes out itself
+            return self._opponent_can_go_out(view, rules) and (
+                hand_margin(view, rules, going_out=True) > 0
+            )
+        return super()._want_go_out(view, rules)
+
+    # ------------------------------------------------------------------ the greedy bot, noisy
+    def _greedy_act(self, observation: np.ndarray, action_mask: np.ndarray, rules: Rules) -> int:
+        draw_ids, meld_ids, discard_ids = split_legal(action_mask)
+        if draw_ids:
+            return choose_take_or_draw(draw_ids)
+        view = decode_view(observation)
+        if meld_ids:
+            return max(meld_ids, key=lambda a: meld_all_key(view, a))
+        unseen, pool = unseen_counts(view, rules)
+        style = self.style
+        pot_loss = style.pot_loss_base + style.pot_loss_per_card * (view.pot_size + 1)
+
+        def cost(action: int) -> float:
+            kind = MOVES[action].slot  # the kind discarded
+            risk = take_probability(view, kind, rules, unseen, pool)
+            keep = GreedyAgent.keep_value(view, kind, unseen)
+            return keep + risk * pot_loss + self.rng.gauss(0.0, style.discard_noise)
+
+        costs = [(cost(a), a) for a in discard_ids]  # one noise draw per legal discard, in order
+        return min(costs)[1]
