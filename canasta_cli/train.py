@@ -36,7 +36,7 @@ from canasta_cli.options import (
     command_parser,
     did_you_mean,
 )
-from training.league_pool import ENTRIES
+from training.league_pool import BOTS, ENTRIES, HELD_OUT, held_out_message
 from training.run import BACKENDS, DEFAULTS, Run, RunFileError
 from training.stages import STAGES, run_stages
 
@@ -56,6 +56,16 @@ def _list(text: str, cast=str, option: str = "") -> list:
         raise ValueError(f"{option} takes {kind} separated by commas, got {text!r}") from None
 
 
+#: The league's entries as the help lists them: the training families as ``style:FAMILY``.
+LEAGUE_HELP = (
+    "self",
+    "snapshot",
+    *BOTS,
+    "styled",
+    "style:FAMILY (a training family: agents/styles.py)",
+)
+
+
 def league_weights(text: str | None) -> dict[str, float] | None:
     """``--opponents self=0.25,snapshot=0.2,expert`` to the league's weights (a name alone
     weighs 1; None stays None), for both backends; ``ValueError`` (one line) naming a bad
@@ -65,6 +75,8 @@ def league_weights(text: str | None) -> dict[str, float] | None:
     out = {}
     for item in _list(text):
         name, _, weight = (part.strip() for part in item.partition("="))
+        if name in HELD_OUT:
+            raise ValueError(f"--opponents: {held_out_message(name)}")
         if name not in ENTRIES:
             raise ValueError(
                 f"--opponents: unknown league entry {name!r}{did_you_mean(name, ENTRIES)}; "
@@ -93,7 +105,7 @@ def add_league_options(parser: argparse.ArgumentParser, defaults: dict | None = 
         "--opponents",
         default=None,
         metavar="NAME=W[,NAME=W]",
-        help=f"the league's weights, of {', '.join(ENTRIES)}{new_run('opponents')}",
+        help=f"the league's weights, of {', '.join(LEAGUE_HELP)}{new_run('opponents')}",
     )
     for option, what in (
         ("--max-snapshots", "snapshots kept in the league"),

@@ -10,13 +10,18 @@ Settings (the same keys in ``config.json`` and ``rllib_config.json``):
 
 ==================  ===================================================================
 ``opponents``       weights of the league's entries: ``self`` (the learner plays every
-                    team), ``snapshot`` (shared equally by the admitted snapshots), and
-                    the bots of :data:`BOTS` by name; relative, a positive sum
+                    team), ``snapshot`` (shared equally by the admitted snapshots), the
+                    bots of :data:`BOTS` and the styled bots of :data:`STYLE_BOTS` by
+                    name; relative, a positive sum
 ``max_snapshots``   snapshots kept; admitting one more drops the oldest
 ==================  ===================================================================
 
 Admission (:meth:`League.admits`): at an evaluation, the learner joins as a snapshot when
 its mean win rate against the newest snapshot, over the tables, is above one half.
+
+The held-out styled families (:data:`HELD_OUT`, :data:`agents.styles.HELD_OUT_STYLES`)
+are never league entries (:func:`held_out_message` says why): they measure how a trained agent
+meets styles it never trained against (``canasta train --evaluate``, ``canasta arena``).
 
 A hand's opponent is a *controller*: :data:`LEARNER`, ``("snapshot", key)`` or
 ``("bot", name)``; every seat of the other team(s) has it.
@@ -28,10 +33,27 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from agents.styles import HELD_OUT_NAMES, TRAINING_NAMES
+
 BOTS = ("random", "greedy", "expert")
+#: The styled bots a learner may meet: ``styled`` (a training family drawn each hand) and
+#: ``style:FAMILY`` of each training family (:data:`agents.styles.TRAINING_STYLES`).
+STYLE_BOTS = TRAINING_NAMES
 #: The names ``opponents`` may weigh.
-ENTRIES = ("self", "snapshot", *BOTS)
+ENTRIES = ("self", "snapshot", *BOTS, *STYLE_BOTS)
+#: Opponents kept out of training, for evaluation only.
+HELD_OUT = HELD_OUT_NAMES
 LEARNER = ("learner",)
+
+
+def held_out_message(name: str) -> str:
+    """Why the held-out ``name`` may not be weighed in ``opponents``: the held-out list and
+    where to play it instead."""
+    return (
+        f"{name!r} is held out of training (held out: {', '.join(HELD_OUT)}), so that "
+        "playing it measures how an agent meets a style it never trained against; play it "
+        f"with canasta train --evaluate MODEL --opponents {name} or canasta arena"
+    )
 
 
 def label(controller: tuple) -> str:

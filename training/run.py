@@ -17,7 +17,7 @@ from pathlib import Path
 from canasta_env.engine.game import teams_of
 from canasta_env.jsonfile import read_json_file
 from canasta_env.rules import make_rules
-from training.league_pool import BOTS, ENTRIES
+from training.league_pool import BOTS, ENTRIES, HELD_OUT, held_out_message
 
 VARIANTS = ("classic", "canastone", "spanish", "italian")
 #: ``--backend``: torch (training/league.py), or RLlib (training/rllib_backend.py, extra ``scale``).
@@ -168,6 +168,8 @@ def check_weights(key: str, weights, names: tuple | None) -> None:
         if not isinstance(weights, dict) or not weights:
             raise SettingError(key, f"{key} must map names to weights, got {weights!r}")
         for name in weights:
+            if key == "opponents" and name in HELD_OUT:
+                raise SettingError(key, f"opponents: {held_out_message(name)}")
             if name not in names:
                 what = "league entry" if key == "opponents" else "bot"
                 raise SettingError(
