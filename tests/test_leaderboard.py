@@ -1,0 +1,217 @@
+"""The leaderboard (``canasta leaderboard``): its files, figures that are the arena's on the same
+deals, determinism, errors that name the nearest table or agent, the shipped agents' tables,
+and the README block that only the generator writes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import agents.leaderboard as leaderboard
+from agents.arena import run_arena
+from canasta_cli import leaderboard as command
+
+pytest.importorskip("openskill", reason="the arena's ratings need the 'arena' extra")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: The tiny run: a 2-player and a 3-player table (2 and 6 seat arrangements a deal).
+TINY = ["--tables", "classic-2p,classic-3p", "--agents", "random,greedy", "--hands", "2"]
+TINY_SEED = 5
+
+TABLE_KEYS = {
+    "table", "title", "variant", "players", "rules", "agents", "deals_per_pairing",
+    "arrangements", "hands_per_pairing", "hands_played", "ratings", "pairs", "head_to_head",
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> tuple[Path, dict]:
+    """The tiny run, written by the command: its folder and its JSON document."""
+    out = tmp_path_factory.mktemp("leaderboard")
+    argv = [*TINY, "--seed", str(TINY_SEED), "--out", str(out / "lb.md"), "--no-progress"]
+    assert command.main(argv) == 0
+    return out, json.loads((out / "lb.json").read_text(encoding="utf-8"))
+
+
+def test_the_command_writes_the_page_its_chart_and_every_figure(tiny):
+    out, document = tiny
+    assert sorted(p.name for p in out.iterdir()) == ["lb.json", "lb.md", "lb.png"]
+    assert (out / "lb.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert set(document) == {
+        "command", "date", "seed", "deals_per_pairing", "tables_option", "agents_option",
+        "without_option", "tables",
+    }  # fmt: skip
+    assert document["command"].startswith("canasta leaderboard --tables classic-2p,classic-3p")
+    assert (document["seed"], document["deals_per_pairing"]) == (TINY_SEED, 2)
+    assert document["tables_option"] == ["classic-2p", "classic-3p"]
+    assert document["agents_option"] == ["random", "greedy"]
+    two, three = document["tables"]
+    for entry, players, arrangements in ((two, 2, 2), (three, 3, 6)):
+        assert set(entry) == TABLE_KEYS
+        assert (entry["variant"], entry["players"], entry["rules"]) == ("classic", players, {})
+        assert entry["arrangements"] == arrangements
+        assert entry["hands_per_pairing"] == entry["hands_played"] == 2 * arrangements
+        assert [r["rank"] for r in entry["ratings"]] == [1, 2]
+        elos = [r["elo"] for r in entry["ratings"]]
+        assert elos == sorted(elos, reverse=True)
+        for r in entry["ratings"]:
+            assert r["ordinal"] == pytest.approx(r["mu"] - 3 * r["sigma"], abs=1e-5)
+        (pair,) = entry["pairs"]
+        first, second = pair["agents"]
+        assert first == entry["ratings"][0]["agent"]
+        assert set(pair) == {"agents", "hands", "win_rate", "win_ci", "score_diff", "score_diff_ci"}
+        assert pair["win_ci"][0] <= pair["win_rate"] <= pair["win_ci"][1]
+        back = entry["head_to_head"][second][first]
+        assert back["win_rate"] == pytest.approx(1 - pair["win_rate"])
+    page = (out / "lb.md").read_text(encoding="utf-8")
+    assert f"Written by `{document['command']}` on {document['date']}" in page
+    assert "## classic, 2 players" in page and "## classic, 3 players" in page
+    assert "![OpenSkill ordinal of each agent at each table](lb.png)" in page
+    assert "this is not one." in page
+
+
+@pytest.mark.parametrize("index,players", [(0, 2), (1, 3)])
+def test_the_figures_are_the_arenas_on_the_same_deals(tiny, index, players):
+    entry = tiny[1]["tables"][index]
+    deals = tiny[1]["deals_per_pairing"]
+    arena = run_arena(
+        ["random", "greedy"], "classic", players, hands=deals * (2 if players == 2 else 6),
+        seed=TINY_SEED, plot=False,
+    )  # fmt: skip
+    assert entry["hands_played"] == len(arena.hands)
+    for row in arena.summary["ranking"]:
+        (mine,) = [r for r in entry["ratings"] if r["agent"] == row["agent"]]
+        assert (mine["mu"], mine["sigma"], mine["ordinal"]) == pytest.approx(
+            (row["mu"], row["sigma"], row["rating"]), abs=1e-6
+        )
+        assert mine["win_rate"] == pytest.approx(row["win_rate"], abs=1e-6)
+    for a, row in arena.summary["head_to_head"].items():
+        for b, cell in row.items():
+            mine = entry["head_to_head"][a][b]
+            assert mine["hands"] == cell["hands"]
+            assert mine["win_rate"] == pytest.approx(cell["win_rate"], abs=1e-6)
+            assert mine["win_ci"] == pytest.approx(cell["win_ci"], abs=1e-6)
+    (pair,) = entry["pairs"]
+    first = pair["agents"][0]
+    diffs = [hand.score_diff[first] for hand in arena.hands]
+    assert pair["score_diff"] == pytest.approx(sum(diffs) / len(diffs), abs=1e-6)
+
+
+def test_the_same_seed_gives_the_same_leaderboard(tiny, tmp_path):
+    """Again, with two worker processes on the 2-player table: the same figures."""
+    _out, document = tiny
+    again = leaderboard.run_leaderboard(
+        ["classic-2p"], ["random", "greedy"], deals=2, seed=TINY_SEED, jobs=2,
+        date=document["date"],
+    )  # fmt: skip
+    assert again["tables"] == document["tables"][:1]
+    other = leaderboard.run_leaderboard(
+        ["classic-2p"], ["random", "greedy"], deals=2, seed=TINY_SEED + 1
+    )
+    assert other["tables"] != document["tables"][:1]
+
+
+@pytest.mark.parametrize(
+    "argv,said",
+    [
+        (["--tables", "clasic-2p"], "unknown table 'clasic-2p' (did you mean 'classic-2p'"),
+        (["--tables", "classic-2p,italian-3p"], "unknown table 'italian-3p' (did you mean"),
+        (["--agents", "random,greedyy"], "unknown agent 'greedyy' (did you mean 'greedy'?)"),
+        (["--agents", "random"], "at least two distinct agents"),
+        (["--hands", "0"], "at least 1"),
+        (["--without", "serch"], "--without 'serch' names no agent of the leaderboard"),
+        (["--without", "expert", "--agents", "random,greedy"], "give it without --agents"),
+    ],
+)
+def test_a_bad_table_or_agent_is_named_with_the_nearest(argv, said, tmp_path, capsys):
+    argv = [*argv, "--out", str(tmp_path / "lb.md"), "--no-progress"]
+    try:
+        code = command.main(["--tables", "classic-2p", *argv])
+    except SystemExit as stopped:  # argparse refuses a bad --tables item
+        code = stopped.code
+    assert code == 2
+    assert said in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_shipped_agents_play_the_tables_they_declare(monkeypatch):
+    pytest.importorskip("training.agent")
+    import training.agent as trained
+
+    shipped = leaderboard.shipped_agents()
+    assert shipped["ppo:classic-2p"] == ("classic-2p",)
+    assert shipped["ppo:classic-4p"] == ("classic-4p",)
+    assert shipped["ppo:sb3-classic-2p"] == ()
+    seated = leaderboard.default_agents("classic-4p")
+    assert seated[:3] == list(leaderboard.BOTS) and "ppo:classic-4p" in seated
+    assert all("classic-4p" in shipped[name] for name in seated[3:])
+    assert "ppo:classic-4p" not in leaderboard.default_agents("classic-4p", without=["ppo"])
+    two = {"ppo:classic-2p": ("classic-2p",), "search:classic-2p": ("classic-2p",)}
+    assert leaderboard.default_agents("spanish-3p", two) == list(leaderboard.BOTS)
+    assert leaderboard.default_agents("classic-2p", two, ["search"]) == [
+        *leaderboard.BOTS, "ppo:classic-2p"]  # fmt: skip
+    assert leaderboard.default_agents("classic-2p", two, ["random", "search:classic-2p"]) == [
+        "greedy", "expert", "ppo:classic-2p"]  # fmt: skip
+    # a new alias is seated by its name alone; a declaration names other tables
+    monkeypatch.setitem(trained.SHIPPED, "spanish-runs-4p", trained.SHIPPED["classic-4p"])
+    monkeypatch.setitem(trained.SHIPPED, "all", trained.SHIPPED["classic-4p"])
+    monkeypatch.setitem(trained.SHIPPED_TABLES, "all", ("italian-2p", "italian-4p"))
+    shipped = leaderboard.shipped_agents()
+    assert shipped["ppo:spanish-runs-4p"] == ("spanish-runs-4p",)
+    assert leaderboard.default_agents("italian-4p", shipped)[-1] == "ppo:all"
+    monkeypatch.setitem(trained.SHIPPED_TABLES, "all", ("italian-6p",))
+    with pytest.raises(ValueError, match=r"SHIPPED_TABLES\['all'\] names no leaderboard table"):
+        leaderboard.shipped_agents()
+
+
+def test_the_tables_are_every_preset_at_every_count_and_the_runs():
+    assert len(leaderboard.TABLES) == 15
+    runs = leaderboard.TABLES["spanish-runs-4p"]
+    assert (runs.variant, runs.players, runs.rules) == ("spanish", 4, {"sequences": True})
+    assert runs.title.startswith("spanish with the ") and runs.title.endswith(" runs, 4 players")
+    assert {key: t.arrangements for key, t in leaderboard.TABLES.items() if key[:7] == "classic"} \
+        == {"classic-2p": 2, "classic-3p": 6, "classic-4p": 2, "classic-6p": 2}  # fmt: skip
+
+
+# ---------------------------------------------------------------------- the README block
+
+
+def _readme_block(text: str) -> str:
+    begin = text.index(leaderboard.README_BEGIN) + len(leaderboard.README_BEGIN) + 1
+    return text[begin : text.index(leaderboard.README_END) - 1]
+
+
+def test_the_readme_block_is_what_the_json_file_generates():
+    document = json.loads((ROOT / "docs" / "leaderboard.json").read_text(encoding="utf-8"))
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert _readme_block(readme) == leaderboard.readme_block(document), (
+        "README.md's leaderboard block is written from docs/leaderboard.json: run "
+        "`canasta leaderboard --readme`"
+    )
+
+
+def test_only_a_full_run_writes_figures_into_the_readme(tiny, tmp_path):
+    _out, document = tiny
+    small = leaderboard.readme_block(document)
+    assert "smaller run (2 deals per pairing" in small and "|" not in small
+    full = dict(document, tables_option=None, agents_option=None,
+                deals_per_pairing=leaderboard.FULL_DEALS)  # fmt: skip
+    entry = document["tables"][0]
+    full["tables"] = [dict(entry, table=key) for key in leaderboard.TABLES]
+    assert leaderboard.is_full_run(full)
+    block = leaderboard.readme_block(full)
+    (pair,) = entry["pairs"]
+    assert f"| classic-3p | {pair['agents'][0]} " in block
+    assert f"| {pair['agents'][0]} vs {pair['agents'][1]} | {pair['hands']} |" in block
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# x\n\n{leaderboard.README_BEGIN}\nold\n{leaderboard.README_END}\nrest\n")
+    (tmp_path / "lb.json").write_text(json.dumps(full))
+    argv = ["--readme", str(readme), "--json", str(tmp_path / "lb.json")]
+    assert command.main(argv) == 0
+    assert _readme_block(readme.read_text()) == block
+    assert readme.read_text().endswith(f"{leaderboard.README_END}\nrest\n")
+    readme.write_text("# no markers\n")
+    assert command.main(argv) == 2
