@@ -1,4 +1,4 @@
-"""A search agent above the trained policy: ``search:classic-2p``, ``search:classic-4p@128``.
+"""A search agent above the trained policy: ``search:classic-2p``, ``search:classic-4p@256``.
 
 At each decision with a real choice, :class:`SearchAgent` asks the network for its move
 and its runners-up, and plays each of them forward to the end of the hand in worlds
@@ -12,13 +12,15 @@ Names (the ``search`` loader of ``pyproject.toml``'s ``canasta_env.agents`` grou
 =================================  =====================================================
 ``search:classic-2p``              the shipped ``ppo:classic-2p`` network, the default
                                    budget (:data:`DEFAULT_ROLLOUTS` rollouts a decision)
-``search:classic-4p@128``          the shipped classic 4-player network, 128 rollouts
+``search:classic-4p@256``          the shipped classic 4-player network, 256 rollouts
 ``search:runs/x/model.npz@32``     any ``.npz`` model file (or run folder), 32 rollouts
+``search:classic-2p@64,depth=none``  64 rollouts, each played to the hand's end
 =================================  =====================================================
 
 The budget after ``@`` is the most rollouts one decision may play, an integer in
-1..:data:`MAX_ROLLOUTS`; every other setting is :class:`SearchConfig`'s default (in
-Python, ``SearchAgent(model, SearchConfig(...))`` sets them all).
+1..:data:`MAX_ROLLOUTS`; after it, ``,KEY=VALUE`` items change other settings of
+:class:`SearchConfig` (the keys of :data:`NAME_SETTINGS`; ``none`` for no depth or no
+time cap). In Python, ``SearchAgent(model, SearchConfig(...))`` sets them all.
 
 A decision, step by step (:meth:`SearchAgent.act`):
 
@@ -89,7 +91,7 @@ from training.net import ModelFile
 from training.rollout import hand_reward
 
 #: Rollouts a decision when the name gives no budget (``search:classic-2p``).
-DEFAULT_ROLLOUTS = 64
+DEFAULT_ROLLOUTS = 128
 #: The largest budget a name may ask for.
 MAX_ROLLOUTS = 4096
 #: Shipped search agents by name (``search:NAME``): the shipped ``.npz`` networks.
@@ -109,7 +111,7 @@ class SearchConfig:
     #: a prior at or above this on the network's move: play it without search
     confident: float = 0.95
     #: plies a rollout plays before the value head scores it (None: to the hand's end)
-    depth: int | None = None
+    depth: int | None = 16
     #: the weight of the score margin in a rollout's score (the training reward's)
     score_coef: float = 0.25
     #: standard errors by which a candidate must beat the network's move to be played
@@ -227,7 +229,7 @@ def parse_name(path: str) -> tuple[str, SearchConfig]:
     if not budget.isdigit() or not budget.isascii():
         raise ValueError(
             f"search:{path}: the budget after '{BUDGET_MARK}' must be a whole number of "
-            f"rollouts in 1..{MAX_ROLLOUTS} (as in search:classic-2p@64), got {budget!r}"
+            f"rollouts in 1..{MAX_ROLLOUTS} (as in search:classic-2p@128), got {budget!r}"
         )
     rollouts = int(budget)
     if not 1 <= rollouts <= MAX_ROLLOUTS:
