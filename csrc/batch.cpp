@@ -2,7 +2,6 @@
 #include "batch.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 
 namespace canasta {
@@ -12,8 +11,13 @@ Rng python_seeded_rng(int64_t seed) {
   uint64_t magnitude = seed < 0 ? 0 - static_cast<uint64_t>(seed) : static_cast<uint64_t>(seed);
   uint32_t key[2] = {static_cast<uint32_t>(magnitude), static_cast<uint32_t>(magnitude >> 32)};
   const int key_length = key[1] ? 2 : 1;  // CPython drops the high zero words; 0 is [0]
-  Rng rng;
-  rng.seed32(19650218U);  // init_genrand
+  // init_genrand(19650218) is the same for every seed: made once, copied per deal
+  static const Rng genrand_base = [] {
+    Rng base;
+    base.seed32(19650218U);
+    return base;
+  }();
+  Rng rng = genrand_base;
   uint32_t* mt = rng.mt;
   constexpr int N = Rng::N;
   int i = 1, j = 0;
@@ -83,14 +87,24 @@ void Batch::reset(int64_t seed) {
   deal_seeds_ = std::move(seeds);
   std::fill(rewards_.get(), rewards_.get() + static_cast<size_t>(num_tables) * num_players, 0.0f);
   std::fill(done_.get(), done_.get() + num_tables, false);
+  std::fill(mask_.get(), mask_.get() + static_cast<size_t>(num_tables) * NUM_ACTIONS, int8_t{0});
   for (int k = 0; k < num_tables; ++k) write_view(k);
+}
+
+// Mask row k holds exactly the legal ids of games_[k]'s position (the game keeps that
+// list until the position moves on): a step clears those ids and sets the next
+// position's, about ten bytes each way instead of a copy of all NUM_ACTIONS.
+void Batch::set_mask_row(int k, int8_t value) {
+  int count;
+  const int16_t* legal = games_[k]->legal_actions(&count);  // none once the hand is over
+  int8_t* row = mask_.get() + static_cast<size_t>(k) * NUM_ACTIONS;
+  for (int i = 0; i < count; ++i) row[legal[i]] = value;
 }
 
 void Batch::write_view(int k) {
   Game& game = *games_[k];
   const bool to_act = !game.hand_over();
-  // a finished hand's mask is all zero (Game clears it at the hand's end)
-  std::memcpy(mask_.get() + static_cast<size_t>(k) * NUM_ACTIONS, game.mask(), NUM_ACTIONS);
+  set_mask_row(k, 1);
   seat_[k] = game.current_player();
   write_observation(game, game.current_player(), to_act,
                     obs_.get() + static_cast<size_t>(k) * OBS_SIZE);
@@ -118,6 +132,7 @@ void Batch::step(const int64_t* actions) {
   for (int k = 0; k < num_tables; ++k) {
     Game& game = *games_[k];
     if (game.hand_over()) continue;  // an ended episode that was not dealt again
+    set_mask_row(k, 0);
     game.apply(static_cast<int>(actions[k]));
     if (game.hand_over()) hand_ended(k);
     write_view(k);

@@ -81,6 +81,7 @@ class Batch {
   std::vector<double> earned_;  // [seat] this step's rewards of one table, in float64
 
   std::unique_ptr<Game> deal(int64_t* deal_seed);
+  void set_mask_row(int table, int8_t value);
   void write_view(int table);
   void hand_ended(int table);
   bool episode_ends(const Game& game) const;
