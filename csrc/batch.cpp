@@ -2,6 +2,7 @@
 #include "batch.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 namespace canasta {
@@ -87,36 +88,31 @@ void Batch::reset(int64_t seed) {
   deal_seeds_ = std::move(seeds);
   std::fill(rewards_.get(), rewards_.get() + static_cast<size_t>(num_tables) * num_players, 0.0f);
   std::fill(done_.get(), done_.get() + num_tables, false);
-  std::fill(mask_.get(), mask_.get() + static_cast<size_t>(num_tables) * NUM_ACTIONS, int8_t{0});
   for (int k = 0; k < num_tables; ++k) write_view(k);
-}
-
-// Mask row k holds exactly the legal ids of games_[k]'s position (the game keeps that
-// list until the position moves on): a step clears those ids and sets the next
-// position's, about ten bytes each way instead of a copy of all NUM_ACTIONS.
-void Batch::set_mask_row(int k, int8_t value) {
-  int count;
-  const int16_t* legal = games_[k]->legal_actions(&count);  // none once the hand is over
-  int8_t* row = mask_.get() + static_cast<size_t>(k) * NUM_ACTIONS;
-  for (int i = 0; i < count; ++i) row[legal[i]] = value;
 }
 
 void Batch::write_view(int k) {
   Game& game = *games_[k];
   const bool to_act = !game.hand_over();
-  set_mask_row(k, 1);
+  // the whole row rewritten (whatever a caller wrote into it), from the legal id list
+  // rather than a copy of the game's mask: a finished hand lists none
+  int8_t* row = mask_.get() + static_cast<size_t>(k) * NUM_ACTIONS;
+  std::memset(row, 0, NUM_ACTIONS);
+  int count;
+  const int16_t* legal = game.legal_actions(&count);
+  for (int i = 0; i < count; ++i) row[legal[i]] = 1;
   seat_[k] = game.current_player();
   write_observation(game, game.current_player(), to_act,
                     obs_.get() + static_cast<size_t>(k) * OBS_SIZE);
 }
 
-int Batch::first_illegal(const int64_t* actions) const {
+int Batch::first_illegal(const int64_t* actions) {
   for (int k = 0; k < num_tables; ++k) {
-    if (games_[k]->hand_over()) continue;  // an ended episode's entry is ignored
+    Game& game = *games_[k];
+    if (game.hand_over()) continue;  // an ended episode's entry is ignored
     const int64_t action = actions[k];
-    if (action < 0 || action >= NUM_ACTIONS ||
-        !mask_[static_cast<size_t>(k) * NUM_ACTIONS + static_cast<size_t>(action)])
-      return k;
+    // asked of the game, not of the mask row a caller may have written into
+    if (action < 0 || action >= NUM_ACTIONS || !game.is_legal(static_cast<int>(action))) return k;
   }
   return -1;
 }
@@ -132,7 +128,6 @@ void Batch::step(const int64_t* actions) {
   for (int k = 0; k < num_tables; ++k) {
     Game& game = *games_[k];
     if (game.hand_over()) continue;  // an ended episode that was not dealt again
-    set_mask_row(k, 0);
     game.apply(static_cast<int>(actions[k]));
     if (game.hand_over()) hand_ended(k);
     write_view(k);

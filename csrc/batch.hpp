@@ -47,7 +47,7 @@ class Batch {
   // Deal every table a new game (seeds seed, seed + 1, ...) and write the views.
   void reset(int64_t seed);
   // The first table whose episode is on and whose action is not legal there, or -1.
-  int first_illegal(const int64_t* actions) const;
+  int first_illegal(const int64_t* actions);
   // Play actions[k] at every table k; an illegal action throws IllegalAction naming the
   // table before anything changes. Call reset first.
   void step(const int64_t* actions);
@@ -81,7 +81,6 @@ class Batch {
   std::vector<double> earned_;  // [seat] this step's rewards of one table, in float64
 
   std::unique_ptr<Game> deal(int64_t* deal_seed);
-  void set_mask_row(int table, int8_t value);
   void write_view(int table);
   void hand_ended(int table);
   bool episode_ends(const Game& game) const;
