@@ -19,30 +19,35 @@ import numpy as np
 
 from canasta_env.vector import vector_env
 
-#: Bytes per word when the mask is scanned a machine word at a time.
-_WORD = 8
+#: The mask is scanned a machine word (2 ** _WORD_SHIFT bytes) at a time.
+_WORD_SHIFT = 3
+_WORD = 1 << _WORD_SHIFT
 
 
 def sample_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One legal id per row of a C-contiguous int8 mask, uniform over the row's legal ids.
+    """One legal id per row of a C-contiguous 0/1 int8 mask (every row with a legal id),
+    uniform over the row's legal ids: the benchmark's random policy.
 
     The mask is mostly zeros (about ten legal ids in 500), so it is scanned as 64-bit
-    words: only the nonzero words are split into bytes, which gives the legal ids in
-    order; each row then takes its ``floor(u * count)``-th legal id.
+    words: one comparison finds the nonzero words, only those are split into bytes (read
+    as bools, numpy's fastest nonzero), which gives every legal id in ascending order; one
+    ``searchsorted`` finds where each row's ids start, and each row takes its
+    ``floor(u * count)``-th legal id, ``u`` one ``rng.random()`` draw per row (so a seeded
+    ``rng`` gives the same actions).
     """
     rows, width = mask.shape
     flat = mask.reshape(-1).view(np.uint8)
     whole = flat.size - flat.size % _WORD
-    words = np.flatnonzero(flat[:whole].view(np.uint64))
-    word_rows, lanes = np.nonzero(flat[:whole].reshape(-1, _WORD)[words])
-    legal = words[word_rows] * _WORD + lanes
+    words = flat[:whole].view(np.uint64)
+    live = np.flatnonzero(words != 0)
+    lanes = np.flatnonzero(words[live].view(np.bool_))  # byte positions within the live words
+    legal = (live[lanes >> _WORD_SHIFT] << _WORD_SHIFT) | (lanes & (_WORD - 1))
     if whole < flat.size:  # the tail that fills no word
         legal = np.concatenate([legal, whole + np.flatnonzero(flat[whole:])])
-    row_of = legal // width
-    counts = np.bincount(row_of, minlength=rows)
-    starts = np.cumsum(counts) - counts
-    picks = starts + (rng.random(rows) * counts).astype(np.int64)
-    return legal[picks] - np.arange(rows) * width
+    row_starts = np.arange(0, (rows + 1) * width, width)
+    starts = np.searchsorted(legal, row_starts)  # where each row's ids begin, and the end
+    picks = starts[:-1] + (rng.random(rows) * np.diff(starts)).astype(np.int64)
+    return legal[picks] - row_starts[:-1]
 
 
 def cpu_rate(backend: str, num_envs: int = 256, seconds: float = 3.0, seed: int = 0) -> dict:

@@ -235,16 +235,10 @@ class CoreGame:
         return self._game.get_state()["went_out"]
 
     def view(self, seat: int, live: bool = True) -> dict[str, np.ndarray]:
-        """:meth:`~canasta_env.table.Table.view` in one pass over the core: the
-        observation and mask of ``seat`` (the mask all zero unless it is live and to act)."""
-        game = self._game
-        to_act = live and seat == game.current_player and game.phase != PHASE_HAND_OVER
-        if to_act:
-            game.update_mask()
-            mask = self._mask_view.copy()
-        else:
-            mask = np.zeros(NUM_ACTIONS, np.int8)
-        return {"observation": _core.observation(game, seat, to_act), "action_mask": mask}
+        """:meth:`~canasta_env.table.Table.view` in one call to the core: the observation
+        and mask of ``seat`` (new arrays; the mask all zero unless it is live and to act)."""
+        observation, mask = _core.view(self._game, seat, live)
+        return {"observation": observation, "action_mask": mask}
 
     def observation(self, seat: int, to_act: bool = True) -> np.ndarray:
         """``seat``'s observation (a new float32 array), bit for bit

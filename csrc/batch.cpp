@@ -12,8 +12,13 @@ Rng python_seeded_rng(int64_t seed) {
   uint64_t magnitude = seed < 0 ? 0 - static_cast<uint64_t>(seed) : static_cast<uint64_t>(seed);
   uint32_t key[2] = {static_cast<uint32_t>(magnitude), static_cast<uint32_t>(magnitude >> 32)};
   const int key_length = key[1] ? 2 : 1;  // CPython drops the high zero words; 0 is [0]
-  Rng rng;
-  rng.seed32(19650218U);  // init_genrand
+  // init_genrand(19650218) is the same for every seed: made once, copied per deal
+  static const Rng genrand_base = [] {
+    Rng base;
+    base.seed32(19650218U);
+    return base;
+  }();
+  Rng rng = genrand_base;
   uint32_t* mt = rng.mt;
   constexpr int N = Rng::N;
   int i = 1, j = 0;
@@ -89,20 +94,25 @@ void Batch::reset(int64_t seed) {
 void Batch::write_view(int k) {
   Game& game = *games_[k];
   const bool to_act = !game.hand_over();
-  // a finished hand's mask is all zero (Game clears it at the hand's end)
-  std::memcpy(mask_.get() + static_cast<size_t>(k) * NUM_ACTIONS, game.mask(), NUM_ACTIONS);
+  // the whole row rewritten (whatever a caller wrote into it), from the legal id list
+  // rather than a copy of the game's mask: a finished hand lists none
+  int8_t* row = mask_.get() + static_cast<size_t>(k) * NUM_ACTIONS;
+  std::memset(row, 0, NUM_ACTIONS);
+  int count;
+  const int16_t* legal = game.legal_actions(&count);
+  for (int i = 0; i < count; ++i) row[legal[i]] = 1;
   seat_[k] = game.current_player();
   write_observation(game, game.current_player(), to_act,
                     obs_.get() + static_cast<size_t>(k) * OBS_SIZE);
 }
 
-int Batch::first_illegal(const int64_t* actions) const {
+int Batch::first_illegal(const int64_t* actions) {
   for (int k = 0; k < num_tables; ++k) {
-    if (games_[k]->hand_over()) continue;  // an ended episode's entry is ignored
+    Game& game = *games_[k];
+    if (game.hand_over()) continue;  // an ended episode's entry is ignored
     const int64_t action = actions[k];
-    if (action < 0 || action >= NUM_ACTIONS ||
-        !mask_[static_cast<size_t>(k) * NUM_ACTIONS + static_cast<size_t>(action)])
-      return k;
+    // asked of the game, not of the mask row a caller may have written into
+    if (action < 0 || action >= NUM_ACTIONS || !game.is_legal(static_cast<int>(action))) return k;
   }
   return -1;
 }

@@ -47,7 +47,7 @@ class Batch {
   // Deal every table a new game (seeds seed, seed + 1, ...) and write the views.
   void reset(int64_t seed);
   // The first table whose episode is on and whose action is not legal there, or -1.
-  int first_illegal(const int64_t* actions) const;
+  int first_illegal(const int64_t* actions);
   // Play actions[k] at every table k; an illegal action throws IllegalAction naming the
   // table before anything changes. Call reset first.
   void step(const int64_t* actions);

@@ -1,4 +1,5 @@
-// _core.Batch, _core.observation and _core.observation_spans: typed arrays in and out.
+// _core.Batch, _core.observation, _core.view and _core.observation_spans: typed arrays
+// in and out.
 //
 // A Batch owns its buffers; its obs, mask, seat, rewards and done properties are numpy
 // views of them that keep the Batch alive, rewritten in place by reset and step. reset and
@@ -87,6 +88,18 @@ struct PyBatch {
   std::vector<int64_t> actions;
 };
 
+void check_seat(const Game& game, int seat) {
+  if (seat < 0 || seat >= game.s.num_players)
+    throw std::invalid_argument("seat " + std::to_string(seat) + " is not at the table");
+}
+
+// A new numpy array of `size` values that owns `data` (made with new[]).
+template <class T>
+nb::ndarray<nb::numpy, T> owned_array(T* data, size_t size) {
+  nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<T*>(p); });
+  return nb::ndarray<nb::numpy, T>(data, {size}, owner);
+}
+
 template <class T>
 nb::ndarray<nb::numpy, T> view_of(PyBatch& self, T* data, std::initializer_list<size_t> shape) {
   return nb::ndarray<nb::numpy, T>(data, shape, nb::find(&self));
@@ -100,16 +113,35 @@ void bind_batch(nb::module_& m) {
   m.def(
       "observation",
       [](Game& game, int seat, bool to_act) {
-        if (seat < 0 || seat >= game.s.num_players)
-          throw std::invalid_argument("seat " + std::to_string(seat) + " is not at the table");
+        check_seat(game, seat);
         auto values = std::make_unique<float[]>(OBS_SIZE);
         write_observation(game, seat, to_act, values.get());
-        float* data = values.release();
-        nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<float*>(p); });
-        return nb::ndarray<nb::numpy, float>(data, {static_cast<size_t>(OBS_SIZE)}, owner);
+        return owned_array(values.release(), OBS_SIZE);
       },
       nb::arg("game"), nb::arg("seat"), nb::arg("to_act") = true,
       "The observation of `seat` (a new float32 array): ObservationBuilder.build, bit for bit.");
+
+  m.def(
+      "view",
+      [](Game& game, int seat, bool live) {
+        check_seat(game, seat);
+        // table.py Table.view: the seat acts when live, on its turn, with the hand on
+        const bool to_act = live && seat == game.current_player() && !game.hand_over();
+        auto mask = std::make_unique<int8_t[]>(NUM_ACTIONS);  // zeroed
+        if (to_act) {
+          int count;
+          const int16_t* legal = game.legal_actions(&count);
+          for (int i = 0; i < count; ++i) mask[legal[i]] = 1;
+        }
+        auto values = std::make_unique<float[]>(OBS_SIZE);
+        write_observation(game, seat, to_act, values.get());
+        return nb::make_tuple(owned_array(values.release(), OBS_SIZE),
+                              owned_array(mask.release(), NUM_ACTIONS));
+      },
+      nb::arg("game"), nb::arg("seat"), nb::arg("live") = true,
+      "What `seat` sees, in one call: (observation float32 (OBS_SIZE,), mask int8 "
+      "(NUM_ACTIONS,)), new arrays; the mask is all zero unless the seat is live, to act "
+      "and the hand is on (then the observation shows it to act), as Table.view.");
 
   m.def(
       "observation_spans",

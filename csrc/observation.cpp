@@ -39,16 +39,20 @@ constexpr int ESCALA_REAL = NUM_NATURALS;
 // the largest count a byte of the Python vector holds (observation.py _count_bytes)
 constexpr int BYTE_MAX = 255;
 
-// (written whether 0 or not: a branch per entry costs more than the store)
-template <class T>
-inline void put_counts(float* out, const T* counts, int size, float scale) {
+// Counts as float(count) * scale, written whether 0 or not (a branch per entry costs more
+// than the store). Kept out of line on purpose: inlined at a fixed size, GCC vectorizes
+// the int16 loads through the stack and stalls on store forwarding (the whole observation
+// took 1.4x as long); as a loop over `size` it vectorizes cleanly.
+[[gnu::noinline]] void put_counts(float* out, const int16_t* counts, int size, float scale) {
   for (int i = 0; i < size; ++i) out[i] = static_cast<float>(counts[i]) * scale;
 }
 
-template <class T>
-inline void put_clamped(float* out, const T* counts, int size) {
-  for (int i = 0; i < size; ++i)
-    out[i] = static_cast<float>(std::min<int>(counts[i], BYTE_MAX)) * QUARTER;
+// The public history counts, clamped to a byte as observation.py's _count_bytes does.
+[[gnu::noinline]] void put_clamped(float* out, const int16_t* counts, int size) {
+  for (int i = 0; i < size; ++i) {
+    const int16_t count = counts[i] < BYTE_MAX ? counts[i] : static_cast<int16_t>(BYTE_MAX);
+    out[i] = static_cast<float>(count) * QUARTER;
+  }
 }
 
 // (canastas, clean, dirty) of a team, as observation.py _team_block counts them
@@ -72,7 +76,7 @@ TeamCounts write_team(const GameState& s, const Rules& rules, int team, float* a
     else
       ++counts.dirty;
   }
-  int closed_clean[NUM_SLOTS] = {}, closed_dirty[NUM_SLOTS] = {};
+  int16_t closed_clean[NUM_SLOTS] = {}, closed_dirty[NUM_SLOTS] = {};
   for (int i = 0; i < s.closed_len[team]; ++i) {  // S-7
     const Closed& canasta = s.closed[team][i];
     ++counts.canastas;

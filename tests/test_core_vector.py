@@ -9,6 +9,8 @@
 * ``test_vector_core_equals_python``: ``vector_env`` backends "core" and "python" give the
   same obs, mask, seat, rewards and done at every step (rewards score and win, episodes
   hand and game, 2 and 4 players).
+* ``test_rows_rewritten_whatever_a_caller_wrote``: NaN observations and scrambled masks
+  written into the core's arrays change nothing: the next step rewrites every row.
 * ``test_bad_actions_change_nothing``: a wrong shape, a float dtype, an illegal or
   out-of-range action raises ValueError, and the env then plays on as a fresh copy does.
 * ``test_threads_match_sequential``: two batches stepped in two threads give what they
@@ -150,6 +152,20 @@ def test_vector_core_equals_python(reward, episode, players):
         ended += int(got[4].sum())
     assert ended > 0  # episodes ended, were paid and dealt again
     assert core.deal_seeds == python.deal_seeds
+
+
+def test_rows_rewritten_whatever_a_caller_wrote():
+    """The core's arrays are rewritten whole at every step: what a caller wrote into them
+    (here NaN observations and scrambled masks) neither shows nor decides legality."""
+    core, python = both_backends(num_players=4, num_envs=8, seed=5)
+    got, expected = core.reset(), python.reset()
+    rng = np.random.default_rng(2)
+    for step in range(300):
+        actions = random_actions(got[1], rng)
+        got[0][:] = np.nan
+        got[1][:] = rng.integers(0, 2, got[1].shape, dtype=np.int8)
+        got, expected = core.step(actions), python.step(actions)
+        assert_same(got, expected, f"step {step}")
 
 
 @pytest.mark.parametrize("seed", (0, -7, 2**32 - 2, 2**40 + 3))
