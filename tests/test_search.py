@@ -3,6 +3,7 @@ information (with a positive control), the choice rule."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import numpy as np
@@ -264,3 +265,17 @@ def test_one_blas_thread_restores():
     with one_blas_thread():
         assert get() == 1
     assert get() == before
+
+
+# ---------------------------------------------------------------------- measuring
+def test_measuring_run_writes_timings(tmp_path, capsys):
+    from training.search import main
+
+    out = tmp_path / "run"
+    main(["--agents", "search:classic-2p@8,depth=4", "random", "--hands", "2", "--out", str(out)])
+    timing = json.loads((out / "timings.json").read_text())
+    results = json.loads((out / "results.json").read_text())
+    assert len(results["hands"]) == 2
+    assert timing["wall"]["decisions"] == timing["cpu"]["decisions"] > 0
+    assert timing["wall"]["p99"] <= timing["wall"]["max"]
+    assert "search decisions" in capsys.readouterr().out
