@@ -96,6 +96,10 @@ DEFAULT_ROLLOUTS = 128
 MAX_ROLLOUTS = 4096
 #: Shipped search agents by name (``search:NAME``): the shipped ``.npz`` networks.
 SHIPPED = {name: path for name, path in POLICIES.items() if path.suffix == ".npz"}
+#: The leaderboard's tables of each shipped search agent (agents/leaderboard.py): none by
+#: default, since a search hand costs seconds (a full leaderboard with them would take a
+#: day); ``canasta leaderboard --agents search:classic-2p,...`` seats them.
+SHIPPED_TABLES: dict[str, tuple[str, ...]] = dict.fromkeys(SHIPPED, ())
 #: What separates the model from the budget in a name.
 BUDGET_MARK = "@"
 
