@@ -569,9 +569,9 @@ def readme_block(document: dict, page: str = "docs/leaderboard.md") -> str:
         f"pairing and OpenSkill ratings, a chart, and every figure in {figures}. "
         "One command writes the page, the chart and the JSON file: `canasta leaderboard "
         f"--jobs 2` ({FULL_DEALS:,} deals per pairing by default; `--tables`, `--agents`, "
-        "`--hands` for less; `--without search` leaves out the search agents, which take "
-        "seconds a hand), and `canasta leaderboard --readme` writes this block from the JSON "
-        "file."
+        "`--hands` for less; the search agents, which take seconds a hand, play only when "
+        "named with `--agents`), and `canasta leaderboard --readme` writes this block from "
+        "the JSON file."
     )
     lines = ["### Leaderboard", "", _wrap(about), ""]
     if not is_full_run(document):
