@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from agents.base import choose_action
+from agents.base import RandomAgent, choose_action
 from agents.registry import make_agent
 from canasta_env.compliance import permute_hidden
 from canasta_env.engine.game import Game
@@ -275,7 +275,34 @@ def test_measuring_run_writes_timings(tmp_path, capsys):
     main(["--agents", "search:classic-2p@8,depth=4", "random", "--hands", "2", "--out", str(out)])
     timing = json.loads((out / "timings.json").read_text())
     results = json.loads((out / "results.json").read_text())
+    assert timing["partial"] is False
     assert len(results["hands"]) == 2
     assert timing["wall"]["decisions"] == timing["cpu"]["decisions"] > 0
     assert timing["wall"]["p99"] <= timing["wall"]["max"]
     assert "search decisions" in capsys.readouterr().out
+
+
+class _InterruptingAgent(RandomAgent):
+    """A random player whose 40th move is a Ctrl-C."""
+
+    def act(self, observation, action_mask):
+        self.moves = getattr(self, "moves", 0) + 1
+        if self.moves == 40:
+            raise KeyboardInterrupt
+        return super().act(observation, action_mask)
+
+
+def test_interrupted_measuring_run_keeps_its_times(tmp_path, monkeypatch, capsys):
+    from agents import registry
+    from training.search import main
+
+    monkeypatch.setitem(registry._FACTORIES, "interrupting", _InterruptingAgent)
+    out = tmp_path / "run"
+    code = main(["--agents", "search:classic-2p@8,depth=4", "interrupting", "--hands", "8",
+                 "--out", str(out)])  # fmt: skip
+    assert code == 130
+    timing = json.loads((out / "timings.json").read_text())
+    results = json.loads((out / "results.json").read_text())
+    assert timing["partial"] is True and results["partial"] is True
+    assert timing["cpu"]["decisions"] > 0
+    assert "partial: interrupted" in capsys.readouterr().out

@@ -512,9 +512,12 @@ def _choose(scores: np.ndarray, margin_z: float) -> int:
 
 
 # ---------------------------------------------------------------------- measuring
-def main(argv: list[str] | None = None) -> None:
-    """The arena in this process (one job), with every search agent's decision timed."""
+def main(argv: list[str] | None = None) -> int:
+    """The arena in this process (one job), with every search agent's decision timed.
+    Interrupted (Ctrl-C, SIGINT), it still writes the hands and the times so far, marked
+    partial, and returns 130."""
     from agents.arena import run_arena
+    from agents.schedule import ArenaInterrupted
 
     parser = argparse.ArgumentParser(prog="python -m training.search", description=main.__doc__)
     parser.add_argument("--variant", default="classic")
@@ -528,20 +531,23 @@ def main(argv: list[str] | None = None) -> None:
     load_before = os.getloadavg()
     with recording_times() as (wall, cpu):
         started = time.time()
-        result = run_arena(
-            args.agents,
-            variant=args.variant,
-            num_players=args.players,
-            hands=args.hands,
-            seed=args.seed,
-            jobs=1,
-            out_dir=args.out,
-            progress=args.progress,
-            plot=False,
-            overwrite=False,
-        )
+        try:
+            result = run_arena(
+                args.agents,
+                variant=args.variant,
+                num_players=args.players,
+                hands=args.hands,
+                seed=args.seed,
+                jobs=1,
+                out_dir=args.out,
+                progress=args.progress,
+                plot=False,
+                overwrite=False,
+            )
+        except ArenaInterrupted as interrupted:  # results.json is written, marked partial
+            result = interrupted.result
         elapsed = time.time() - started
-    timing = {"wall": timing_summary(wall), "cpu": timing_summary(cpu)}
+    timing = {"partial": result.partial, "wall": timing_summary(wall), "cpu": timing_summary(cpu)}
     timing["run_seconds"] = round(elapsed, 1)
     timing["load_average_1_5_15min"] = {
         "start": [round(x, 2) for x in load_before],
@@ -550,6 +556,7 @@ def main(argv: list[str] | None = None) -> None:
     Path(args.out, "timings.json").write_text(json.dumps(timing, indent=1) + "\n")
     print(result.report)
     print("\nsearch decisions:", json.dumps(timing))
+    return 130 if result.partial else 0
 
 
 def timing_summary(times: list[float]) -> dict:
@@ -582,6 +589,8 @@ __all__ = [
 ]
 
 if __name__ == "__main__":
+    import sys
+
     from training.search import main as _main  # the module the loader imports, not __main__
 
-    _main()
+    sys.exit(_main())
