@@ -54,8 +54,8 @@ MAX_SEARCH_SIMULATIONS = 1000
 #: Search bots by name: ``openspiel:ismcts`` (its default budget), ``openspiel:ismcts-N``
 #: (1 <= N <= MAX_SEARCH_SIMULATIONS) and ``openspiel:random``.
 SEARCH_NAME = re.compile(r"openspiel:(?:random|ismcts(?:-(?P<simulations>[1-9][0-9]{0,3}))?)")
-#: The most rollouts per move a search over a shipped network may play here (about 1 s a
-#: move on one core of the project's machines; training/search.py's default is 64).
+#: The most rollouts per move a search over a shipped network may play here (about 0.15 to
+#: 0.3 s of CPU a searched move on the project's machines; training/search.py's default is 128).
 MAX_SEARCH_ROLLOUTS = 256
 #: Searches over a shipped network: ``search:NAME`` (its default budget) and
 #: ``search:NAME@N`` (1 <= N <= MAX_SEARCH_ROLLOUTS), NAME a shipped numpy model; none of
