@@ -150,8 +150,9 @@ def check_bot_name(name: Any) -> str:
             )
     raise TableError(
         400,
-        f"unknown bot {short(name)}: choose one of {', '.join(bot_names())}, "
-        f"search:NAME@N (N <= {MAX_SEARCH_ROLLOUTS}), "
+        f"unknown bot {short(name)}: choose one of {', '.join(BUILT_IN_BOTS)}, "
+        "ppo:NAME or search:NAME@N for a shipped network NAME (ppo:classic-2p, "
+        f"search:classic-4p@64, ...; N <= {MAX_SEARCH_ROLLOUTS}; every name: /api/options), "
         f"openspiel:ismcts-N (N <= {MAX_SEARCH_SIMULATIONS}) or openspiel:random",
     )
 
