@@ -123,6 +123,14 @@ def bot_names() -> list[str]:
     )
 
 
+def _within_budget(name: str, count: str | None, limit: int, unit: str) -> str:
+    """``name`` when its budget (``count`` of ``unit``, None: the default) is at most
+    ``limit``; TableError 400 saying the bound otherwise."""
+    if count is None or int(count) <= limit:
+        return name
+    raise TableError(400, f"bot {short(name)}: at most {limit} {unit} per move on this server")
+
+
 def check_bot_name(name: Any) -> str:
     """``name`` when the server may build that agent; TableError 400 naming it otherwise."""
     if isinstance(name, str):
@@ -130,24 +138,11 @@ def check_bot_name(name: Any) -> str:
             return name
         match = POLICY_SEARCH_NAME.fullmatch(name)
         if match is not None and f"ppo:{match.group('model')}" in shipped_agents():
-            rollouts = match.group("rollouts")
-            if rollouts is None or int(rollouts) <= MAX_SEARCH_ROLLOUTS:
-                return name
-            raise TableError(
-                400,
-                f"bot {short(name)}: at most {MAX_SEARCH_ROLLOUTS} rollouts per move "
-                "on this server",
-            )
+            return _within_budget(name, match.group("rollouts"), MAX_SEARCH_ROLLOUTS, "rollouts")
         match = SEARCH_NAME.fullmatch(name)
         if match is not None:
             simulations = match.group("simulations")
-            if simulations is None or int(simulations) <= MAX_SEARCH_SIMULATIONS:
-                return name
-            raise TableError(
-                400,
-                f"bot {short(name)}: at most {MAX_SEARCH_SIMULATIONS} simulations per move "
-                "on this server",
-            )
+            return _within_budget(name, simulations, MAX_SEARCH_SIMULATIONS, "simulations")
     raise TableError(
         400,
         f"unknown bot {short(name)}: choose one of {', '.join(BUILT_IN_BOTS)}, "
