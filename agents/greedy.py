@@ -91,13 +91,7 @@ class GreedyAgent(Agent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         if self.rules is None:
             raise RuntimeError(NOT_RESET.format(agent="GreedyAgent"))
-        draw_ids, meld_ids, discard_ids = split_legal(action_mask)
-        if draw_ids:
-            return choose_take_or_draw(draw_ids)
-        view = decode_view(observation)
-        if meld_ids:
-            return max(meld_ids, key=lambda a: meld_all_key(view, a))
-        return self.choose_discard(view, discard_ids, self.rules)
+        return greedy_move(observation, action_mask, self.rules, self.choose_discard)
 
     @classmethod
     def choose_discard(cls, view: ObservationView, discard_ids: list[int], rules: Rules) -> int:
@@ -126,3 +120,18 @@ class GreedyAgent(Agent):
         if count >= 2:
             return 15.0 * count + value  # a pair takes the pot
         return value + 3.0 * min(unseen[kind], 4)  # a singleton may still pair up
+
+
+def greedy_move(
+    observation: np.ndarray, action_mask: np.ndarray, rules: Rules, choose_discard
+) -> int:
+    """The greedy bot's turn: take or draw (the cheapest take first), meld everything it can
+    (the biggest meld first), then the discard ``choose_discard(view, discard_ids, rules)``
+    picks (:meth:`GreedyAgent.choose_discard`, or a variant's)."""
+    draw_ids, meld_ids, discard_ids = split_legal(action_mask)
+    if draw_ids:
+        return choose_take_or_draw(draw_ids)
+    view = decode_view(observation)
+    if meld_ids:
+        return max(meld_ids, key=lambda a: meld_all_key(view, a))
+    return choose_discard(view, discard_ids, rules)

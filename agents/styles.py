@@ -48,17 +48,15 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from agents.expert import ExpertAgent, ExpertParams, default_params
-from agents.greedy import GreedyAgent, meld_all_key
+from agents.greedy import GreedyAgent, greedy_move, meld_all_key
 from agents.heuristics import (
     TAKE_PREFERENCE,
-    choose_take_or_draw,
     hand_margin,
-    split_legal,
     take_probability,
     unseen_counts,
 )
 from canasta_env.actions import DRAW, MOVES
-from canasta_env.observation import ObservationView, decode_view
+from canasta_env.observation import ObservationView
 from canasta_env.rules import Rules
 
 #: The prefix of a family's name in the registry: ``style:racer``.
@@ -249,12 +247,9 @@ class StyledAgent(ExpertAgent):
 
     # ------------------------------------------------------------------ the greedy bot, noisy
     def _greedy_act(self, observation: np.ndarray, action_mask: np.ndarray, rules: Rules) -> int:
-        draw_ids, meld_ids, discard_ids = split_legal(action_mask)
-        if draw_ids:
-            return choose_take_or_draw(draw_ids)
-        view = decode_view(observation)
-        if meld_ids:
-            return max(meld_ids, key=lambda a: meld_all_key(view, a))
+        return greedy_move(observation, action_mask, rules, self._noisy_discard)
+
+    def _noisy_discard(self, view: ObservationView, discard_ids: list[int], rules: Rules) -> int:
         unseen, pool = unseen_counts(view, rules)
         style = self.style
         pot_loss = style.pot_loss_base + style.pot_loss_per_card * (view.pot_size + 1)
