@@ -74,6 +74,8 @@ def test_parse_name_settings():
     model, config = parse_name("runs/x/model.npz@32,depth=none,max_ms=150,candidates=3")
     assert model == "runs/x/model.npz"
     assert config == SearchConfig(rollouts=32, depth=None, max_ms=150.0, candidates=3)
+    _, config = parse_name("classic-2p@64,belief=History,pool=8")
+    assert config == SearchConfig(rollouts=64, belief="history", pool=8)
     assert parse_name("classic-2p") == ("classic-2p", SearchConfig())
 
 
@@ -92,6 +94,8 @@ def test_parse_name_settings():
         ("search:classic-2p@64,confident=1.5", r"confident must be in \(0, 1\], got 1.5"),
         ("search:classic-2p@64,margin_z=nan", "margin_z must be float, got 'nan'"),
         ("search:classic-2p@64,sample=yes", "sample must be true or false, got 'yes'"),
+        ("search:classic-2p@64,belief=oracle", "belief must be one of uniform, history"),
+        ("search:classic-2p@64,pool=0", "pool must be an integer in 1..64, got 0"),
         ("search:sb3-classic-2p", "did you mean 'search:classic-2p'"),
     ],
 )
@@ -187,7 +191,8 @@ def test_times_are_recorded(policy):
 
 
 # ---------------------------------------------------------------------- hidden information
-def test_no_hidden_information_with_positive_control(policy):
+@pytest.mark.parametrize("belief", ["uniform", "history"])
+def test_no_hidden_information_with_positive_control(policy, belief):
     """Two games that differ only in cards the seat cannot see give the search agent the
     same worlds, so the same rollout scores and the same action. The control: the same
     agent handed the true game (as an agent that peeked would search) scores them
@@ -203,11 +208,12 @@ def test_no_hidden_information_with_positive_control(policy):
         assert other.hands[seat] == game.hands[seat]
         differs += other.hands[opponent] != game.hands[opponent] or other.stock != game.stock
 
-        honest = [make_agent(f"search:classic-2p{QUICK}", seed=k) for _ in range(2)]
+        name = f"search:classic-2p{QUICK},belief={belief}"
+        honest = [make_agent(name, seed=k) for _ in range(2)]
         assert decide(honest[0], game) == decide(honest[1], other)
         assert np.array_equal(honest[0].stats.scores, honest[1].stats.scores)
 
-        peeking = [make_agent(f"search:classic-2p{QUICK}", seed=k) for _ in range(2)]
+        peeking = [make_agent(name, seed=k) for _ in range(2)]
         for agent, truth in zip(peeking, (game, other)):
             table = Table.from_game(truth.copy())
             agent.see_world(truth)  # the true game, not a determinization
@@ -306,3 +312,21 @@ def test_interrupted_measuring_run_keeps_its_times(tmp_path, monkeypatch, capsys
     assert timing["partial"] is True and results["partial"] is True
     assert timing["cpu"]["decisions"] > 0
     assert "partial: interrupted" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------- the belief
+def test_history_belief_searches_other_worlds_deterministically(policy):
+    """belief=history keeps other worlds than the uniform search (same seed), the same
+    ones again for the same seed, and a legal move."""
+    positions = open_positions(policy, 2, seed=21, count=4)
+
+    def scores(belief, seed):
+        agent = make_agent(f"search:classic-2p{QUICK},belief={belief}", seed=seed)
+        moves = [decide(agent, game) for game in positions]
+        return moves, agent.stats.scores.copy()
+
+    first, again = scores("history", 4), scores("history", 4)
+    assert first[0] == again[0] and np.array_equal(first[1], again[1])
+    assert not np.array_equal(first[1], scores("uniform", 4)[1])
+    for game, move in zip(positions, first[0]):
+        assert move in game.legal_actions()

@@ -85,6 +85,7 @@ from agents.base import Agent
 from canasta_env.engine.determinize import determinize
 from canasta_env.engine.game import Game
 from canasta_env.table import Table
+from training import belief
 from training.agent import SHIPPED as POLICIES
 from training.agent import PolicyWeights, resolve_model
 from training.net import ModelFile
@@ -100,6 +101,8 @@ SHIPPED = {name: path for name, path in POLICIES.items() if path.suffix == ".npz
 #: default, since a search hand costs seconds (a full leaderboard with them would take a
 #: day); ``canasta leaderboard --agents search:classic-2p,...`` seats them.
 SHIPPED_TABLES: dict[str, tuple[str, ...]] = dict.fromkeys(SHIPPED, ())
+#: The models of the hidden cards (``SearchConfig.belief``).
+BELIEFS = ("uniform", "history")
 #: What separates the model from the budget in a name.
 BUDGET_MARK = "@"
 
@@ -125,6 +128,12 @@ class SearchConfig:
     #: milliseconds a decision may take before unfinished rollouts are scored by the
     #: value head (None: no cap; a cap makes the agent depend on the machine's speed)
     max_ms: float | None = None
+    #: the worlds' model of the hidden cards: ``uniform`` (every deal consistent with the
+    #: seat's view alike) or ``history`` (weighted by what the public history says of the
+    #: other hands, :mod:`training.belief`)
+    belief: str = "uniform"
+    #: with ``history``: uniform worlds drawn for each world kept
+    pool: int = 4
 
     def __post_init__(self):
         if not _count(self.rollouts) or not 1 <= self.rollouts <= MAX_ROLLOUTS:
@@ -139,6 +148,10 @@ class SearchConfig:
             raise ValueError(f"confident must be in (0, 1], got {self.confident!r}")
         if self.max_ms is not None and not self.max_ms > 0:
             raise ValueError(f"max_ms must be positive or None, got {self.max_ms!r}")
+        if self.belief not in BELIEFS:
+            raise ValueError(f"belief must be one of {', '.join(BELIEFS)}, got {self.belief!r}")
+        if not _count(self.pool) or not 1 <= self.pool <= 64:
+            raise ValueError(f"pool must be an integer in 1..64, got {self.pool!r}")
 
 
 def _count(value) -> bool:
@@ -195,6 +208,8 @@ NAME_SETTINGS = {
     "margin_z": "float",
     "sample": "true or false",
     "max_ms": "float or none",
+    "belief": "uniform or history",
+    "pool": "int",
 }
 
 
@@ -211,6 +226,8 @@ def _setting(path: str, key: str, text: str):
             if not math.isfinite(value):
                 raise ValueError(text)
             return value
+        if kind.startswith("uniform"):
+            return lowered
         if lowered in ("true", "false"):
             return lowered == "true"
         raise ValueError(text)
@@ -420,9 +437,14 @@ class SearchAgent(Agent):
     def _search(self, world: Game, candidates: list[int], worlds: int, started: float):
         """Scores [candidate, world] of every candidate played out in every world."""
         seat = world.current
-        roots = [Table.from_game(world, backend=None)]
-        for _ in range(worlds - 1):
-            roots.append(Table.from_game(determinize(world, seat, self.rng), backend=None))
+        log_ratios = None
+        if self.config.belief == "history":
+            log_ratios = belief.load_table(world.num_players)
+        if log_ratios is not None:
+            picked = belief.pick_worlds(world, seat, worlds, self.config.pool, self.rng, log_ratios)
+        else:
+            picked = [world] + [determinize(world, seat, self.rng) for _ in range(worlds - 1)]
+        roots = [Table.from_game(game, backend=None) for game in picked]
         tables = []
         for move in candidates:
             for root in roots:
