@@ -444,19 +444,34 @@ class SearchAgent(Agent):
             picked = belief.pick_worlds(world, seat, worlds, self.config.pool, self.rng, log_ratios)
         else:
             picked = [world] + [determinize(world, seat, self.rng) for _ in range(worlds - 1)]
-        roots = [Table.from_game(game, backend=None) for game in picked]
+        generator = None
+        if self.config.sample:
+            generator = np.random.default_rng(self.rng.getrandbits(64))
+        scores = self.score_moves(picked, candidates, seat, started, generator)
+        self.stats.worlds, self.stats.rollouts = worlds, scores.size
+        return scores
+
+    def score_moves(
+        self,
+        worlds: list[Game],
+        moves: list[int],
+        seat: int,
+        started: float | None = None,
+        generator: np.random.Generator | None = None,
+    ) -> np.ndarray:
+        """Scores ``[move, world]`` for ``seat``: each move played in each world (the same
+        worlds for every move), then the hand by the network (:meth:`_play_out`)."""
+        roots = [Table.from_game(game, backend=None) for game in worlds]
         tables = []
-        for move in candidates:
+        for move in moves:
             for root in roots:
                 table = root.copy()
                 table.step(move)
                 tables.append(table)
-        generator = None
-        if self.config.sample:
-            generator = np.random.default_rng(self.rng.getrandbits(64))
-        scores = self._play_out(tables, seat, generator, started)
-        self.stats.worlds, self.stats.rollouts = worlds, len(tables)
-        return scores.reshape(len(candidates), worlds)
+        started = time.perf_counter() if started is None else started
+        with one_blas_thread():
+            scores = self._play_out(tables, seat, generator, started)
+        return scores.reshape(len(moves), len(worlds))
 
     def _play_out(self, tables: list[Table], seat: int, generator, started: float) -> np.ndarray:
         """Each table's score for ``seat``: played to the hand's end by the network (one

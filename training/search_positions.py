@@ -40,7 +40,7 @@ from agents.base import choose_action
 from canasta_env.engine.game import Game
 from canasta_env.rules import make_rules
 from canasta_env.table import Table
-from training.search import SHIPPED, SearchAgent, SearchConfig, load_agent, one_blas_thread
+from training.search import SHIPPED, SearchAgent, SearchConfig, load_agent
 
 #: A prior at or above this on the network's move: not a position (the search's default).
 HESITANT = 0.95
@@ -68,8 +68,17 @@ def replay(agent: SearchAgent, players: int, deal: int, step: int) -> Game:
     return table.game
 
 
-def collect(agent: SearchAgent, players: int, hands: int, per_hand: int, seed: int):
-    """``(deal, step)`` of up to ``per_hand`` hesitant decisions a hand (drawn by ``seed``)."""
+def collect(
+    agent: SearchAgent,
+    players: int,
+    hands: int,
+    per_hand: int,
+    seed: int,
+    priors_within: tuple[float, float] = (0.0, HESITANT),
+):
+    """``(deal, step)`` of up to ``per_hand`` decisions a hand (drawn by ``seed``) with 2+
+    legal ids where the network's top prior is within ``priors_within`` (from, below)."""
+    low, high = priors_within
     rng = random.Random(seed)
     positions = []
     for deal in range(seed, seed + hands):
@@ -77,7 +86,7 @@ def collect(agent: SearchAgent, players: int, hands: int, per_hand: int, seed: i
         found, step = [], 0
         while not table.hand_over:
             legal, priors = _priors(agent, table)
-            if len(legal) > 1 and priors.max() < HESITANT:
+            if len(legal) > 1 and low <= priors.max() < high:
                 found.append((deal, step))
             table.step(int(legal[np.argmax(priors)]))
             step += 1
@@ -106,16 +115,8 @@ def truth(agent: SearchAgent, game: Game, worlds: int, rng: random.Random):
     legal, priors = _priors(agent, table)
     order = np.argsort(-priors, kind="stable")
     candidates = [int(legal[i]) for i in order[:CANDIDATES]]
-    roots = [Table.from_game(true_world(game, rng), backend=None) for _ in range(worlds)]
-    tables = []
-    for move in candidates:
-        for root in roots:
-            played = root.copy()
-            played.step(move)
-            tables.append(played)
-    with one_blas_thread():
-        scores = agent._play_out(tables, game.current, None, time.perf_counter())
-    return candidates, scores.reshape(len(candidates), worlds).mean(axis=1)
+    true_worlds = [true_world(game, rng) for _ in range(worlds)]
+    return candidates, agent.score_moves(true_worlds, candidates, game.current).mean(axis=1)
 
 
 def load_truth(path: Path) -> dict:
@@ -176,6 +177,14 @@ def main(argv: list[str] | None = None) -> int:
     make.add_argument("--per-hand", type=int, default=3)
     make.add_argument("--worlds", type=int, default=200)
     make.add_argument("--seed", type=int, default=7000)
+    make.add_argument(
+        "--priors",
+        type=float,
+        nargs=2,
+        default=(0.0, HESITANT),
+        metavar=("FROM", "BELOW"),
+        help="positions where the network's top prior is in [FROM, BELOW) (default: hesitant)",
+    )
     make.add_argument("--out", type=Path, required=True)
     score = commands.add_parser("eval", help="score search settings on a truth file")
     score.add_argument("truth", type=Path)
@@ -186,7 +195,9 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.command == "truth":
         agent = SearchAgent(SHIPPED[f"classic-{args.players}p"], SearchConfig(depth=None))
-        positions = collect(agent, args.players, args.hands, args.per_hand, args.seed)
+        positions = collect(
+            agent, args.players, args.hands, args.per_hand, args.seed, tuple(args.priors)
+        )
         rng = random.Random(args.seed)
         scored = []
         for deal, step in positions:
