@@ -28,7 +28,7 @@ from training.search import (
 )
 
 #: Small searches that still search at almost every decision with a choice.
-QUICK = "@8,depth=6,confident=1.0,margin_z=0"
+QUICK = "@8,depth=6,confident=1.0,margin_z=0,sure_margin_z=0"
 
 
 @pytest.fixture(scope="module")
@@ -36,17 +36,18 @@ def policy():
     return make_agent("ppo:classic-2p")
 
 
-def open_positions(policy, players: int, seed: int, count: int) -> list[Game]:
+def open_positions(policy, players: int, seed: int, count: int, priors=(0.0, 0.95)) -> list[Game]:
     """Up to ``count`` positions of a hand the policy plays greedily, each a decision
-    where the policy hesitates (2+ legal ids, top prior under 0.95)."""
+    where the policy hesitates (2+ legal ids, top prior in ``priors``: under 0.95)."""
     table = Table(make_rules("classic"), players, seed=seed, backend="python")
+    low, high = priors
     found = []
     while not table.hand_over and len(found) < count:
         obs, mask = table.observation(table.current), table.mask()
         legal = np.flatnonzero(mask)
         logits = policy.weights.logits(obs)[legal]
         priors = np.exp(logits - logits.max())
-        if len(legal) > 1 and priors.max() / priors.sum() < 0.95:
+        if len(legal) > 1 and low <= priors.max() / priors.sum() < high:
             found.append(table.game.copy())
         table.step(policy.act(obs, mask))
     return found
@@ -330,3 +331,28 @@ def test_history_belief_searches_other_worlds_deterministically(policy):
     assert not np.array_equal(first[1], scores("uniform", 4)[1])
     for game, move in zip(positions, first[0]):
         assert move in game.legal_actions()
+
+
+def test_a_sure_network_needs_a_wider_margin(policy):
+    """Where the network's prior is 0.95-0.995 the search runs, and a candidate must beat
+    the network's move by sure_margin_z standard errors: never with a huge margin, the
+    best mean whenever it differs with a margin below every difference."""
+    positions = [
+        g for seed in (21, 22, 23) for g in open_positions(policy, 2, seed, 3, (0.95, 0.995))
+    ]
+    assert len(positions) >= 5
+    deviated = 0
+    for game in positions:
+        strict = make_agent("search:classic-2p@16,depth=4,sure_margin_z=1000", seed=1)
+        assert decide(strict, game) == strict.stats.policy_move
+        assert strict.stats.searched
+        loose = make_agent("search:classic-2p@16,depth=4,sure_margin_z=-1000", seed=1)
+        move = decide(loose, game)
+        best = int(np.argmax(loose.stats.scores.mean(axis=1)))
+        assert move == loose.stats.candidates[best]
+        deviated += move != loose.stats.policy_move
+        # above the confident prior nothing is searched
+        skip = make_agent("search:classic-2p@16,depth=4,confident=0.95", seed=1)
+        decide(skip, game)
+        assert not skip.stats.searched
+    assert deviated >= 1

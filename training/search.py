@@ -46,7 +46,8 @@ A decision, step by step (:meth:`SearchAgent.act`):
    for 3 teams).
 4. The choice: the candidate of highest mean, if its paired advantage over the
    network's move is above ``margin_z`` standard errors (SPARTA's rule: deviate from the
-   blueprint only where the search is sure); else the network's move.
+   blueprint only where the search is sure), ``sure_margin_z`` where the network's prior
+   is ``sure`` or more (a surer network needs stronger evidence); else the network's move.
 
 Deterministic for a seed, a budget and a game: the worlds come from the agent's
 ``rng`` (``random.Random``, reseeded by the registry before each arena hand), rollouts
@@ -116,13 +117,18 @@ class SearchConfig:
     #: legal ids searched: the network's move and its runners-up by prior
     candidates: int = 4
     #: a prior at or above this on the network's move: play it without search
-    confident: float = 0.95
+    confident: float = 0.995
+    #: a prior at or above this (and under ``confident``): the network is sure, and a
+    #: candidate must beat its move by ``sure_margin_z`` standard errors instead
+    sure: float = 0.95
     #: plies a rollout plays before the value head scores it (None: to the hand's end)
     depth: int | None = 16
     #: the weight of the score margin in a rollout's score (the training reward's)
     score_coef: float = 0.25
     #: standard errors by which a candidate must beat the network's move to be played
     margin_z: float = 1.0
+    #: the same where the network is sure of its move (a prior of ``sure`` or more)
+    sure_margin_z: float = 2.0
     #: rollouts sample from the network's softmax instead of playing its best move
     sample: bool = False
     #: milliseconds a decision may take before unfinished rollouts are scored by the
@@ -146,6 +152,8 @@ class SearchConfig:
             raise ValueError(f"depth must be a positive integer or None, got {self.depth!r}")
         if not 0.0 < self.confident <= 1.0:
             raise ValueError(f"confident must be in (0, 1], got {self.confident!r}")
+        if not 0.0 < self.sure <= 1.0:
+            raise ValueError(f"sure must be in (0, 1], got {self.sure!r}")
         if self.max_ms is not None and not self.max_ms > 0:
             raise ValueError(f"max_ms must be positive or None, got {self.max_ms!r}")
         if self.belief not in BELIEFS:
@@ -206,6 +214,8 @@ NAME_SETTINGS = {
     "depth": "int or none",
     "score_coef": "float",
     "margin_z": "float",
+    "sure": "float",
+    "sure_margin_z": "float",
     "sample": "true or false",
     "max_ms": "float or none",
     "belief": "uniform or history",
@@ -431,7 +441,8 @@ class SearchAgent(Agent):
         with one_blas_thread():
             scores = self._search(world, candidates, worlds, started)
         stats.searched, stats.candidates, stats.scores = True, candidates, scores
-        stats.chosen = candidates[_choose(scores, config.margin_z)]
+        margin = config.sure_margin_z if priors[order[0]] >= config.sure else config.margin_z
+        stats.chosen = candidates[_choose(scores, margin)]
         return stats.chosen
 
     def _search(self, world: Game, candidates: list[int], worlds: int, started: float):
