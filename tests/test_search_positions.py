@@ -16,6 +16,7 @@ from training.search import SHIPPED, SearchAgent, SearchConfig
 def truth_file(tmp_path_factory):
     out = tmp_path_factory.mktemp("positions") / "truth.json"
     args = ["truth", "--players", "2", "--hands", "2", "--per-hand", "2", "--worlds", "6"]
+    args += ["--score-coef", "0"]
     assert tool.main([*args, "--out", str(out)]) == 0
     return out
 
@@ -33,10 +34,12 @@ def test_true_worlds_keep_every_hand_and_shuffle_the_stock():
 
 def test_truth_file_and_gain(truth_file):
     data = tool.load_truth(truth_file)
-    assert data["players"] == 2 and data["worlds"] == 6
+    assert data["players"] == 2 and data["worlds"] == 6 and data["score_coef"] == 0
     assert 1 <= len(data["positions"]) <= 4
     for position in data["positions"]:
         assert 2 <= len(position["candidates"]) == len(position["q"]) <= tool.CANDIDATES
+        # hands won, tied or lost only, played to the end: a mean of -1, 0 and +1 in sixths
+        assert all(-1 <= q <= 1 and abs(q * 6 - round(q * 6)) < 1e-3 for q in position["q"])
     # the network's own move gains nothing by definition; a setting that never deviates
     never = tool.gain("8,confident=0.01", data, seeds=1)
     assert never["deviated"] == 0 and never["gain"] == 0.0

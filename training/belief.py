@@ -6,9 +6,10 @@ uniformly. Real players are not uniform: a kind a player has discarded and drawn
 shown nothing of are held in pairs more often than a uniform deal says. In
 ``ppo:classic-2p`` self-play (600 hands, ``python -m training.belief``), an opponent held
 two or more of a kind it had both discarded and declined in 1.0% of the cases, where a
-uniform deal gives it 6.0%; two or more of a kind with no history in 34.2%, a uniform deal
-23.6%. A search that reads every world as equally likely misjudges exactly the discards
-that matter: which card the next player can take the pot with.
+uniform deal gives it 5.8%; two or more of a kind with no history in 34.1%, a uniform deal
+23.7%. A search that reads every world as equally likely may misjudge the discards that
+matter: which card the next player can take the pot with. (Measured against the real hands,
+``search:...,belief=history`` decides no better than the uniform search: docs/search.md.)
 
 The model (a naive-Bayes likelihood ratio, learned from self-play): for each other seat
 and each holdable kind, its public history of that kind (``f``: discarded it this hand,
@@ -24,9 +25,11 @@ with it as without.
 
 Tables: ``training/models/belief_classic.json``, one per player count, made by
 
-    python -m training.belief --players 2 --hands 600 --out training/models/belief_classic.json
+    python -m training.belief --players 2 --hands 600
+    python -m training.belief --players 4 --hands 400
 
-(a table per ``--players``; a file that exists keeps its other counts). Each counts
+(a table per ``--players``, into ``--out``, by default the shipped file; a file that exists
+keeps its other counts). Each counts
 decisions of ``ppo:classic-Np`` self-play on the classic rules from seed 50000 on; the
 other presets use the classic table of their player count.
 """

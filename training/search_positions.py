@@ -185,6 +185,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar=("FROM", "BELOW"),
         help="positions where the network's top prior is in [FROM, BELOW) (default: hesitant)",
     )
+    make.add_argument(
+        "--score-coef",
+        type=float,
+        default=SearchConfig.score_coef,
+        help="weight of the score margin in Q (0: hands won, tied, lost only)",
+    )
     make.add_argument("--out", type=Path, required=True)
     score = commands.add_parser("eval", help="score search settings on a truth file")
     score.add_argument("truth", type=Path)
@@ -194,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     if args.command == "truth":
-        agent = SearchAgent(SHIPPED[f"classic-{args.players}p"], SearchConfig(depth=None))
+        config = SearchConfig(depth=None, score_coef=args.score_coef)
+        agent = SearchAgent(SHIPPED[f"classic-{args.players}p"], config)
         positions = collect(
             agent, args.players, args.hands, args.per_hand, args.seed, tuple(args.priors)
         )
@@ -214,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
             "players": args.players,
             "worlds": args.worlds,
             "seed": args.seed,
+            "priors": list(args.priors),
+            "score_coef": args.score_coef,
             "positions": scored,
         }
         args.out.write_text(json.dumps(data) + "\n")
