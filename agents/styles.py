@@ -28,14 +28,20 @@ family          style
 ``controller``  pile control: never takes a pot of fewer than 3 to 6 cards while it may
                 draw, and discards very safely (what the next player could take weighs
                 two or three times the expert's)
+``naive``       the kind of bot a newcomer writes from the docs (``examples/my_bot.py``):
+                no card counting, no pile control; takes every pot it can (or every pot
+                of a few cards or more), melds whatever it can at once, and discards by a
+                simple score of the card (wild, how many it holds, its value, noise)
 ==============  ==========================================================================
 
 **The split.** :data:`TRAINING_STYLES` may be league opponents (``canasta train
 --opponents styled=0.3,style:racer=0.1``); :data:`HELD_OUT_STYLES` are kept out of
 training (the league refuses them, :mod:`training.league_pool`) so that evaluating against
 them measures how a trained agent meets a style it never saw: the training families are
-fast, pot-taking styles, the held-out ones slow (``builder``) or defensive
-(``controller``). Names in the registry (:mod:`agents.registry`): ``style:FAMILY``, and
+fast, pot-taking or naive styles, the held-out ones slow (``builder``) or defensive
+(``controller``). (``examples/my_bot.py`` is the archetype of ``naive`` with a
+lexicographic discard key none of its draws has; docs/agents.md reports the agents
+against it.) Names in the registry (:mod:`agents.registry`): ``style:FAMILY``, and
 ``styled``, a training family drawn each hand.
 """
 
@@ -55,8 +61,16 @@ from agents.heuristics import (
     take_probability,
     unseen_counts,
 )
-from canasta_env.actions import DRAW, MOVES
-from canasta_env.observation import ObservationView
+from canasta_env.actions import (
+    ADD_NATURAL,
+    DISCARD,
+    DRAW,
+    MOVES,
+    TAKE,
+    TAKE_ONTO_MELD,
+)
+from canasta_env.cards import CARD_VALUES, is_wild
+from canasta_env.observation import ObservationView, decode_view
 from canasta_env.rules import Rules
 
 #: The prefix of a family's name in the registry: ``style:racer``.
@@ -78,6 +92,12 @@ class StyleParams:
     pot_loss_base: float = 50.0  # greedy's price of the pot to the next player ...
     pot_loss_per_card: float = 20.0  # ... plus this per card in it
     discard_noise: float = 0.0  # greedy: standard deviation of noise on a discard's cost
+    naive: bool = False  # naive: the simple rules below instead of the expert's play
+    naive_take_pot: int = 0  # a pot of this many cards or more is taken (0: every pot)
+    naive_wild_first: bool = False  # melds with the most wild cards first (else fewest)
+    naive_keep_wild: float = 300.0  # a discard's score: this for a wild card, ...
+    naive_keep_count: float = 30.0  # ... plus this per card of its kind held, ...
+    naive_keep_value: float = -1.0  # ... plus this times its value (below 0: high cards go)
 
 
 # ---------------------------------------------------------------------- the families
@@ -157,6 +177,19 @@ def _controller(rng: random.Random, num_players: int) -> StyleParams:
     return StyleParams(numbers, min_take_pot=rng.randint(3, 6))
 
 
+def _naive(rng: random.Random, num_players: int) -> StyleParams:
+    return StyleParams(
+        default_params(num_players),
+        naive=True,
+        naive_take_pot=0 if rng.random() < 0.5 else rng.randint(2, 6),
+        naive_wild_first=rng.random() < 0.25,
+        naive_keep_wild=rng.uniform(60.0, 400.0),
+        naive_keep_count=rng.uniform(5.0, 40.0),
+        naive_keep_value=rng.uniform(-1.5, 1.0),
+        discard_noise=rng.uniform(0.0, 15.0),
+    )
+
+
 #: Each family's draw of a hand's numbers: ``draw(rng, num_players)``.
 FAMILIES: dict[str, Callable[[random.Random, int], StyleParams]] = {
     "tuned": _tuned,
@@ -166,9 +199,10 @@ FAMILIES: dict[str, Callable[[random.Random, int], StyleParams]] = {
     "noisy": _noisy,
     "builder": _builder,
     "controller": _controller,
+    "naive": _naive,
 }
 #: Families a learner may meet in training (``styled`` draws among them).
-TRAINING_STYLES = ("tuned", "racer", "melder", "taker", "noisy")
+TRAINING_STYLES = ("tuned", "racer", "melder", "taker", "noisy", "naive")
 #: Families kept out of training, to measure generalisation against.
 HELD_OUT_STYLES = ("builder", "controller")
 assert sorted(TRAINING_STYLES + HELD_OUT_STYLES) == sorted(FAMILIES)
@@ -217,6 +251,8 @@ class StyledAgent(ExpertAgent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         if self.rules is not None and self.style.greedy:
             return self._greedy_act(observation, action_mask, self.rules)
+        if self.style.naive:
+            return self._naive_act(observation, action_mask)
         return super().act(observation, action_mask)
 
     # ------------------------------------------------------------------ the expert, changed
@@ -262,3 +298,33 @@ class StyledAgent(ExpertAgent):
 
         costs = [(cost(a), a) for a in discard_ids]  # one noise draw per legal discard, in order
         return min(costs)[1]
+
+    # ------------------------------------------------------------------ the naive bot
+    def _naive_act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """Take (a big enough pot), else meld (all it can, one meld a call), else discard
+        the card of lowest score; else the first legal id (draw, or pass)."""
+        style = self.style
+        legal = [int(a) for a in np.flatnonzero(action_mask)]
+        view = decode_view(observation)
+        takes = [a for a in legal if TAKE <= a <= TAKE_ONTO_MELD]
+        if takes and view.pot_size >= style.naive_take_pot:
+            return takes[0]
+        melds = [a for a in legal if a >= ADD_NATURAL]
+        if melds:
+            sign = -1 if style.naive_wild_first else 1
+            return min(melds, key=lambda a: sign * MOVES[a].wilds)  # the first of the best
+        discards = [a for a in legal if DISCARD <= a < ADD_NATURAL]
+        if not discards:
+            return DRAW if DRAW in legal else legal[0]
+
+        def score(action: int) -> float:
+            kind = action - DISCARD
+            return (
+                style.naive_keep_wild * is_wild(kind)
+                + style.naive_keep_count * view.hand[kind]
+                + style.naive_keep_value * CARD_VALUES[kind]
+                + self.rng.gauss(0.0, style.discard_noise)
+            )
+
+        scores = [(score(a), a) for a in discards]  # one noise draw per legal discard, in order
+        return min(scores)[1]

@@ -161,6 +161,35 @@ def test_noisy_opens_in_the_greedy_bots_order():
     assert move_of("tuned", position) == "meld T T JK"
 
 
+def naive_move(position, **numbers) -> str:
+    from dataclasses import replace
+
+    seat, rules, observation, mask = position
+    agent = make_agent("style:naive", seed=0)
+    agent.reset(seat, len(decode_view(observation).players), rules)
+    agent.style = replace(agent.style, discard_noise=0.0, **numbers)
+    return ACTION_TEXTS[agent.act(observation, mask)]
+
+
+def test_the_naive_bot_takes_by_pot_size_melds_at_once_and_discards_by_its_score():
+    # classic 2p, deal 2, the first move: a pot of 1 card it may take
+    position = expert_position("classic", 2, 2, 0)
+    assert naive_move(position, naive_take_pot=0) == "take"
+    assert naive_move(position, naive_take_pot=2) == "draw"
+    # classic 2p, deal 0, move 2 (see the melder's test): it melds before it discards,
+    # the meld with the fewest wild cards first (the first of them), or the most
+    position = expert_position("classic", 2, 0, 2)
+    assert naive_move(position, naive_wild_first=False) == "add 2 to T"
+    assert naive_move(position, naive_wild_first=True) == "meld 7 7 2 2"
+    # deal 0, move 6: only discards; it holds 6 6 7 7 and singles 4 8 T Q K A
+    position = expert_position("classic", 2, 0, 6)
+    assert decode_view(position[2]).hand[:11] == [1, 0, 2, 2, 1, 0, 1, 0, 1, 1, 1]
+    keep = {"naive_keep_wild": 1000.0, "naive_keep_count": 100.0}
+    assert naive_move(position, **keep, naive_keep_value=-1.0) == "discard A"  # high first
+    assert naive_move(position, **keep, naive_keep_value=1.0) == "discard 4"  # low first
+    assert naive_move(position, naive_keep_count=0.0, naive_keep_value=1.0) == "discard 4"
+
+
 # ---------------------------------------------------------------------- the league
 
 
