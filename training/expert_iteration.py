@@ -188,6 +188,7 @@ def train(
     lr: float = 1e-4,
     batch: int = 512,
     deviation_weight: float = 4.0,
+    min_gain: float = 0.0,
     seed: int = 0,
     log=print,
 ) -> dict:
@@ -212,7 +213,7 @@ def train(
     obs = torch.from_numpy(data["obs"])
     packed = data["masks"]
     chosen = torch.from_numpy(data["chosen"].astype(np.int64))
-    deviated_np = data["chosen"] != data["policy"]
+    deviated_np = (data["chosen"] != data["policy"]) & (search_gain(data) >= min_gain)
     deviated = torch.from_numpy(deviated_np)
 
     def masks_of(index):
@@ -284,6 +285,19 @@ def train(
     return report
 
 
+def search_gain(data: dict) -> np.ndarray:
+    """Per decision, the mean rollout score of the search's move less the network's (0
+    where it did not search or did not deviate)."""
+    gain = np.zeros(len(data["chosen"]), np.float32)
+    rows = np.flatnonzero(data["chosen"] != data["policy"])
+    slots = data["candidates"][rows]
+    q = data["q"][rows]
+    chosen = (slots == data["chosen"][rows, None]).argmax(axis=1)
+    policy = (slots == data["policy"][rows, None]).argmax(axis=1)
+    gain[rows] = q[np.arange(len(rows)), chosen] - q[np.arange(len(rows)), policy]
+    return gain
+
+
 def agreement(model, obs, masks_of, chosen, deviated, old_logp, index) -> dict:
     """On ``index``: the share of deviated decisions where the model's best move is the
     search's, and of the others where it is the old network's."""
@@ -329,6 +343,12 @@ def main(argv: list[str] | None = None) -> int:
     tr.add_argument("--epochs", type=int, default=4)
     tr.add_argument("--lr", type=float, default=1e-4)
     tr.add_argument("--deviation-weight", type=float, default=4.0)
+    tr.add_argument(
+        "--min-gain",
+        type=float,
+        default=0.0,
+        help="a deviation is a target only where its rollouts gained this much",
+    )
     tr.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.stage == "record":
