@@ -101,6 +101,20 @@ def test_a_bad_data_folder_is_refused(tmp_path, change, problem):
         ei.load(tmp_path / "d", OBS_SIZE)
 
 
+def test_a_chunk_is_checked_before_it_is_unpacked(tmp_path, monkeypatch):
+    folder = tmp_path / "d"
+    _write(folder, **_good(), extra=np.zeros(3))
+    with pytest.raises(ValueError, match=r"unexpected members \['extra.npy'\]"):
+        ei.load(folder, OBS_SIZE)
+    _write(folder, **_good(n=400))
+    monkeypatch.setattr(ei, "MAX_CHUNK_BYTES", 100_000)
+    with pytest.raises(ValueError, match="unpacks to more than 100000 bytes"):
+        ei.load(folder, OBS_SIZE)
+    (folder / "chunk_1.npz").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a data chunk"):
+        ei.load(folder, OBS_SIZE)
+
+
 def test_an_empty_folder_is_refused(tmp_path):
     with pytest.raises(ValueError, match="no chunk_.*npz data"):
         ei.load(tmp_path, OBS_SIZE)

@@ -60,3 +60,14 @@ def test_a_bad_truth_file_is_refused(tmp_path, content, problem):
     path.write_text(json.dumps(content))
     with pytest.raises(ValueError, match=problem):
         tool.load_truth(path)
+
+
+def test_a_truth_file_that_is_not_json_or_too_big_is_refused(tmp_path, monkeypatch):
+    path = tmp_path / "bad.json"
+    path.write_text('{"players": 2, "positions": [')
+    with pytest.raises(ValueError, match="truth file .*not valid JSON"):
+        tool.load_truth(path)
+    path.write_text(json.dumps({"players": 2, "positions": [], "pad": "x" * 200}))
+    monkeypatch.setattr(tool, "MAX_TRUTH_BYTES", 100)
+    with pytest.raises(ValueError, match="larger than 100 bytes"):
+        tool.load_truth(path)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -147,6 +148,25 @@ def record(
 MAX_DECISIONS = 5_000_000
 
 
+#: The most bytes one chunk may unpack to (a chunk of 20 hands unpacks to about 5 MB).
+MAX_CHUNK_BYTES = 512 * 2**20
+
+
+def check_chunk(path: Path) -> None:
+    """A chunk's members, before anything is unpacked: only the arrays of :data:`FIELDS`,
+    at most :data:`MAX_CHUNK_BYTES` unpacked in all (``ValueError`` naming the file)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except (OSError, zipfile.BadZipFile) as error:
+        raise ValueError(f"{path}: not a data chunk ({error})") from None
+    unknown = sorted({m.filename for m in members} - {f"{key}.npy" for key in FIELDS})
+    if unknown:
+        raise ValueError(f"{path}: unexpected members {unknown}")
+    if sum(m.file_size for m in members) > MAX_CHUNK_BYTES:
+        raise ValueError(f"{path}: unpacks to more than {MAX_CHUNK_BYTES} bytes")
+
+
 def load(folder: Path, obs_size: int) -> dict:
     """Every chunk of ``folder`` (plain arrays, no pickle), shapes checked."""
     paths = sorted(Path(folder).glob("chunk_*.npz"))
@@ -154,6 +174,7 @@ def load(folder: Path, obs_size: int) -> dict:
         raise ValueError(f"{folder}: no chunk_*.npz data (run the record stage first)")
     parts = []
     for path in paths:
+        check_chunk(path)
         with np.load(path, allow_pickle=False) as archive:
             missing = set(FIELDS) - set(archive.files)
             if missing:

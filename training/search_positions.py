@@ -38,6 +38,7 @@ import numpy as np
 
 from agents.base import choose_action
 from canasta_env.engine.game import Game
+from canasta_env.jsonfile import read_json_file
 from canasta_env.rules import make_rules
 from canasta_env.table import Table
 from training.search import SHIPPED, SearchAgent, SearchConfig, load_agent
@@ -48,6 +49,8 @@ HESITANT = 0.95
 CANDIDATES = 4
 #: The most a truth file may hold (a bounded read of a file from elsewhere).
 MAX_POSITIONS = 20_000
+#: The most bytes of a truth file (20,000 positions take about 3 MB).
+MAX_TRUTH_BYTES = 64 * 2**20
 
 
 def _priors(agent: SearchAgent, table: Table) -> tuple[np.ndarray, np.ndarray]:
@@ -121,7 +124,7 @@ def truth(agent: SearchAgent, game: Game, worlds: int, rng: random.Random):
 
 def load_truth(path: Path) -> dict:
     """A truth file, its shape checked (``ValueError`` naming the problem)."""
-    data = json.loads(Path(path).read_text())
+    data = read_json_file(path, "truth file", max_bytes=MAX_TRUTH_BYTES)
     players = data.get("players") if isinstance(data, dict) else None
     if players not in (2, 3, 4, 6):
         raise ValueError(f"{path}: 'players' must be 2, 3, 4 or 6")
