@@ -97,7 +97,7 @@ def record_hand(agent: SearchAgent, players: int, deal: int, score_coef: float) 
     rewards = {s: hand_reward(table, s, score_coef)[0] for s in range(players)}
     data = {
         "obs": np.array([r[1] for r in rows], np.float32).reshape(-1, len(observation)),
-        "masks": np.array([r[2] for r in rows], np.uint8).reshape(len(rows), -1),
+        "masks": np.array([r[2] for r in rows], np.uint8).reshape(-1, (NUM_ACTIONS + 7) // 8),
         "policy": np.array([r[3] for r in rows], np.int16),
         "chosen": np.array([r[4] for r in rows], np.int16),
         "searched": np.array([r[5] for r in rows], np.bool_),
