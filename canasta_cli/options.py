@@ -198,19 +198,17 @@ def table_notes(
 
 def _table_note(name: str, agent, variant: str, players: int) -> str | None:
     here = f"{variant} {players}-player"
+    this_table = f"{variant}-{players}p"
+    hint = f"; ppo:{this_table} is the one for this table" if this_table in _shipped() else ""
     trained = [tuple(t) for t in (getattr(agent, "meta", None) or {}).get("tables", [])]
     if trained and (variant, players) not in trained:
         seen = ", ".join(f"{v} {n}-player" for v, n in trained)
-        return f"note: {name} was trained at {seen} tables, not {here}: expect weaker play"
+        return f"note: {name} was trained at {seen} tables, not {here}: expect weaker play" + hint
     shipped = _shipped_name(agent)
     match = re.fullmatch(r"(\w+)-(\d)p", shipped or "")
     if match and (match[1], int(match[2])) != (variant, players):
         tuned = f"{match[1]} {match[2]}-player"
-        return f"note: {name} is the agent tuned for {tuned} tables, not {here}" + (
-            f"; ppo:{variant}-{players}p is the one for this table"
-            if f"{variant}-{players}p" in _shipped()
-            else ""
-        )
+        return f"note: {name} is the agent tuned for {tuned} tables, not {here}" + hint
     return None
 
 

@@ -109,12 +109,12 @@ def test_a_trained_agent_at_another_table_is_named_once(tmp_path, capsys):
     assert arena.main(argv) == 0
     notes = [line for line in capsys.readouterr().err.splitlines() if "note:" in line]
     assert notes == [
-        "canasta arena: note: ppo:classic-2p is the agent tuned for classic 2-player tables, "
-        "not classic 4-player; ppo:classic-4p is the one for this table"
+        "canasta arena: note: ppo:classic-2p was trained at classic 2-player tables, "
+        "not classic 4-player: expect weaker play; ppo:classic-4p is the one for this table"
     ]
     assert options.table_notes(["ppo:classic-4p"], "spanish", 2) == [
         "note: ppo:classic-4p was trained at classic 4-player tables, not spanish 2-player: "
-        "expect weaker play"
+        "expect weaker play; ppo:spanish-2p is the one for this table"
     ]
     assert options.table_notes(["ppo:classic-2p", "expert"], "classic", 2) == []
 
@@ -123,7 +123,7 @@ def test_play_names_a_trained_bot_at_another_table(capsys):
     output = io.StringIO()
     argv = ["--players", "4", "--opponents", "ppo:classic-2p", "--seed", "1", "--no-color"]
     assert play.main(argv, input_fn=lambda _prompt: "q", output=output) == 0
-    assert "note: ppo:classic-2p is the agent tuned for classic 2-player" in capsys.readouterr().err
+    assert "note: ppo:classic-2p was trained at classic 2-player tables" in capsys.readouterr().err
 
 
 def test_the_command_dispatches_to_canasta_cli(capsys):
