@@ -221,7 +221,9 @@ def test_no_hidden_information_with_positive_control(policy, belief):
             agent.act(table.observation(seat), table.mask())
         peeked_differs += not np.array_equal(peeking[0].stats.scores, peeking[1].stats.scores)
     assert differs == len(positions)
-    assert peeked_differs >= len(positions) // 2
+    # uniform: the handed world is always one of the rollout worlds; history: it is one
+    # of a pool of 4 x 2 that the belief samples 2 from, so a peek shows less often
+    assert peeked_differs >= len(positions) // (2 if belief == "uniform" else 4)
 
 
 def test_the_world_is_not_the_true_game(policy):
