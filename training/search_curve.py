@@ -35,6 +35,7 @@ from pathlib import Path
 
 from agents.stats import mean_interval, wilson_interval
 from canasta_env.jsonfile import read_json_file
+from training.search import MAX_ROLLOUTS
 
 #: A chunk's folder: ``b{budget}_k{chunk}``.
 CHUNK_FOLDER = re.compile(r"b(\d{1,4})_k(\d{1,4})")
@@ -242,8 +243,10 @@ def budgets_argument(text: str) -> list[int]:
         budgets = sorted({int(part) for part in text.split(",")})
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a list of budgets like 16,128") from None
-    if not budgets or budgets[0] < 1 or budgets[-1] > 4096:
-        raise argparse.ArgumentTypeError(f"{text!r}: every budget must be 1..4096 rollouts")
+    if not budgets or budgets[0] < 1 or budgets[-1] > MAX_ROLLOUTS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: every budget must be 1..{MAX_ROLLOUTS} rollouts"
+        )
     return budgets
 
 
