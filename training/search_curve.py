@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     opponent = args.opponent or f"ppo:{model}"
     settings = f",{args.settings}" if args.settings else ""
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    deadline = time.monotonic() + args.deadline if args.deadline else float("inf")
+    deadline = float("inf") if args.deadline is None else time.monotonic() + args.deadline
     pending = []
     for budget, chunk in job_order(args.budgets, args.chunks):
         folder = out / f"b{budget}_k{chunk}"
