@@ -69,22 +69,50 @@ def serve(
 
 #: Seconds a stopping server waits for requests under way (a bot's move among them).
 SHUTDOWN_SECONDS = 1
+#: The most connections and requests at once; a request past it is answered 503.
+MAX_CONNECTIONS = 256
+#: Seconds an idle keep-alive connection stays open (uvicorn's own timer; the head
+#: deadline below covers it too).
+KEEP_ALIVE_SECONDS = 5
+#: The longest a connection may take to send a whole request head, counted from when it
+#: opened or its previous response ended, however it trickles (slowloris); then it is
+#: closed (:mod:`canasta_web.connections`).
+HEAD_SECONDS = 5.0
+#: The most connections waiting for a request head at once (idle keep-alive ones among
+#: them): a new connection past it closes the one that has waited longest, so slow
+#: connections never take the MAX_CONNECTIONS that requests need.
+MAX_WAITING_CONNECTIONS = 128
+#: The largest request head (request line and headers) taken; past it, 400.
+MAX_HEAD_BYTES = 16 * 1024
 
 
-def server_config(app, host: str, port: int):
+def server_config(
+    app,
+    host: str,
+    port: int,
+    head_seconds: float = HEAD_SECONDS,
+    max_waiting: int = MAX_WAITING_CONNECTIONS,
+):
     """uvicorn's settings: requests under way get :data:`SHUTDOWN_SECONDS` to finish when
-    the server is told to stop; a bot thinks in a daemon thread, which does not hold the
-    process up after that."""
+    the server is told to stop (a bot thinks in a daemon thread, which does not hold the
+    process up after that); a connection gets ``head_seconds`` to send each request head,
+    and at most ``max_waiting`` connections wait for one (:mod:`canasta_web.connections`:
+    slow clients); HTTP/1.1 only, no WebSocket."""
     import uvicorn
+
+    from canasta_web.connections import Door
 
     return uvicorn.Config(
         app,
         host=host,
         port=port,
         log_level="warning",
+        http=Door(head_seconds, max_waiting).protocol(),
+        ws="none",
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
         timeout_graceful_shutdown=SHUTDOWN_SECONDS,
-        limit_concurrency=256,
-        timeout_keep_alive=5,
+        limit_concurrency=MAX_CONNECTIONS,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
     )
 
 
@@ -108,14 +136,15 @@ def server_url(server) -> str:
 
 
 @contextlib.contextmanager
-def background_server(app, host: str = "127.0.0.1", port: int = 0, timeout: float = 20.0):
+def background_server(app, host: str = "127.0.0.1", port: int = 0, timeout: float = 20.0, **limits):
     """Serve ``app`` from a thread of this process and yield its address (for tests and
-    scripts that drive the page); the server stops when the block ends."""
+    scripts that drive the page), with :func:`server_config`'s ``limits``; the server
+    stops when the block ends."""
     import time
 
     import uvicorn
 
-    server = uvicorn.Server(server_config(app, host, port))
+    server = uvicorn.Server(server_config(app, host, port, **limits))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + timeout
