@@ -41,14 +41,15 @@ from starlette.routing import Match
 from canasta_env.replay import Replay
 from canasta_env.rules import PRESETS, Rules
 from canasta_web.guard import MAX_BODY, Guard, cut
+from canasta_web.store import TableStore
 from canasta_web.tables import (
     ARENA_REPLAY_SECONDS,
     HUMAN,
     MAX_SEARCH_SIMULATIONS,
+    REPLAY_BUILD_SECONDS,
     LiveTable,
     ReplayTable,
     TableError,
-    TableStore,
     arena_replay,
     bot_names,
     make_bot,
@@ -150,6 +151,7 @@ def _errors(*statuses: int) -> dict:
         415: "a POST body that is not JSON",
         421: "a Host this server does not answer for",
         422: "a body or query of the wrong shape",
+        429: "this client address holds its share of the server's tables or replays",
         500: "a bot failed",
         503: "the server is full or busy; try again later",
     }
@@ -166,6 +168,12 @@ POST_ERRORS = (400, 403, 413, 415, 422)
 def _error(status: int, message: str, headers: dict | None = None) -> JSONResponse:
     message = cut(message, MAX_MESSAGE)
     return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+def client_address(request: Request) -> str:
+    """The address a request's connection comes from: what the per-client bounds of
+    :class:`~canasta_web.store.TableStore` count by (behind a proxy, the proxy's)."""
+    return request.client.host if request.client is not None else "unknown"
 
 
 def _where(location: tuple) -> str:
@@ -260,10 +268,12 @@ def create_app(
         }
 
     # ------------------------------------------------------------ live tables
-    @app.post("/api/tables", status_code=201, responses=_errors(400, 503, *POST_ERRORS))
+    @app.post("/api/tables", status_code=201, responses=_errors(400, 429, 503, *POST_ERRORS))
     def new_table(body: NewTable, request: Request) -> dict:
+        session, client = request.state.session, client_address(request)
+        tables.check_room(session, client)  # before the bots are built
         table = LiveTable(body.variant, body.seats, seed=body.seed, rules=body.rules)
-        tables.add(table, session=request.state.session)
+        tables.add(table, session=session, client=client)
         with table.lock:
             return table.view()
 
@@ -296,30 +306,47 @@ def create_app(
             return table.view()
 
     # ------------------------------------------------------------ replays
-    @app.post("/api/replays", status_code=201, responses=_errors(400, 503, *POST_ERRORS))
+    @app.post("/api/replays", status_code=201, responses=_errors(400, 429, 503, *POST_ERRORS))
     def new_replay(body: NewReplay, request: Request) -> dict:
         if (body.replay is None) == (body.arena is None):
             raise TableError(400, "give either 'replay' (a replay file) or 'arena' and 'hand'")
         if body.arena is not None and body.hand is None:
             raise TableError(400, "'arena' needs 'hand': the index of a hand in it")
-        # playing a game through (up to MAX_REPLAY_STEPS moves, or an arena hand with its
-        # bots) is the server's heaviest work: it takes one of the bots' thinking slots
+        session, client = request.state.session, client_address(request)
         try:
-            with tables.thinking.slot():
-                if body.replay is not None:
-                    table = ReplayTable(Replay.from_dict(body.replay))
-                else:
-                    # the seats' agents come from the allowlist only, in bounded time
+            if body.replay is not None:
+                replay = Replay.from_dict(body.replay)
+                # refused before any move is played when it cannot be kept
+                tables.check_room(session, client, ReplayTable.positions_of(replay))
+                table = tables.thinking.build(
+                    lambda check: ReplayTable(replay, check=check),
+                    REPLAY_BUILD_SECONDS,
+                    f"the replay takes longer than {REPLAY_BUILD_SECONDS:g} s to build on "
+                    "this server; open it with: canasta serve --replay FILE",
+                )
+            else:
+                tables.check_room(session, client, 1)
+                hand = body.hand
+
+                def played_again(check) -> ReplayTable:
+                    # the seats' agents come from the allowlist only
                     replay, names = arena_replay(
                         body.arena,
-                        body.hand,
+                        hand,
                         build=lambda name: make_bot(name, seed=None),
-                        seconds=ARENA_REPLAY_SECONDS,
+                        check=check,
                     )
-                    table = ReplayTable(replay, names, title=f"arena hand {body.hand}")
+                    return ReplayTable(replay, names, title=f"arena hand {hand}", check=check)
+
+                table = tables.thinking.build(
+                    played_again,
+                    ARENA_REPLAY_SECONDS,
+                    f"hand {hand} takes longer than {ARENA_REPLAY_SECONDS:g} s to play again "
+                    "on this server; open it with: canasta serve --arena DIR --hand N",
+                )
         except ValueError as error:
             raise TableError(400, str(error)) from None
-        tables.add(table, session=request.state.session)
+        tables.add(table, session=session, client=client)
         return table.view(0, 0, False)
 
     @app.get("/api/replays/{table_id}", responses=_errors(400, 404, 422))

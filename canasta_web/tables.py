@@ -14,8 +14,9 @@ A :class:`ReplayTable` holds every position of a recorded game (a
 seats and agent seeds: :func:`arena_replay`), to step forward and back from a
 seat's view or, for analysis, with every hand open.
 
-:class:`TableStore` keeps the tables of all browser sessions, each under its own
-unguessable id, with a bound on how many it keeps.
+:class:`Thinking` bounds the server's work: the bots thinking at once, and the replays
+built at once, each within a wall-time bound. The store of every session's tables is
+:mod:`canasta_web.store`.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ import re
 import secrets
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,20 +69,19 @@ BOT_MOVE_SECONDS = 20.0
 #: for a turn, then gets 503.
 MAX_THINKING = 4
 THINKING_WAIT_SECONDS = 5.0
-#: A bound on the tables kept at once. A table used in the last PROTECTED_SECONDS is never
-#: evicted for another client's table: when the store holds only such tables, a new one is
-#: refused (503).
-MAX_TABLES = 128
-PROTECTED_SECONDS = 30 * 60
-#: The tables one browser session (its cookie) may hold; its own least recently used
-#: table makes room for its next one.
-MAX_TABLES_PER_SESSION = 8
 #: A bound on the actions of a replay (a whole game has a few thousand at most).
 MAX_REPLAY_STEPS = 50_000
 #: A replay keeps a copy of the game every this many positions.
 CHECKPOINT_EVERY = 32
+#: The longest a replay may take to build on the server (every move played through the
+#: engine and checked; 50,000 moves take about 3 s on the project's machines); past it
+#: the replay is refused (503).
+REPLAY_BUILD_SECONDS = 15.0
 #: The longest an arena hand may take to play again on the server.
 ARENA_REPLAY_SECONDS = 60.0
+#: The replays built (or arena hands played again) at once, each also holding one of the
+#: MAX_THINKING bots' slots while its request waits: the other slots stay free for bots.
+MAX_BUILDS = 2
 
 
 def short(value: Any) -> str:
@@ -347,11 +346,14 @@ class LiveTable:
 
 
 class Thinking:
-    """The bots of one server: at most ``slots`` of them think at once, and ``stopping``
-    tells a request that waits for one to give up (the server is going down)."""
+    """The bots of one server: at most ``slots`` of them think at once, at most ``builds``
+    replays are built at once (:meth:`build`), and ``stopping`` tells a request that waits
+    for one to give up (the server is going down)."""
 
-    def __init__(self, slots: int = MAX_THINKING):
+    def __init__(self, slots: int = MAX_THINKING, builds: int = MAX_BUILDS):
         self._slots = threading.BoundedSemaphore(slots)
+        self._builds = threading.BoundedSemaphore(builds)
+        self.builders = builds
         self.stopping = threading.Event()
 
     def take(self) -> None:
@@ -372,6 +374,61 @@ class Thinking:
             yield
         finally:
             self.give()
+
+    def build(self, work: Callable[[Callable[[], None]], Any], seconds: float, too_long: str):
+        """``work(check)``'s result, within ``seconds`` of wall time.
+
+        The work runs in a thread of its own, holding one of the ``builds`` builders, and
+        calls ``check()`` between moves; the request holds one bots' slot while it waits.
+        Past ``seconds`` the request answers TableError 503 (``too_long``) and gives its
+        slot back at once; ``check()`` then stops the work at its next move, and the
+        builder is free when it has stopped (a move that never returns keeps one builder,
+        never a bot's slot). A ValueError or TableError of the work is raised here.
+        """
+        if not self._builds.acquire(timeout=THINKING_WAIT_SECONDS):
+            raise TableError(
+                503,
+                f"the server builds at most {self.builders} replays at once, and that many "
+                "are being built; try again in a few seconds",
+            )
+        try:
+            self.take()
+        except BaseException:
+            self._builds.release()
+            raise
+        deadline = time.monotonic() + seconds
+        done, given_up = threading.Event(), threading.Event()
+        outcome: dict[str, Any] = {}
+
+        def check() -> None:
+            if given_up.is_set() or time.monotonic() > deadline:
+                raise TableError(503, too_long)
+
+        def run() -> None:
+            try:
+                outcome["result"] = work(check)
+            except BaseException as error:  # noqa: BLE001 - handed to the request
+                outcome["error"] = error
+            finally:
+                self._builds.release()
+                done.set()
+
+        threading.Thread(target=run, name="replay-build", daemon=True).start()
+        try:
+            while not done.wait(0.02):
+                if self.stopping.is_set():
+                    raise TableError(503, "the server is stopping")
+                if time.monotonic() > deadline:
+                    raise TableError(503, too_long)
+        finally:
+            given_up.set()
+            self.give()
+        error = outcome.get("error")
+        if isinstance(error, (TableError, ValueError)):
+            raise error
+        if error is not None:
+            raise TableError(500, f"building the replay failed ({type(error).__name__})")
+        return outcome["result"]
 
 
 class _Thought:
@@ -450,30 +507,47 @@ class ReplayTable:
 
     mode = "replay"
 
-    def __init__(self, replay: Replay, names: list[str] | None = None, title: str = "replay"):
-        if replay.num_actions > MAX_REPLAY_STEPS:
-            raise ValueError(f"a replay has at most {MAX_REPLAY_STEPS} actions")
+    def __init__(
+        self,
+        replay: Replay,
+        names: list[str] | None = None,
+        title: str = "replay",
+        check: Callable[[], None] | None = None,
+    ):
+        """``check()`` is called before each move is played (:meth:`Thinking.build`'s
+        deadline: it raises to stop the building)."""
+        self.positions_of(replay)
         self.id = new_table_id()
         self.replay = replay
         self.title = title
         self.names = names or [f"player {s}" for s in range(replay.num_players)]
         self.positions: list[Position] = []
         self.checkpoints: dict[int, Table] = {}
-        self._record_positions()
+        self._record_positions(check or (lambda: None))
         self.lock = threading.Lock()
 
-    def _record_positions(self) -> None:
+    @staticmethod
+    def positions_of(replay: Replay) -> int:
+        """The positions a table of ``replay`` would hold: every action and every deal;
+        ValueError when it has more than :data:`MAX_REPLAY_STEPS` actions."""
+        if replay.num_actions > MAX_REPLAY_STEPS:
+            raise ValueError(f"a replay has at most {MAX_REPLAY_STEPS:,} actions here")
+        return replay.num_actions + len(replay.actions)
+
+    def _record_positions(self, check: Callable[[], None]) -> None:
         """Every deal and every action, checking that each can be played (ValueError)."""
         replay = self.replay
         table = Table(replay.rules, replay.num_players, seed=replay.seed, deck=replay.deck)
         self._add(table, Position(0, None, None, "deal of hand 1"))
         for hand, actions in enumerate(replay.actions):
+            check()
             if hand:
                 if not table.hand_over or table.episode_ends("game"):
                     raise ValueError(f"invalid replay: hand {hand} cannot be dealt")
                 table.next_hand()
                 self._add(table, Position(hand, None, None, f"deal of hand {hand + 1}"))
             for step, action in enumerate(actions):
+                check()
                 seat = table.current
                 try:
                     table.step(action)
@@ -531,14 +605,14 @@ def arena_replay(
     results: Any,
     hand: int,
     build: Callable[[str], Any] = make_agent,
-    seconds: float | None = None,
+    check: Callable[[], None] | None = None,
 ) -> tuple[Replay, list[str]]:
     """Play hand ``hand`` of an arena's ``results.json`` again and record it.
 
     ``build(name)`` makes each seat's agent: :func:`~agents.registry.make_agent` for a
     file of the user's own (``canasta serve --arena``), the server's allowlist
-    (:func:`make_bot`) for a file that came in a request. ``seconds`` bounds the time
-    the hand may take to play (TableError 503 past it).
+    (:func:`make_bot`) for a file that came in a request. ``check()`` is called before
+    each move (:meth:`Thinking.build`'s deadline: it raises to stop the hand).
 
     The arena saves each hand's deck seed, seats and schedule position; the agents
     are rebuilt by name and re-seeded as the arena seeded them
@@ -575,14 +649,9 @@ def arena_replay(
         agents.append(agent)
     table = Table(rules, num_players, seed=deal_seed)
     actions = []
-    deadline = None if seconds is None else time.monotonic() + seconds
     while not table.hand_over:
-        if deadline is not None and time.monotonic() > deadline:
-            raise TableError(
-                503,
-                f"hand {hand} takes longer than {seconds:g} s to play again on this server; "
-                "open it with: canasta serve --arena DIR --hand N",
-            )
+        if check is not None:
+            check()
         seat = table.current
         action = int(table.choose_action(agents[seat], table.observation(seat), table.mask()))
         table.step(action)
@@ -605,96 +674,38 @@ def load_arena_hand(directory: str | Path, hand: int) -> tuple[Replay, list[str]
 
 def file_agent(name: Any) -> Any:
     """The agent a results file names, built without running code the file names: an
-    import path in it is refused (``make_agent(import_paths=False)``), and a model that
-    pickle would load needs ``--trust-pickle`` as everywhere (docs/security.md)."""
+    import path in it is refused (``make_agent(import_paths=False)``), a model that
+    pickle would load needs ``--trust-pickle`` as everywhere (docs/security.md), and a
+    search gets no larger budget than at a live table (:func:`check_file_budget`)."""
     if not isinstance(name, str):
         raise ValueError(f"an agent name is text, got {short(name)}")
+    check_file_budget(name)
     return make_agent(name, import_paths=False)
 
 
-# ---------------------------------------------------------------------- the store
-
-
-class TableStore:
-    """The tables of every browser session, by id.
-
-    Room is made by the least recently used table that nobody has used for
-    ``protected_seconds``; when every table is newer than that, a new one is refused
-    (503) rather than take someone's game away. A session (the page's cookie) holds at
-    most ``per_session`` tables: its own oldest makes room for its next. A table added
-    with ``pinned=True`` (the one ``canasta serve --replay`` opens) is never evicted.
-    """
-
-    def __init__(
-        self,
-        limit: int = MAX_TABLES,
-        per_session: int = MAX_TABLES_PER_SESSION,
-        protected_seconds: float = PROTECTED_SECONDS,
-        clock: Callable[[], float] = time.monotonic,
-        max_thinking: int = MAX_THINKING,
-    ):
-        if limit < 1 or per_session < 1:
-            raise ValueError("a table store holds at least one table, one per session")
-        self.limit = limit
-        self.per_session = per_session
-        self.protected_seconds = protected_seconds
-        self.clock = clock
-        #: id -> table, the least recently used first
-        self.tables: OrderedDict[str, LiveTable | ReplayTable] = OrderedDict()
-        self.owners: dict[str, str | None] = {}
-        self.used: dict[str, float] = {}
-        self.pinned: set[str] = set()
-        self.lock = threading.Lock()
-        #: the bots of this store's tables: slots and the stop signal
-        self.thinking = Thinking(max_thinking)
-
-    def __len__(self) -> int:
-        return len(self.tables)
-
-    def add(
-        self, table: LiveTable | ReplayTable, session: str | None = None, pinned: bool = False
-    ) -> None:
-        with self.lock:
-            if session is not None and not pinned:
-                own = [key for key, owner in self.owners.items() if owner == session]
-                for key in own[: max(0, len(own) - self.per_session + 1)]:
-                    self._drop(key)
-            if len(self.tables) >= self.limit and not pinned:
-                now = self.clock()
-                idle = next(
-                    (
-                        key
-                        for key in self.tables
-                        if key not in self.pinned and now - self.used[key] >= self.protected_seconds
-                    ),
-                    None,
+def check_file_budget(name: str) -> None:
+    """ValueError naming the cap when the search agent ``name`` asks for more than a live
+    table's bot may use (:data:`MAX_SEARCH_ROLLOUTS`, :data:`MAX_SEARCH_SIMULATIONS`); a
+    file may name its own model and settings, but not an unbounded search."""
+    prefix, _, path = name.partition(":")
+    if prefix == "search":
+        try:
+            from training.search import parse_name
+        except ImportError:  # the training package is absent: make_agent says so
+            return
+        rollouts = parse_name(path)[1].rollouts
+        if rollouts > MAX_SEARCH_ROLLOUTS:
+            raise ValueError(
+                f"agent {short(name)} searches {rollouts} rollouts per move; an arena file "
+                f"opened here may ask for at most {MAX_SEARCH_ROLLOUTS} (the live tables' cap)"
+            )
+    elif prefix == "openspiel":
+        head, _, budget = path.partition("-")
+        if head == "ismcts" and budget.isdigit():
+            if len(budget) > len(str(MAX_SEARCH_SIMULATIONS)) or (
+                int(budget) > MAX_SEARCH_SIMULATIONS
+            ):
+                raise ValueError(
+                    f"agent {short(name)}: an arena file opened here may ask for at most "
+                    f"{MAX_SEARCH_SIMULATIONS} simulations per move (the live tables' cap)"
                 )
-                if idle is None:
-                    minutes = self.protected_seconds / 60
-                    raise TableError(
-                        503,
-                        f"the server holds {len(self.tables)} tables, every one used in the "
-                        f"last {minutes:g} minutes; try again later",
-                    )
-                self._drop(idle)
-            self.tables[table.id] = table
-            self.owners[table.id] = session
-            self.used[table.id] = self.clock()
-            if pinned:
-                self.pinned.add(table.id)
-
-    def _drop(self, key: str) -> None:
-        del self.tables[key]
-        del self.owners[key]
-        del self.used[key]
-        self.pinned.discard(key)
-
-    def get(self, table_id: str, kind: type) -> Any:
-        with self.lock:
-            table = self.tables.get(table_id)
-            if table is None or not isinstance(table, kind):
-                what = "table" if kind is LiveTable else "replay"
-                raise TableError(404, f"no {what} with id {short(table_id)} (it may have expired)")
-            self.tables.move_to_end(table_id)
-            self.used[table_id] = self.clock()
-            return table

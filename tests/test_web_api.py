@@ -31,6 +31,7 @@ from canasta_env.engine.state import same_state  # noqa: E402
 from canasta_env.replay import Replay  # noqa: E402
 from canasta_env.rules import make_rules  # noqa: E402
 from canasta_web.app import create_app  # noqa: E402
+from canasta_web.store import TableStore  # noqa: E402
 from canasta_web.tables import (  # noqa: E402
     CHECKPOINT_EVERY,
     LiveTable,
@@ -451,7 +452,7 @@ def test_a_bad_new_table_is_refused(client, body, words):
 
 def test_the_store_keeps_a_bounded_number_of_tables():
     now = [0.0]
-    store = tables_module.TableStore(limit=2, protected_seconds=60, clock=lambda: now[0])
+    store = TableStore(limit=2, protected_seconds=60, clock=lambda: now[0])
     made = [LiveTable("classic", ["you", "random"], seed=s) for s in range(3)]
     store.add(made[0])
     store.add(made[1])

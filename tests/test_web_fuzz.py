@@ -20,12 +20,14 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 
 from canasta_env.replay import Replay  # noqa: E402
 from canasta_web.app import create_app  # noqa: E402
-from canasta_web.tables import LiveTable, ReplayTable, TableStore  # noqa: E402
+from canasta_web.store import TableStore  # noqa: E402
+from canasta_web.tables import LiveTable, ReplayTable  # noqa: E402
 from tests.replays import random_replay  # noqa: E402
 
 #: Room for every table the fuzz makes: no 503 for a full store.
 APP = create_app(
-    store=TableStore(limit=100_000, per_session=100_000), allowed_hosts=("testserver",)
+    store=TableStore(limit=100_000, per_session=100_000, per_client=100_000),
+    allowed_hosts=("testserver",),
 )
 LIVE = LiveTable("classic", ["you", "random"], seed=7)
 REPLAY = ReplayTable(Replay.from_dict(random_replay(3, 120).to_dict()))

@@ -32,7 +32,8 @@ import canasta_web.tables as tables_module  # noqa: E402
 from agents.arena import run_arena  # noqa: E402
 from canasta_web.app import create_app  # noqa: E402
 from canasta_web.guard import MAX_BODY  # noqa: E402
-from canasta_web.tables import LiveTable, TableError, TableStore, load_arena_hand  # noqa: E402
+from canasta_web.store import TableStore  # noqa: E402
+from canasta_web.tables import LiveTable, TableError, load_arena_hand  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
