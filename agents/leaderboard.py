@@ -63,6 +63,7 @@ from agents.arena import run_arena
 from agents.registry import LOADER_GROUP, make_agent
 from agents.schedule import pair_pattern, seat_arrangements
 from agents.stats import mean_interval
+from canasta_env.jsonfile import read_json_file
 from canasta_env.rules import PRESETS
 
 #: The built-in bots: every table seats them.
@@ -622,7 +623,7 @@ def replace_readme_block(text: str, block: str) -> str:
 def write_readme_block(readme: str | Path, json_path: str | Path) -> bool:
     """Rewrite the leaderboard block of ``readme`` from the JSON file ``json_path``;
     whether the README changed."""
-    document = json.loads(Path(json_path).read_text(encoding="utf-8"))
+    document = read_json_file(json_path, "leaderboard")
     path = Path(readme)
     text = path.read_text(encoding="utf-8")
     updated = replace_readme_block(text, readme_block(document))

@@ -36,6 +36,7 @@ from canasta_cli.options import (
     command_parser,
     did_you_mean,
 )
+from canasta_env.jsonfile import read_json_file
 from training.league_pool import BOTS, ENTRIES, HELD_OUT, held_out_message
 from training.run import BACKENDS, DEFAULTS, Run, RunFileError
 from training.stages import STAGES, run_stages
@@ -292,14 +293,17 @@ def evaluate_main(argv: list[str]) -> int:
         report = {"model": Path(model).name, "command": "canasta train " + " ".join(argv)}
         report["evaluation"] = results
         meta_path = Path(args.meta) if args.meta else Path(model).parent / "meta.json"
-        if getattr(agent, "meta", None) is not None and not args.meta:
-            report["training"] = agent.meta  # a .npz model file carries its own record
-        elif meta_path.exists():
-            report["training"] = json.loads(meta_path.read_text())
-        elif Path(args.json).exists():  # keep the training record of an earlier report
-            previous = json.loads(Path(args.json).read_text())
-            if "training" in previous:
-                report["training"] = previous["training"]
+        try:
+            if getattr(agent, "meta", None) is not None and not args.meta:
+                report["training"] = agent.meta  # a .npz model file carries its own record
+            elif meta_path.exists():
+                report["training"] = read_json_file(meta_path, "training meta")
+            elif Path(args.json).exists():  # keep the training record of an earlier report
+                previous = read_json_file(args.json, "evaluation report")
+                if isinstance(previous, dict) and "training" in previous:
+                    report["training"] = previous["training"]
+        except ValueError as error:
+            _fail(str(error))
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
     return 0
 
@@ -424,6 +428,10 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"{path}: not a run directory (no config.json)")
         if args.init is not None and not Path(args.init).exists():
             raise ValueError(f"--init {args.init}: no such model file")
+        if args.init is not None:
+            from training.ppo import init_model
+
+            init_model(Path(args.init))  # a model PPO cannot start from: refused before writing
         run = Run.open(path, overrides)
     except ValueError as error:
         _fail(str(error))

@@ -1,22 +1,29 @@
-"""JSON from elsewhere, read as data: bounded in size and depth, every problem one ``ValueError``.
+"""Files from elsewhere, read as data: bounded in size and depth, every problem one ``ValueError``.
 
-    from canasta_env.jsonfile import read_json_file, loads_bounded
+    from canasta_env.jsonfile import open_regular, read_json_file, loads_bounded, zip_members
     config = read_json_file(run / "config.json", what="run config")
     results = loads_bounded(body, what="arena results")
+    with open_regular(path, f"model file {path}") as file:
+        zip_members(file, f"model file {path}", max_bytes=MAX_MODEL_BYTES)
 
 Files and request bodies that come from elsewhere (arena ``results.json``, a run's
-``config.json``, a model's meta) go through here, so that a truncated file, bytes
-that are not UTF-8, a file of gigabytes or an array nested 200,000 deep each raise
-``ValueError`` with one line that names the file and the problem, never a
-``RecursionError``, ``UnicodeDecodeError`` or a traceback from the JSON reader
-(docs/security.md).
+``config.json`` and ``checkpoint.pt``, replays, saved states, model files) go through
+here, so that a truncated file, bytes that are not UTF-8, a file of gigabytes, an array
+nested 200,000 deep, a FIFO that no one writes to or a zip whose members unpack to
+gigabytes each raise ``ValueError`` with one line that names the file and the problem,
+never a hang, a ``RecursionError``, ``UnicodeDecodeError`` or a traceback from the
+reader (docs/security.md). Every file is opened by :func:`open_regular`: only a regular
+file is read.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from typing import Any
+import stat
+import zipfile
+from collections.abc import Collection
+from typing import Any, BinaryIO
 
 #: The largest JSON file read by default (an arena's results.json of 100,000 hands is ~40 MB).
 MAX_BYTES = 256 * 2**20
@@ -80,13 +87,153 @@ def read_json_file(
 def read_bounded(path: str | os.PathLike, label: str, max_bytes: int) -> bytes:
     """The bytes of ``path``, read no further than ``max_bytes`` + 1 (so a caller can
     tell a file that is too large); ``ValueError`` ("cannot read LABEL: ...") when the
-    file cannot be read."""
-    try:
-        with open(path, "rb") as file:
+    file cannot be read or is no regular file (:func:`open_regular`)."""
+    with open_regular(path, label) as file:
+        try:
             return file.read(max_bytes + 1)
+        except OSError as error:
+            raise ValueError(f"cannot read {label}: {error.strerror or error}") from None
+
+
+#: What a file that is not a regular one is, for the refusal (``stat.S_IFMT`` of its mode).
+_FILE_KINDS = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+}
+
+
+def open_regular(path: str | os.PathLike, label: str) -> BinaryIO:
+    """``path`` open for reading (binary), when it is a regular file; else ``ValueError``
+    ("cannot read LABEL: ...").
+
+    Opened without blocking, so that a FIFO no one writes to (``open()`` would wait for
+    a writer for ever) or a device is refused at once rather than read; a symbolic link
+    to a regular file is followed, as ``open`` does.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
     except OSError as error:
         raise ValueError(f"cannot read {label}: {error.strerror or error}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = _FILE_KINDS.get(stat.S_IFMT(mode), "not a regular file")
+            raise ValueError(f"cannot read {label}: it is {kind}, not a regular file")
+        if flags & getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+class NotAZipError(ValueError):
+    """:func:`zip_members`: the file is no zip archive (truncated, or of another kind)."""
+
+
+def zip_members(file: BinaryIO, label: str, max_bytes: int) -> list[zipfile.ZipInfo]:
+    """The members of the zip archive ``file`` from its directory alone (nothing is
+    unpacked); ``ValueError`` naming ``label`` when it is no zip archive, or when its
+    members would unpack to more than ``max_bytes`` together (a zip bomb: a small file
+    whose deflated members declare gigabytes).
+
+    A member's data is never read past the size its directory entry declares (Python's
+    ``zipfile``, numpy and torch all stop there), so the declared sizes bound what reading
+    the archive can take.
+    """
+    try:
+        with zipfile.ZipFile(file) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
+        raise NotAZipError(f"{label}: not a zip archive ({error})") from None
+    finally:
+        file.seek(0)
+    total = 0
+    for member in members:
+        total += member.file_size
+        if total > max_bytes:
+            raise ValueError(
+                f"{label}: its members unpack to more than {max_bytes:,} bytes (member "
+                f"{member.filename[:80]!r} alone declares {member.file_size:,})"
+            )
+    return members
 
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
+
+
+def read_npz(file: BinaryIO, label: str, max_bytes: int, names: Collection[str]) -> dict:
+    """The arrays of the ``.npz`` archive ``file`` by name (``obs`` for ``obs.npy``), read as
+    data: its directory checked first (:func:`zip_members`: at most ``max_bytes`` unpacked;
+    only members ``NAME.npy`` with NAME in ``names``, each once), then each member's ``.npy``
+    header before its data (no object dtype, whose data pickle would load; no shape larger
+    than the member holds, so a header that claims 10**12 elements allocates nothing), and
+    the data read with nothing but ``numpy.frombuffer``. A name of ``names`` that the file
+    lacks is left out. ``ValueError`` ("LABEL: ...") for every problem."""
+    members = zip_members(file, label, max_bytes)
+    seen = [member.filename for member in members]
+    unknown = sorted(
+        {name for name in seen if name.removesuffix(".npy") not in names}
+        | {name for name in seen if not name.endswith(".npy")}
+    )
+    if unknown:
+        raise ValueError(f"{label}: unexpected members {[name[:80] for name in unknown[:8]]}")
+    twice = sorted({name for name in seen if seen.count(name) > 1})
+    if twice:
+        raise ValueError(f"{label}: member {twice[0][:80]!r} appears more than once")
+    try:
+        with zipfile.ZipFile(file) as archive:
+            return {
+                member.filename.removesuffix(".npy"): _read_npy(archive, member, label)
+                for member in members
+            }
+    except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError) as error:
+        raise ValueError(f"{label}: corrupt archive ({error})") from None
+    finally:
+        file.seek(0)
+
+
+def _read_npy(archive: zipfile.ZipFile, member: zipfile.ZipInfo, label: str):
+    """The array of one ``.npy`` member, its header checked against the member's size."""
+    import math
+
+    import numpy as np
+
+    name = member.filename
+    with archive.open(member) as stream:
+        try:
+            version = np.lib.format.read_magic(stream)
+            if version == (1, 0):
+                header = np.lib.format.read_array_header_1_0(stream)
+            elif version == (2, 0):
+                header = np.lib.format.read_array_header_2_0(stream)
+            else:
+                raise ValueError(f"npy format version {version} (1.0 and 2.0 are read)")
+        except (ValueError, SyntaxError, EOFError) as error:
+            detail = (str(error).splitlines() or [""])[0][:120]
+            raise ValueError(f"{label}: member {name!r} is not a .npy array ({detail})") from None
+        shape, fortran, dtype = header
+        if any(length < 0 for length in shape):
+            raise ValueError(f"{label}: member {name!r} claims shape {shape}")
+        if dtype.hasobject:
+            raise ValueError(
+                f"{label}: member {name!r} holds Python objects (dtype {dtype}), which only "
+                "pickle loads: refused (allow_pickle=False)"
+            )
+        size = math.prod(shape) * dtype.itemsize
+        room = member.file_size - stream.tell()
+        if size > room:
+            raise ValueError(
+                f"{label}: member {name!r} claims shape {shape} ({size:,} bytes): larger than "
+                f"the member ({room:,} bytes of data)"
+            )
+        data = stream.read(size)
+    if len(data) != size:
+        raise ValueError(f"{label}: member {name!r} is truncated")
+    order = "F" if fortran else "C"
+    return np.frombuffer(bytearray(data), dtype=dtype).reshape(shape, order=order)

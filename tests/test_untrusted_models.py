@@ -21,6 +21,8 @@ import pytest
 from agents.registry import make_agent
 from canasta_cli import arena as arena_command
 from canasta_cli import play as play_command
+from canasta_env.actions import NUM_ACTIONS
+from canasta_env.observation import OBS_SIZE
 from training import net
 from training.agent import SHIPPED, load_agent
 
@@ -332,3 +334,82 @@ def test_a_loader_without_the_keyword_is_called_as_before(monkeypatch):
     make_agent("careful:b")
     make_agent("careful:c", trust_pickle=True)
     assert calls == [("plain", "a"), ("careful", "b", False), ("careful", "c", True)]
+
+
+# ---------------------------------------------------------------------- fit and finite weights
+def test_a_model_of_the_tables_sizes_plays_a_hand(tmp_path):
+    """The positive control of the checks below: the largest network a table can seat."""
+    from agents.base import RandomAgent, play_hands
+
+    arrays = _arrays(obs=OBS_SIZE, actions=NUM_ACTIONS)
+    meta = _meta(obs_size=OBS_SIZE, num_actions=NUM_ACTIONS)
+    agent = load_agent(_model(tmp_path / "full.npz", arrays, meta))
+    (record,) = play_hands([agent, RandomAgent(0)], 1, seed=3)
+    assert record.steps > 0
+
+
+@pytest.mark.parametrize(
+    ("changes", "pattern"),
+    [
+        ({"obs": OBS_SIZE + 1}, rf"obs_size {OBS_SIZE + 1} does not fit the table's observation"),
+        ({"actions": NUM_ACTIONS + 1}, rf"num_actions {NUM_ACTIONS + 1} does not fit the table"),
+    ],
+)
+def test_a_model_larger_than_the_table_is_refused_at_load(tmp_path, changes, pattern):
+    """Such a model loaded, then failed in the middle of a hand (its first matrix product)."""
+    sizes = {"obs": OBS, "actions": ACTIONS, **changes}
+    meta = _meta(obs_size=sizes["obs"], num_actions=sizes["actions"])
+    path = _model(tmp_path / "big.npz", _arrays(**sizes), meta)
+    _refused(path, pattern)
+    with pytest.raises(ValueError, match=pattern):
+        make_agent(f"ppo:{path}")
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("member", ["pi_w", "trunk_b0", "v_w"])
+def test_weights_that_are_not_finite_are_refused_naming_the_tensor(tmp_path, member, value):
+    """A NaN among the logits made argmax pick an illegal move."""
+    arrays = _arrays()
+    arrays[member].flat[1 % arrays[member].size] = value
+    _refused(
+        _model(tmp_path / "nan.npz", arrays), rf"member '{member}.npy' holds 1 NaN or infinite"
+    )
+
+
+def test_a_stable_baselines3_model_with_nan_weights_is_refused_even_when_trusted(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    import torch
+
+    agent = load_agent(
+        shutil.copy(SHIPPED["sb3-classic-2p"], tmp_path / "ok.zip"), trust_pickle=True
+    )
+    with torch.no_grad():
+        agent.model.policy.action_net.weight[3, 4] = float("nan")
+    agent.model.save(tmp_path / "nan.zip")
+    with pytest.raises(ValueError) as caught:
+        load_agent(tmp_path / "nan.zip", trust_pickle=True)
+    message = str(caught.value)
+    assert message == (
+        f"model file {tmp_path / 'nan.zip'}: tensor 'action_net.weight' holds NaN or infinite "
+        "weights"
+    )
+
+
+def test_a_stable_baselines3_zip_bomb_is_refused_before_it_is_loaded(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from training.agent import MAX_SB3_MODEL_BYTES
+
+    path = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(SHIPPED["sb3-classic-2p"]) as source:
+        members = {i.filename: source.read(i) for i in source.infolist()}
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as target:
+        for member, content in members.items():
+            if member != "policy.optimizer.pth":
+                target.writestr(member, content)
+        with target.open("policy.optimizer.pth", "w", force_zip64=True) as stream:
+            zeros = bytes(2**22)
+            for _ in range(MAX_SB3_MODEL_BYTES // len(zeros) + 1):
+                stream.write(zeros)
+    assert path.stat().st_size < 4 * 2**20
+    with pytest.raises(ValueError, match=r"its members unpack to more than 268,435,456 bytes"):
+        load_agent(path, trust_pickle=True)

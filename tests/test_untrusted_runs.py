@@ -5,7 +5,9 @@ the file and the way out, and a refused change of a setting leaves the run as it
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import zipfile
 
 import numpy as np
 import pytest
@@ -16,7 +18,7 @@ from canasta_cli.train import main  # noqa: E402
 from canasta_env.actions import NUM_ACTIONS  # noqa: E402
 from canasta_env.observation import OBS_SIZE  # noqa: E402
 from training import net  # noqa: E402
-from training.run import make_config  # noqa: E402
+from training.run import INT_RANGES, checkpoint_bound, make_config  # noqa: E402
 
 FILES = ("config.json", "checkpoint.pt", "checkpoint.prev.pt", "train.log", "history.jsonl")
 
@@ -159,6 +161,53 @@ def test_a_checkpoint_that_does_not_fit_the_run_is_one_line(run, capsys, tamper)
     assert "checkpoint.prev.pt: rename it to checkpoint.pt" in line
 
 
+def _deflated_storage(path, size: int) -> None:
+    """``path`` (a torch checkpoint) with its first tensor storage replaced by ``size`` zero
+    bytes, deflated: what a 2 MB file holding a 2 GiB storage looks like."""
+    with zipfile.ZipFile(path) as source:
+        members = [(info, source.read(info)) for info in source.infolist()]
+    storage = next(info.filename for info, _ in members if "/data/" in info.filename)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as target:
+        for info, data in members:
+            if info.filename != storage:
+                target.writestr(info.filename, data)
+                continue
+            with target.open(storage, "w", force_zip64=True) as stream:
+                zeros = bytes(2**22)
+                for _ in range(size // len(zeros)):
+                    stream.write(zeros)
+
+
+def test_a_checkpoint_whose_storage_unpacks_to_gigabytes_is_refused_unread(run, capsys):
+    path = run / "checkpoint.pt"
+    _deflated_storage(path, 2**28)
+    assert path.stat().st_size < 2**21
+    kept = {name: (run / name).read_bytes() for name in ("checkpoint.pt", "checkpoint.prev.pt")}
+    line = _refused(["--resume", str(run), "--no-progress"], capsys)
+    assert f"checkpoint {path}: its members unpack to more than" in line
+    assert "checkpoint.prev.pt: rename it to checkpoint.pt" in line
+    assert {name: (run / name).read_bytes() for name in kept} == kept
+    (run / "checkpoint.prev.pt").replace(path)  # the way out works
+    assert main(["--resume", str(run), "--no-progress"]) == 0
+
+
+def test_the_checkpoint_bound_follows_the_network_and_stays_small_for_the_default_one():
+    sizes = [OBS_SIZE, *make_config()["hidden"], NUM_ACTIONS]
+    default_network = 4 * sum((a + 1) * b for a, b in zip(sizes, sizes[1:]))
+    bound = checkpoint_bound(default_network, make_config()["max_snapshots"])
+    assert 11 * default_network < bound < 128 * 2**20
+    assert checkpoint_bound(2 * default_network, 8) - bound == 11 * default_network
+
+
+def test_an_init_model_ppo_cannot_train_is_refused_before_writing(tmp_path, capsys):
+    torch.manual_seed(0)
+    small = net.save(net.build(OBS_SIZE, NUM_ACTIONS - 1, [4]), tmp_path / "small.npz")
+    run = tmp_path / "new"
+    line = _refused(["--run-dir", str(run), "--init", str(small), "--no-progress"], capsys)
+    assert f"model file {small}: num_actions {NUM_ACTIONS - 1} is not the table's" in line
+    assert not run.exists()
+
+
 # ---------------------------------------------------------------------- config.json
 def test_a_truncated_config_is_one_line_naming_it(run, capsys):
     data = (run / "config.json").read_bytes()
@@ -176,9 +225,54 @@ def test_a_config_with_a_setting_out_of_range_is_refused_and_can_be_mended(run, 
     config["eval_every"] = 0
     (run / "config.json").write_text(json.dumps(config))
     line = _refused(["--resume", str(run), "--no-progress"], capsys)
-    assert f"run config {run / 'config.json'}: eval_every must be at least 1, got 0" in line
+    config_json = run / "config.json"
+    assert (
+        f"run config {config_json}: eval_every must be at least 1 and at most 1,000,000, got 0"
+        in line
+    )
     assert main(["--resume", str(run), "--eval-every", "3", "--no-progress"]) == 0
     assert json.loads((run / "config.json").read_text())["eval_every"] == 3
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "bound"),
+    [
+        ("rollout_steps", 10**12, "at least 1 and at most 1,048,576"),
+        ("minibatch", 10**12, "at least 1 and at most 1,048,576"),
+        ("record_steps", 10**15, "at least 1 and at most 10,000,000"),
+        ("envs", 10**9, "at least 1 and at most 4,096"),
+        ("max_snapshots", 10**6, "at least 1 and at most 64"),
+        ("eval_deals", 10**9, "at least 1 and at most 100,000"),
+        ("ppo_epochs", 10**9, "at least 1 and at most 1,000"),
+        ("hidden", [10**9], "a model file holds at most 67,108,864"),
+    ],
+)
+def test_a_resumed_config_keeps_the_ranges_of_the_command_line(run, capsys, key, value, bound):
+    """``rollout_steps`` 10**12 in a saved config grew a batch until a MemoryError."""
+    config = json.loads((run / "config.json").read_text())
+    config[key] = value
+    (run / "config.json").write_text(json.dumps(config))
+    before = _snapshot(run)
+    line = _refused(["--resume", str(run), "--no-progress"], capsys)
+    assert f"run config {run / 'config.json'}: {key}" in line and bound in line
+    assert _snapshot(run) == before
+    # the command line refuses the same value with the same words
+    option = "--" + key.replace("_", "-")
+    given = ",".join(map(str, value)) if isinstance(value, list) else str(value)
+    if option in ("--minibatch", "--max-snapshots", "--eval-deals", "--ppo-epochs"):
+        with pytest.raises(ValueError, match=f"{key}.*{re.escape(bound)}"):
+            make_config(**{key: value})
+        return
+    line = _refused(["--run-dir", str(run.parent / "new"), option, given, "--no-progress"], capsys)
+    assert bound in line and not (run.parent / "new").exists()
+
+
+def test_every_whole_number_setting_has_a_greatest_value(tmp_path):
+    for key, (least, greatest) in INT_RANGES.items():
+        assert make_config(**{key: greatest})[key] == greatest
+        assert make_config(**{key: least})[key] == least
+        with pytest.raises(ValueError, match=f"^{key} must be at least {least}"):
+            make_config(**{key: greatest + 1})
 
 
 BAD_OVERRIDES = [

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent
+from canasta_env.jsonfile import open_regular, zip_members
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 #: Shipped agents by name (``ppo:NAME``): model files in :data:`MODELS_DIR`.
@@ -62,6 +63,10 @@ SHIPPED_TABLES: dict[str, tuple[str, ...]] = {
 }
 #: ``ppo:default``: the shipped classic 2-player agent.
 DEFAULT_MODEL = SHIPPED["classic-2p"]
+#: The most bytes the members of a Stable-Baselines3 ``.zip`` may unpack to, together
+#: (checked before it is loaded): its actor and critic with the optimizer's state. The
+#: shipped one unpacks to about 2 MB.
+MAX_SB3_MODEL_BYTES = 256 * 2**20
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
@@ -188,7 +193,11 @@ class PPOAgent(PolicyAgent):
             self.path = self.path.with_suffix(".zip")
         if not self.path.exists():
             raise FileNotFoundError(f"no model at {self.path}")
-        self.model = MaskablePPO.load(self.path, device="cpu")
+        what = f"model file {self.path}"
+        with open_regular(self.path, what) as file:
+            zip_members(file, what, MAX_SB3_MODEL_BYTES)
+            self.model = MaskablePPO.load(file, device="cpu")
+        _check_sb3_policy(self.model, what)
         self.backend = backend
         try:
             weights = PolicyWeights.from_policy(self.model.policy)
@@ -213,6 +222,17 @@ class PPOAgent(PolicyAgent):
             deterministic=self.deterministic,
         )
         return int(action)
+
+
+def _check_sb3_policy(model, what: str) -> None:
+    """``ValueError`` ("WHAT: ...") unless the loaded SB3 model fits the table and every
+    weight of its policy is finite."""
+    from training.net import check_fits_table
+
+    check_fits_table(model.observation_space.shape[0], model.action_space.n, what)
+    for name, tensor in model.policy.state_dict().items():
+        if tensor.is_floating_point() and not bool(tensor.isfinite().all()):
+            raise ValueError(f"{what}: tensor {name!r} holds NaN or infinite weights")
 
 
 class NetAgent(PolicyAgent):

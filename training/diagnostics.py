@@ -29,6 +29,7 @@ from agents.base import play_hands
 from agents.registry import make_agent
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.observation import BLOCKS
+from training.imitation import load_data
 
 BLOCKS_SIZES = [size for _, size in BLOCKS]
 
@@ -71,7 +72,7 @@ def horizon(hands: int, players: int) -> dict:
 def observation_ranges(data_dir: Path, limit: int = 200_000) -> list[tuple[str, int, float]]:
     """(block, index in block, max) of features whose recorded maximum exceeds 1.5."""
     paths = sorted(data_dir.glob("chunk*.npz"))[:2]
-    obs = np.concatenate([np.load(p)["obs"] for p in paths])[:limit]
+    obs = load_data(paths)["obs"][:limit]
     top = np.abs(obs).max(axis=0)
     out, offset = [], 0
     for name, size in BLOCKS:
@@ -84,7 +85,7 @@ def observation_ranges(data_dir: Path, limit: int = 200_000) -> list[tuple[str, 
 
 def entropy(data_dir: Path, limit: int = 20_000) -> dict:
     path = sorted(data_dir.glob("chunk*.npz"))[0]
-    data = np.load(path)
+    data = load_data([path])
     obs = data["obs"][:limit]
     masks = np.unpackbits(data["masks"][:limit], axis=1, count=NUM_ACTIONS).astype(bool)
     legal = masks.sum(1)

@@ -38,10 +38,12 @@ import json
 import time
 import zipfile
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
 from canasta_env.actions import NUM_ACTIONS
+from canasta_env.jsonfile import open_regular, read_npz
 from canasta_env.rules import make_rules
 from canasta_env.table import Table
 from training.rollout import hand_reward
@@ -152,14 +154,17 @@ MAX_DECISIONS = 5_000_000
 MAX_CHUNK_BYTES = 512 * 2**20
 
 
-def check_chunk(path: Path) -> None:
-    """A chunk's members, before anything is unpacked: only the arrays of :data:`FIELDS`,
-    at most :data:`MAX_CHUNK_BYTES` unpacked in all (``ValueError`` naming the file)."""
+def check_chunk(path: Path, file: BinaryIO) -> None:
+    """A chunk's members (``file``, opened from ``path``), before anything is unpacked: only
+    the arrays of :data:`FIELDS`, at most :data:`MAX_CHUNK_BYTES` unpacked in all
+    (``ValueError`` naming the file)."""
     try:
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(file) as archive:
             members = archive.infolist()
     except (OSError, zipfile.BadZipFile) as error:
         raise ValueError(f"{path}: not a data chunk ({error})") from None
+    finally:
+        file.seek(0)
     unknown = sorted({m.filename for m in members} - {f"{key}.npy" for key in FIELDS})
     if unknown:
         raise ValueError(f"{path}: unexpected members {unknown}")
@@ -174,12 +179,13 @@ def load(folder: Path, obs_size: int) -> dict:
         raise ValueError(f"{folder}: no chunk_*.npz data (run the record stage first)")
     parts = []
     for path in paths:
-        check_chunk(path)
-        with np.load(path, allow_pickle=False) as archive:
-            missing = set(FIELDS) - set(archive.files)
-            if missing:
-                raise ValueError(f"{path}: missing arrays {sorted(missing)}")
-            part = {key: archive[key].astype(dtype, copy=False) for key, dtype in FIELDS.items()}
+        with open_regular(path, f"data chunk {path}") as file:
+            check_chunk(path, file)
+            arrays = read_npz(file, str(path), MAX_CHUNK_BYTES, FIELDS)
+        missing = set(FIELDS) - set(arrays)
+        if missing:
+            raise ValueError(f"{path}: missing arrays {sorted(missing)}")
+        part = {key: arrays[key].astype(dtype, copy=False) for key, dtype in FIELDS.items()}
         n = len(part["chosen"])
         shapes = {
             "obs": (n, obs_size),

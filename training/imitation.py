@@ -19,22 +19,49 @@ from pathlib import Path
 import numpy as np
 
 from canasta_env.actions import NUM_ACTIONS
+from canasta_env.jsonfile import open_regular, read_npz
+from canasta_env.observation import OBS_SIZE
+from training.run import MAX_BATCH_STEPS
 
 
 def save_data(path: Path, data: dict) -> None:
     tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez(tmp, **{k: data[k] for k in ("obs", "masks", "actions", "returns")})
+    np.savez(tmp, **{k: data[k] for k in DATA_FIELDS})
     tmp.replace(path)
 
 
-def load_data(paths) -> dict:
-    parts = [np.load(p) for p in paths]
+#: The arrays of a data file.
+DATA_FIELDS = ("obs", "masks", "actions", "returns")
+#: The most bytes one recorded decision takes in a data file: its observation (float32),
+#: its packed mask, the move and the return, with room to spare.
+DECISION_BYTES = 4 * OBS_SIZE + (NUM_ACTIONS + 7) // 8 + 16
+#: What a data file may unpack to besides its decisions (the ``.npy`` headers and more).
+DATA_EXTRA_BYTES = 64 * 2**20
+
+
+def data_bound(record_chunk: int) -> int:
+    """The most bytes a data file of a run recording ``record_chunk`` decisions a chunk may
+    unpack to: every hand is played out, so a chunk may pass its count; twice it is room."""
+    return 2 * record_chunk * DECISION_BYTES + DATA_EXTRA_BYTES
+
+
+def load_data(paths, record_chunk: int = MAX_BATCH_STEPS) -> dict:
+    """The decisions of the data files ``paths``, each read as data
+    (:func:`canasta_env.jsonfile.read_npz`: a regular file, its members checked and at most
+    :func:`data_bound` bytes unpacked before an array is read); ``ValueError`` naming the
+    file for any problem."""
+    parts = []
+    for path in paths:
+        label = f"data file {path}"
+        with open_regular(path, label) as file:
+            part = read_npz(file, label, data_bound(record_chunk), DATA_FIELDS)
+        missing = [key for key in DATA_FIELDS if key not in part]
+        if missing:
+            raise ValueError(f"{label}: missing arrays {missing}")
+        parts.append(part)
     if not parts:
         raise ValueError("no imitation data: run the record stage first")
-    return {
-        key: np.concatenate([part[key] for part in parts])
-        for key in ("obs", "masks", "actions", "returns")
-    }
+    return {key: np.concatenate([part[key] for part in parts]) for key in DATA_FIELDS}
 
 
 def record(pool, config: dict, data_dir: Path, log=print) -> list[Path]:
@@ -86,7 +113,7 @@ def train_imitation(config: dict, data_paths, out_path: Path, log=print, writer=
     from training import net
 
     torch.manual_seed(config["seed"])
-    data = load_data(data_paths)
+    data = load_data(data_paths, int(config["record_chunk"]))
     n = len(data["actions"])
     rng = np.random.default_rng([config["seed"], 2])
     order = rng.permutation(n)

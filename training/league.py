@@ -24,6 +24,7 @@ from training.run import (
     Run,
     atomic_write,
     checked_history,
+    checkpoint_bound,
     checkpoint_misfit,
     is_int,
     read_checkpoint,
@@ -60,7 +61,8 @@ class Trainer:
         path = self.run.path / CHECKPOINT
         if not path.exists():
             return
-        state = read_checkpoint(path)
+        network_bytes = sum(p.numel() * p.element_size() for p in self.model.parameters())
+        state = read_checkpoint(path, checkpoint_bound(network_bytes, self.config["max_snapshots"]))
         try:
             league = loads_bounded(state["league"], what="its league state")
             snapshots = {

@@ -26,7 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from canasta_env.jsonfile import loads_bounded
+from canasta_env.actions import NUM_ACTIONS
+from canasta_env.jsonfile import loads_bounded, open_regular
+from canasta_env.observation import OBS_SIZE
 
 FORMAT = "canasta-mlp-1"
 
@@ -136,22 +138,41 @@ def _positive_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
+def check_fits_table(obs_size: int, num_actions: int, what: str) -> None:
+    """``ValueError`` ("WHAT: ...") unless a network of these sizes can play at every table:
+    it reads the first ``obs_size`` entries of an observation of :data:`OBS_SIZE` and scores
+    the first ``num_actions`` of the :data:`NUM_ACTIONS` action ids (a network of an older,
+    shorter layout plays its prefix), so neither may be larger than the table's."""
+    if obs_size > OBS_SIZE:
+        raise ValueError(
+            f"{what}: obs_size {obs_size} does not fit the table's observation of "
+            f"{OBS_SIZE} entries"
+        )
+    if num_actions > NUM_ACTIONS:
+        raise ValueError(
+            f"{what}: num_actions {num_actions} does not fit the table's {NUM_ACTIONS} action ids"
+        )
+
+
 class ModelFile:
     """A model file read with numpy: ``actor`` layers, ``value`` head, ``meta``.
 
-    A model file may come from elsewhere, so it is read as data: the archive's
-    members are checked before anything is unpacked (only the names the format
-    uses; each member and all together at most :data:`MAX_MODEL_BYTES` unpacked;
-    every ``.npy`` header's dtype and shape those that ``meta`` implies), ``meta``
-    is parsed with :func:`canasta_env.jsonfile.loads_bounded` and must hold the
-    keys the format needs, and arrays are read with ``allow_pickle=False``. Every
-    problem raises one ``ValueError`` naming the file and the problem.
+    A model file may come from elsewhere, so it is read as data: only a regular file
+    (:func:`canasta_env.jsonfile.open_regular`); the archive's members are checked
+    before anything is unpacked (only the names the format uses; each member and all
+    together at most :data:`MAX_MODEL_BYTES` unpacked; every ``.npy`` header's dtype
+    and shape those that ``meta`` implies), ``meta`` is parsed with
+    :func:`canasta_env.jsonfile.loads_bounded` and must hold the keys the format needs,
+    arrays are read with ``allow_pickle=False``, every weight must be finite, and the
+    network must fit the table (:func:`check_fits_table`). Every problem raises one
+    ``ValueError`` naming the file and the problem.
     """
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
         arrays = _read_model(self.path)
         self.meta = arrays.pop("meta")
+        check_fits_table(self.meta["obs_size"], self.meta["num_actions"], f"model file {path}")
         count = len(self.meta["hidden"])
         trunk = [(arrays[f"trunk_w{i}"], arrays[f"trunk_b{i}"]) for i in range(count)]
         self.actor = trunk + [(arrays["pi_w"], arrays["pi_b"])]
@@ -188,19 +209,19 @@ def _read_model(path: Path) -> dict:
     """The arrays of the model file at ``path`` (``meta`` parsed), checked as the
     :class:`ModelFile` doc says; ``ValueError`` ("model file PATH: ...") on any problem."""
     what = f"model file {path}"
-    try:
-        if path.stat().st_size > MAX_MODEL_BYTES:
-            raise ValueError(
-                f"{what}: {path.stat().st_size:,} bytes: larger than {MAX_MODEL_BYTES:,}"
-            )
-        archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, EOFError) as error:
-        raise ValueError(f"{what}: not a model file (not a zip archive: {error})") from None
-    try:
-        with archive:
-            return _read_members(archive, what)
-    except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError) as error:
-        raise ValueError(f"{what}: not a model file (corrupt archive: {error})") from None
+    with open_regular(path, what) as file:
+        size = os.fstat(file.fileno()).st_size
+        if size > MAX_MODEL_BYTES:
+            raise ValueError(f"{what}: {size:,} bytes: larger than {MAX_MODEL_BYTES:,}")
+        try:
+            archive = zipfile.ZipFile(file)
+        except (zipfile.BadZipFile, OSError, EOFError) as error:
+            raise ValueError(f"{what}: not a model file (not a zip archive: {error})") from None
+        try:
+            with archive:
+                return _read_members(archive, what)
+        except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError) as error:
+            raise ValueError(f"{what}: not a model file (corrupt archive: {error})") from None
 
 
 def _read_members(archive: zipfile.ZipFile, what: str) -> dict:
@@ -313,7 +334,11 @@ def _read_array(
             f"{what}: member {name!r} is truncated ({len(data):,} of {size:,} bytes of data)"
         )
     order = "F" if fortran else "C"
-    return np.frombuffer(bytearray(data), dtype=dtype).reshape(claimed, order=order)
+    array = np.frombuffer(bytearray(data), dtype=dtype).reshape(claimed, order=order)
+    if shape is not None and not np.isfinite(array).all():
+        bad = int(np.size(array) - np.isfinite(array).sum())
+        raise ValueError(f"{what}: member {name!r} holds {bad:,} NaN or infinite weights")
+    return array
 
 
 def _parse_meta(raw: np.ndarray, what: str) -> dict:

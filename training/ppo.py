@@ -37,6 +37,26 @@ def kick_weight(config: dict, steps: int) -> float:
     return float(config["kick_coef"]) * max(0.0, 1.0 - steps / float(config["kick_steps"]))
 
 
+def init_model(init: Path):
+    """The model file ``init`` (:class:`training.net.ModelFile`), when PPO can start from it:
+    it scores every action id of the table. ``RunFileError`` (one line naming it) otherwise;
+    the command line asks before it writes anything."""
+    from training import net
+    from training.run import RunFileError
+
+    try:
+        model_file = net.ModelFile(init)
+    except ValueError as error:
+        raise RunFileError(str(error)) from None
+    if model_file.meta["num_actions"] != NUM_ACTIONS:
+        raise RunFileError(
+            f"model file {init}: num_actions {model_file.meta['num_actions']} is not the "
+            f"table's {NUM_ACTIONS} (PPO learns every action id): it plays, but cannot be "
+            "trained on"
+        )
+    return model_file
+
+
 class Learner:
     """The network, its Adam optimizer and the generator of the minibatch order.
 
@@ -54,7 +74,7 @@ class Learner:
         torch.manual_seed(config["seed"])
         self.torch = torch
         if init.exists():
-            self.model = net.ModelFile(init).to_torch()
+            self.model = init_model(init).to_torch()
         else:
             from canasta_env.observation import OBS_SIZE
 

@@ -75,7 +75,8 @@ from canasta_env.rules import check_player_count, make_rules
 from canasta_env.table import Table
 from training.league_pool import BOTS, ENTRIES, LEARNER, League, label, pick
 from training.rollout import hand_reward
-from training.run import SettingError, atomic_write, check_weights
+from training.run import INT_RANGES as RUN_RANGES
+from training.run import SettingError, atomic_write, check_hidden, check_int, check_weights
 
 DEFAULTS: dict = {
     "variant": "classic",
@@ -612,11 +613,15 @@ def settings_of(args, base: dict | None = None) -> dict:
     return settings
 
 
-#: Whole-number settings and their least value.
+#: Whole-number settings and their range, least and greatest: those that mean what
+#: ``canasta train``'s do take their ranges (:data:`training.run.INT_RANGES`).
 INT_RANGES = {
-    "players": 2, "seed": 0, "ppo_steps": 1, "rollout_steps": 1, "minibatch": 1, "epochs": 1,
-    "max_snapshots": 1, "eval_every": 1, "eval_deals": 1, "env_runners": 0,
-    "envs_per_runner": 1, "checkpoint_every": 1, "eval_hands": 1,
+    "players": (2, 6), "seed": RUN_RANGES["seed"], "ppo_steps": RUN_RANGES["ppo_steps"],
+    "rollout_steps": RUN_RANGES["rollout_steps"], "minibatch": RUN_RANGES["minibatch"],
+    "epochs": RUN_RANGES["ppo_epochs"], "max_snapshots": RUN_RANGES["max_snapshots"],
+    "eval_every": RUN_RANGES["eval_every"], "eval_deals": RUN_RANGES["eval_deals"],
+    "env_runners": RUN_RANGES["jobs"], "envs_per_runner": RUN_RANGES["envs"],
+    "checkpoint_every": RUN_RANGES["eval_every"], "eval_hands": RUN_RANGES["eval_deals"],
 }  # fmt: skip
 #: Real-number settings: (least value, whether the least value itself is allowed, greatest).
 FLOAT_RANGES = {
@@ -635,14 +640,8 @@ def check_settings(settings: dict) -> None:
     missing = [key for key in DEFAULTS if key not in settings]
     if missing:
         raise SettingError(missing[0], f"settings missing: {', '.join(missing)}")
-    for key, least in INT_RANGES.items():
-        value = settings[key]
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise SettingError(key, f"{_option(key)} must be a whole number, got {value!r}")
-        if value < least:
-            raise SettingError(key, f"{_option(key)} must be at least {least}, got {value}")
-        if value >= 2**63:
-            raise SettingError(key, f"{_option(key)} must be below 2**63, got {value}")
+    for key, bounds in INT_RANGES.items():
+        check_int(key, settings[key], bounds, _option(key))
     for key, (least, inclusive, greatest) in FLOAT_RANGES.items():
         value = settings[key]
         real = isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -663,11 +662,7 @@ def check_settings(settings: dict) -> None:
         raise SettingError(
             "variant", f"--variant must be a preset's name, got {settings['variant']!r}"
         )
-    hidden = settings["hidden"]
-    if not isinstance(hidden, list) or not all(
-        isinstance(w, int) and not isinstance(w, bool) and w >= 1 for w in hidden
-    ):
-        raise SettingError("hidden", f"--hidden must be layer widths of at least 1, got {hidden!r}")
+    check_hidden(settings["hidden"], "--hidden")
     check_weights("opponents", settings["opponents"], ENTRIES)  # as canasta train's
     if settings["init"] is not None and not isinstance(settings["init"], str):
         raise SettingError("init", f"--init must be a model file's path, got {settings['init']!r}")

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from canasta_env.engine.game import teams_of
-from canasta_env.jsonfile import read_json_file
+from canasta_env.jsonfile import NotAZipError, open_regular, read_json_file, zip_members
 from canasta_env.rules import make_rules
 from training.league_pool import BOTS, ENTRIES, HELD_OUT, held_out_message
 
@@ -110,11 +110,40 @@ class SettingError(ValueError):
         self.key = key
 
 
-#: Whole-number settings and their least value (``seed``: below 2**63, torch's bound).
+#: The most learner steps of a run (``ppo_steps``, ``kick_steps``): a budget of time only.
+MAX_STEPS = 10**12
+#: The most steps of one batch (``rollout_steps``, ``minibatch``, ``record_chunk``,
+#: ``bc_batch``): a batch lies in memory, about 3 kB a step (an observation of 686 floats,
+#: its mask, the move and its return), so 2**20 steps take about 3 GB.
+MAX_BATCH_STEPS = 2**20
+#: The most teacher decisions recorded for imitation (``record_steps``): imitation holds
+#: them all in memory, about 3 kB each (30 GB at the bound; the default is 800,000).
+MAX_RECORD_STEPS = 10**7
+#: The most passes over a batch or the recorded decisions (``ppo_epochs``, ``bc_epochs``).
+MAX_EPOCHS = 1000
+#: The most snapshots the league keeps (``max_snapshots``): each is a copy of the network's
+#: actor, in every worker's memory and in every checkpoint.
+MAX_SNAPSHOTS = 64
+#: The most iterations between evaluations (``eval_every``), and deals in one (``eval_deals``).
+MAX_EVAL_EVERY = 10**6
+MAX_EVAL_DEALS = 100_000
+#: The most hands played at once by one process (``envs``).
+MAX_ENVS = 4096
+#: The most worker processes (``jobs``) and torch threads (``threads``).
+MAX_WORKERS = 1024
+#: Whole-number settings and their range, least and greatest (``seed``: below 2**63, torch's
+#: bound). The command line, a new run and a resumed run's ``config.json`` are all checked
+#: against these (:func:`check_config`), and the RLlib backend's settings of the same
+#: meaning too (:mod:`training.rllib_backend`).
 INT_RANGES = {
-    "seed": 0, "record_steps": 1, "record_chunk": 1, "bc_epochs": 1, "bc_batch": 1,
-    "ppo_steps": 1, "rollout_steps": 1, "ppo_epochs": 1, "minibatch": 1, "kick_steps": 0,
-    "max_snapshots": 1, "eval_every": 1, "eval_deals": 1, "envs": 1, "jobs": 0, "threads": 1,
+    "seed": (0, 2**63 - 1), "record_steps": (1, MAX_RECORD_STEPS),
+    "record_chunk": (1, MAX_BATCH_STEPS), "bc_epochs": (1, MAX_EPOCHS),
+    "bc_batch": (1, MAX_BATCH_STEPS), "ppo_steps": (1, MAX_STEPS),
+    "rollout_steps": (1, MAX_BATCH_STEPS), "ppo_epochs": (1, MAX_EPOCHS),
+    "minibatch": (1, MAX_BATCH_STEPS), "kick_steps": (0, MAX_STEPS),
+    "max_snapshots": (1, MAX_SNAPSHOTS), "eval_every": (1, MAX_EVAL_EVERY),
+    "eval_deals": (1, MAX_EVAL_DEALS), "envs": (1, MAX_ENVS), "jobs": (0, MAX_WORKERS),
+    "threads": (1, MAX_WORKERS),
 }  # fmt: skip
 #: Real-number settings: (least value, whether the least value itself is allowed, greatest).
 FLOAT_RANGES = {
@@ -134,15 +163,18 @@ def is_real(value) -> bool:
     return (is_int(value) or isinstance(value, float)) and math.isfinite(value)
 
 
-def _check_int(key: str, value) -> None:
-    least = INT_RANGES[key]
+def check_int(key: str, value, bounds: tuple[int, int], name: str | None = None) -> None:
+    """``SettingError`` naming the setting (``name``, or ``key``) and its range unless
+    ``value`` is a whole number within ``bounds`` (least, greatest)."""
+    least, greatest = bounds
+    name = name or key
     if not is_int(value):
-        raise SettingError(key, f"{key} must be a whole number, got {value!r}")
-    if value < least:
+        raise SettingError(key, f"{name} must be a whole number, got {value!r}")
+    if not least <= value <= greatest:
         extra = " (0: in process)" if key == "jobs" else ""
-        raise SettingError(key, f"{key} must be at least {least}{extra}, got {value}")
-    if value >= 2**63:
-        raise SettingError(key, f"{key} must be below 2**63, got {value}")
+        raise SettingError(
+            key, f"{name} must be at least {least}{extra} and at most {greatest:,}, got {value}"
+        )
 
 
 def _check_float(key: str, value) -> None:
@@ -180,6 +212,30 @@ def check_weights(key: str, weights, names: tuple | None) -> None:
         raise SettingError(key, f"{key} must be finite numbers >= 0, got {weights!r}")
     if not sum(values) > 0:
         raise SettingError(key, f"{key} must have a positive sum, got {weights!r}")
+
+
+def check_hidden(hidden, name: str = "hidden") -> None:
+    """``SettingError`` unless ``hidden`` is a list of layer widths whose network (of the
+    table's observation and action ids) fits a model file: at most :data:`net.MAX_LAYERS
+    <training.net.MAX_LAYERS>` layers, its float32 weights at most :data:`net.MAX_MODEL_BYTES
+    <training.net.MAX_MODEL_BYTES>` (the file a run writes must be one it can read back)."""
+    from canasta_env.actions import NUM_ACTIONS
+    from canasta_env.observation import OBS_SIZE
+    from training.net import MAX_LAYERS, MAX_MODEL_BYTES
+
+    if not isinstance(hidden, list) or not all(is_int(w) and w >= 1 for w in hidden):
+        raise SettingError("hidden", f"{name} must be layer widths of at least 1, got {hidden!r}")
+    if len(hidden) > MAX_LAYERS:
+        raise SettingError("hidden", f"{name} has {len(hidden)} layers; at most {MAX_LAYERS}")
+    sizes = [OBS_SIZE, *hidden]
+    weights = sum((a + 1) * b for a, b in zip(sizes, hidden))
+    weights += (sizes[-1] + 1) * (NUM_ACTIONS + 1)  # the action and value heads
+    if 4 * weights > MAX_MODEL_BYTES:
+        raise SettingError(
+            "hidden",
+            f"{name} {str(hidden)[:80]} makes a network of {4 * weights:,} bytes; a model "
+            f"file holds at most {MAX_MODEL_BYTES:,}",
+        )
 
 
 def _check_names(key: str, names, allowed: tuple, empty: bool = False) -> None:
@@ -220,13 +276,11 @@ def check_config(config: dict) -> None:
         raise SettingError(
             "tables", f"tables {config['tables']!r} are not those of the variants and players"
         )
-    for key in INT_RANGES:
-        _check_int(key, config[key])
+    for key, bounds in INT_RANGES.items():
+        check_int(key, config[key], bounds)
     for key in FLOAT_RANGES:
         _check_float(key, config.get(key))
-    hidden = config["hidden"]
-    if not isinstance(hidden, list) or not all(is_int(w) and w >= 1 for w in hidden):
-        raise SettingError("hidden", f"hidden must be layer widths of at least 1, got {hidden!r}")
+    check_hidden(config["hidden"])
     weights = config["table_weights"]
     check_weights("table_weights", weights, None)
     if len(weights) != len(tables):
@@ -396,35 +450,68 @@ def checked_history(history) -> list:
     return history
 
 
-def read_checkpoint(path: Path) -> dict:
+#: What a checkpoint holds besides copies of the network's weights: the pickle of its plain
+#: values, the league's JSON (with the evaluation history, one entry of some hundred bytes
+#: per evaluation) and the random generators' states.
+CHECKPOINT_EXTRA_BYTES = 64 * 2**20
+
+
+def checkpoint_bound(network_bytes: int, max_snapshots: int) -> int:
+    """The most bytes a checkpoint of a run may unpack to, from the bytes of its network's
+    parameters: the network, Adam's two moments of it and up to ``max_snapshots`` copies of
+    its actor, with :data:`CHECKPOINT_EXTRA_BYTES` besides (about 95 MB for the default
+    network of 512 and 256 units and 8 snapshots)."""
+    return (3 + max_snapshots) * network_bytes + CHECKPOINT_EXTRA_BYTES
+
+
+def read_checkpoint(path: Path, max_bytes: int) -> dict:
     """The checkpoint's state, read with ``torch.load(weights_only=True)``: tensors and plain
-    values only, so a file from elsewhere is data and never runs code. ``RunFileError`` (one
-    line: the file, the problem, the way out) for a file that is truncated, corrupt, of an
-    older format, or holds anything else."""
+    values only, so a file from elsewhere is data and never runs code; only a regular file,
+    and only when its zip directory says that its members unpack to at most ``max_bytes``
+    together (:func:`checkpoint_bound`), before any tensor is read. ``RunFileError`` (one
+    line: the file, the problem, the way out) for a file that is truncated, corrupt, too
+    large, of an older format, or holds anything else."""
     import pickle
 
     import torch
 
+    label = f"checkpoint {path}"
     try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as error:
-        found = re.search(r"Unsupported global: GLOBAL (\S+)", str(error))
-        if found is None:  # not a pickle torch writes: cut short or overwritten
-            detail = re.search(r"Unsupported operand \S+", str(error))
+        file = open_regular(path, label)
+    except ValueError as error:
+        raise RunFileError(f"{error}; {_way_out(path)}") from None
+    with file:
+        try:
+            zip_members(file, label, max_bytes)
+        except NotAZipError as error:
+            detail = str(error).removeprefix(f"{label}: ")
             raise RunFileError(
-                f"checkpoint {path} is truncated or corrupt "
-                f"({detail.group(0) if detail else 'not a torch checkpoint'}); {_way_out(path)}"
+                f"{label} is truncated or corrupt ({detail}); {_way_out(path)}"
             ) from None
-        raise RunFileError(
-            f"checkpoint {path} holds more than tensors and plain values (it names "
-            f"{found.group(1)}); it is not loaded, as loading it could run code. A checkpoint "
-            f"written before canasta-env saved plain data reads so too: {_way_out(path)}"
-        ) from None
-    except Exception as error:  # noqa: BLE001 - zip, EOF, OS errors: all one line
-        detail = (str(error).splitlines() or [""])[0][:160] or type(error).__name__
-        raise RunFileError(
-            f"checkpoint {path} is truncated or corrupt ({detail}); {_way_out(path)}"
-        ) from None
+        except ValueError as error:  # members that unpack to more than max_bytes
+            raise RunFileError(f"{error}; {_way_out(path)}") from None
+        try:
+            state = torch.load(file, map_location="cpu", weights_only=True)
+        except pickle.UnpicklingError as error:
+            found = re.search(r"Unsupported global: GLOBAL (\S+)", str(error))
+            if found is None:  # not a pickle torch writes: cut short or overwritten
+                detail = re.search(r"Unsupported operand \S+", str(error))
+                raise RunFileError(
+                    f"{label} is truncated or corrupt "
+                    f"({detail.group(0) if detail else 'not a torch checkpoint'}); "
+                    f"{_way_out(path)}"
+                ) from None
+            raise RunFileError(
+                f"{label} holds more than tensors and plain values (it names "
+                f"{found.group(1)}); it is not loaded, as loading it could run code. A "
+                f"checkpoint written before canasta-env saved plain data reads so too: "
+                f"{_way_out(path)}"
+            ) from None
+        except Exception as error:  # noqa: BLE001 - zip, EOF, OS errors: all one line
+            detail = (str(error).splitlines() or [""])[0][:160] or type(error).__name__
+            raise RunFileError(
+                f"{label} is truncated or corrupt ({detail}); {_way_out(path)}"
+            ) from None
     if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
         raise RunFileError(
             f"checkpoint {path} is not a {CHECKPOINT_FORMAT} checkpoint (one of an older "
