@@ -74,8 +74,8 @@ MAX_REPLAY_STEPS = 50_000
 #: A replay keeps a copy of the game every this many positions.
 CHECKPOINT_EVERY = 32
 #: The longest a replay may take to build on the server (every move played through the
-#: engine and checked; 50,000 moves take about 3 s on the project's machines); past it
-#: the replay is refused (503).
+#: engine and checked; 50,000 moves take a few seconds at most); past it the replay is
+#: refused (503).
 REPLAY_BUILD_SECONDS = 15.0
 #: The longest an arena hand may take to play again on the server.
 ARENA_REPLAY_SECONDS = 60.0
@@ -366,14 +366,6 @@ class Thinking:
     def give(self) -> None:
         """Give back a slot that :meth:`take` took."""
         self._slots.release()
-
-    @contextlib.contextmanager
-    def slot(self):
-        self.take()
-        try:
-            yield
-        finally:
-            self.give()
 
     def build(self, work: Callable[[Callable[[], None]], Any], seconds: float, too_long: str):
         """``work(check)``'s result, within ``seconds`` of wall time.

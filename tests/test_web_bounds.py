@@ -252,11 +252,13 @@ def test_slow_connections_are_closed_and_leave_room_for_requests():
             connection.close()
     assert answered is not None and answered[0] == 200 and answered[1] < 2.0, answered
     assert len(closed) == len(slow), f"{len(slow) - len(closed)} slow connections still open"
-    lived = sorted(closed[c] - opened[c] for c in slow)
-    # those that waited longest made room for newer ones at once; the rest were closed
+    # those that waited longest made room for newer ones at once; the others were closed
     # at the deadline, trickling as they were
-    assert lived[len(slow) - serve_module.MAX_WAITING_CONNECTIONS - 1] < head_seconds / 2
-    assert head_seconds - 0.3 < lived[-1] < head_seconds + 1.0, lived[-10:]
+    lived = [closed[c] - opened[c] for c in slow]
+    at_deadline = [seconds for seconds in lived if seconds > head_seconds - 0.3]
+    waiting = serve_module.MAX_WAITING_CONNECTIONS
+    assert len(slow) - len(at_deadline) >= len(slow) - waiting
+    assert len(at_deadline) >= waiting - 2 and max(at_deadline) < head_seconds + 1.0
 
 
 def test_a_request_sent_at_once_is_not_cut_by_the_head_deadline():
