@@ -95,6 +95,10 @@ def read_bounded(path: str | os.PathLike, label: str, max_bytes: int) -> bytes:
             raise ValueError(f"cannot read {label}: {error.strerror or error}") from None
 
 
+#: What a zip archive may take on disk beyond what its members unpack to (their headers,
+#: the directory, the padding torch aligns its members with; a few kB in a checkpoint).
+ZIP_OVERHEAD_BYTES = 2**20
+
 #: What a file that is not a regular one is, for the refusal (``stat.S_IFMT`` of its mode).
 _FILE_KINDS = {
     stat.S_IFDIR: "a directory",
@@ -137,14 +141,19 @@ class NotAZipError(ValueError):
 
 def zip_members(file: BinaryIO, label: str, max_bytes: int) -> list[zipfile.ZipInfo]:
     """The members of the zip archive ``file`` from its directory alone (nothing is
-    unpacked); ``ValueError`` naming ``label`` when it is no zip archive, or when its
-    members would unpack to more than ``max_bytes`` together (a zip bomb: a small file
-    whose deflated members declare gigabytes).
+    unpacked); ``ValueError`` naming ``label`` when it is no zip archive, when it is larger
+    than ``max_bytes`` (and :data:`ZIP_OVERHEAD_BYTES`) on disk, or when its members would
+    unpack to more than ``max_bytes`` together (a zip bomb: a small file whose deflated
+    members declare gigabytes).
 
     A member's data is never read past the size its directory entry declares (Python's
     ``zipfile``, numpy and torch all stop there), so the declared sizes bound what reading
     the archive can take.
     """
+    size = file.seek(0, os.SEEK_END)
+    file.seek(0)
+    if size > max_bytes + ZIP_OVERHEAD_BYTES:  # its directory alone could take gigabytes
+        raise ValueError(f"{label}: {size:,} bytes: larger than {max_bytes:,}")
     try:
         with zipfile.ZipFile(file) as archive:
             members = archive.infolist()
@@ -152,14 +161,11 @@ def zip_members(file: BinaryIO, label: str, max_bytes: int) -> list[zipfile.ZipI
         raise NotAZipError(f"{label}: not a zip archive ({error})") from None
     finally:
         file.seek(0)
-    total = 0
-    for member in members:
-        total += member.file_size
-        if total > max_bytes:
-            raise ValueError(
-                f"{label}: its members unpack to more than {max_bytes:,} bytes (member "
-                f"{member.filename[:80]!r} alone declares {member.file_size:,})"
-            )
+    total = sum(member.file_size for member in members)
+    if total > max_bytes:
+        raise ValueError(
+            f"{label}: its members unpack to more than {max_bytes:,} bytes ({total:,} declared)"
+        )
     return members
 
 

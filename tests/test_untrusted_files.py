@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from canasta_env.jsonfile import open_regular, read_bounded, read_json_file
+from canasta_env.jsonfile import open_regular, read_bounded, read_json_file, zip_members
 from canasta_env.replay import Replay
 from canasta_env.state_io import load_state
 
@@ -89,6 +89,25 @@ def test_open_regular_refuses_a_fifo_a_directory_and_a_device_and_reads_a_file(t
     assert read_json_file(link) == {"a": 1}
     with open_regular(regular, "file") as file:
         assert file.read() == b'{"a": 1}'
+
+
+def test_a_zip_is_bounded_by_its_directory_and_its_size_on_disk(tmp_path):
+    path = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("a", bytes(2**20))
+        archive.writestr("b", bytes(2**20))
+    with open_regular(path, "bomb") as file:
+        assert [m.filename for m in zip_members(file, "bomb", 2**21)] == ["a", "b"]
+        with pytest.raises(ValueError) as caught:
+            zip_members(file, "bomb", 2**21 - 1)
+    assert str(caught.value) == (
+        "bomb: its members unpack to more than 2,097,151 bytes (2,097,152 declared)"
+    )
+    with open(path, "r+b") as file:  # sparse: 8 MiB on disk, whatever it holds
+        file.truncate(8 * 2**20)
+    with open_regular(path, "big") as file, pytest.raises(ValueError) as caught:
+        zip_members(file, "big", 2**21)
+    assert str(caught.value) == "big: 8,388,608 bytes: larger than 2,097,152"
 
 
 # ---------------------------------------------------------------------- JSON files
