@@ -110,7 +110,8 @@ int meld_moves(const MeldTables& tables, const int16_t* hand, const int16_t* nat
   }
   if (black3 && !nat[SLOT_BLACK3]) {
     const int64_t top = std::min<int64_t>(hand[BLACK3], rules.black3_meld_max_size);
-    for (int n = 3; n <= top; ++n) out[count++] = static_cast<int16_t>(NEW_BLACK3 + n - 3);
+    // C-5's minimum holds for black 3s too
+    for (int64_t n = std::max<int64_t>(3, rules.min_meld_size); n <= top; ++n) out[count++] = static_cast<int16_t>(NEW_BLACK3 + n - 3);
   }
   if (rules.wild_melds && !wild_size && (twos_in_hand || jokers_in_hand)) {
     for (const auto& o : tables.new_wild) {

@@ -3,34 +3,31 @@
 
 #include <algorithm>
 #include <atomic>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace canasta {
 
 namespace {
 
-// A memo of node -> feasible, one per thread, valid for one turn of one game (the answers
-// are functions of the node and of facts fixed for the turn: the player and so the team,
-// its opening minimum, S-15's clean canasta at turn start): the positions after each meld
-// of the turn find their subtrees already answered. Open addressing; a generation stamp
-// clears it.
-//
-// The table grows with the search (it must hold every node of one turn's search: a
-// table that forgets answers mid-search makes the search exponential, as a fixed 8,192
-// slots cleared when half full did: 77 million expansions where opening.py made 78,000)
-// up to MAX_SIZE slots, more than opening.py's memo keeps (it clears past 200,000), and
-// shrinks back at the next turn. Keys are nodes packed into bytes: every count of a node
-// is a count of cards of one kind (at most OBSERVATION_BYTE_MAX = 255 by the rules'
-// bounds) or of a team's canastas (fewer); a node that does not pack is not memoised.
+// A memo of slot-search state -> feasible, one per thread, valid for one turn of one game
+// (the answers are functions of the state and of facts fixed for the turn: the player and
+// so the team, its opening minimum, S-15's clean canasta at turn start): the searches
+// after each meld of the turn find the untouched slots' subtrees already answered. Open
+// addressing; a generation stamp clears it. It grows with the search up to MAX_SIZE
+// slots (32-byte keys: 32 M slots, 1.3 GB, hold far more states than the adversarial
+// positions of benchmarks/bench_turn_search.py reach), and shrinks back at the next turn.
 struct Memo {
   static constexpr uint32_t MIN_SIZE = 1u << 12;
-  static constexpr uint32_t MAX_SIZE = 1u << 19;
-  static constexpr int COUNTS = 2 * NUM_KINDS + 3 * NUM_SLOTS + 2;  // + closed count/clean
-  static constexpr int FLAGS = 5;
-  static constexpr int KEY_BYTES = COUNTS + FLAGS + 2 * 4;  // + total, staged
+  static constexpr uint32_t MAX_SIZE = 1u << 22;
+  static constexpr int VALUES = 13;  // cn ct cj hn qn hb ht hj qb qt qj staged count
   struct Key {
-    uint8_t bytes[(KEY_BYTES + 7) / 8 * 8];
+    uint32_t suffix;  // the id of (slot, facts of the turn, the untouched slots after it)
+    int16_t values[VALUES];
+    uint16_t flags;
   };
+  static_assert(sizeof(Key) == 32, "a key is four words, without padding");
   struct Entry {
     Key key;
     uint32_t generation;
@@ -41,8 +38,18 @@ struct Memo {
   uint32_t generation = 1;
   uint32_t used = 0;
   uint64_t turn = 0;  // the turn id (Game::turn_id_) the entries belong to
+  std::unordered_map<std::string, uint32_t> suffixes;  // suffix key -> id, for the turn
+
+  uint32_t suffix(const std::string& key) {
+    auto found = suffixes.find(key);
+    if (found != suffixes.end()) return found->second;
+    const uint32_t id = static_cast<uint32_t>(suffixes.size());
+    suffixes.emplace(key, id);
+    return id;
+  }
 
   void reset(bool shrink) {
+    if (shrink) suffixes.clear();  // a new turn: its ids start again
     if (shrink && entries.size() > MIN_SIZE) {  // a big search is over: give its memory back
       std::vector<Entry>(MIN_SIZE).swap(entries);
       mask = MIN_SIZE - 1;
@@ -52,33 +59,6 @@ struct Memo {
       generation = 1;
     }
     used = 0;
-  }
-  // Pack a node; false where a count does not fit a byte (then it is not memoised).
-  static bool pack(const Node& node, Key& key) {
-    std::memset(&key, 0, sizeof(Key));
-    uint8_t* out = key.bytes;
-    int fits = 0;
-    auto put = [&](const int16_t* values, int n) {
-      for (int i = 0; i < n; ++i) {
-        fits |= values[i];
-        *out++ = static_cast<uint8_t>(values[i]);
-      }
-    };
-    put(node.hand, NUM_KINDS);
-    put(node.nat, NUM_SLOTS);
-    put(node.two, NUM_SLOTS);
-    put(node.jok, NUM_SLOTS);
-    put(node.held, NUM_KINDS);
-    put(&node.closed_count, 1);
-    put(&node.closed_clean, 1);
-    *out++ = node.closed_b3;
-    *out++ = node.hidden_open;
-    *out++ = node.opened;
-    *out++ = node.took;
-    *out++ = node.clean_only;
-    std::memcpy(out, &node.total, 4);
-    std::memcpy(out + 4, &node.staged, 4);
-    return (fits & ~0xff) == 0;
   }
   static uint64_t hash(const Key& key) {
     uint64_t words[sizeof(Key) / 8];
@@ -286,166 +266,328 @@ void TurnSearch::child(const Node& node, const Move& move, Node& out) const {
   out.total -= move.naturals + move.twos + move.jokers;
 }
 
-bool TurnSearch::node_ok(const Node& in) {
-  Node node = in;
-  const bool opened = node.opened || node.staged >= game.s.need[team] || node.hidden_open;
-  const bool concealed_ok = rules.concealed_go_out_ignores_minimum && !node.took;
-  if (opened && any_of(node.held, NUM_KINDS)) {
-    // C-8: the pot cards held aside join the hand once the minimum is reached
-    for (int k = 0; k < NUM_KINDS; ++k) {
-      node.total += node.held[k];
-      node.hand[k] += node.held[k];
-    }
-    std::memset(node.held, 0, sizeof(node.held));
-  }
-  if (rules.black3_canasta_wins_game && opened && node.total && black3_canasta(rules, node))
-    return true;  // S-11: a black-3 canasta ends the game at once
-  if (going_out_only(rules, node.nat)) {
-    int out = -1;
-    if (!any_of(node.held, NUM_KINDS)) out = can_meld_out(node, opened, concealed_ok);
-    if (out >= 0) return out == 1;
-  } else if (opened && node.total >= 2) {
-    return true;
-  }
-  if (node.total == 0)
-    return !rules.go_out_needs_discard && go_out_allowed(node, opened || concealed_ok);
-  if (node.total == 1 && go_out_allowed(node, opened || concealed_ok)) return true;
-  if (!opened && node.total > 0 && !may_still_open(node, concealed_ok)) return false;
-  node.opened = opened;
-  return expand(node);
+bool TurnSearch::node_ok(const Node& node) {
+  SlotSearch search(game, team, node);
+  return search.run();
 }
 
-int TurnSearch::can_meld_out(const Node& node, bool opened, bool concealed_ok) const {
-  if (rules.meld_closes_at || rules.wild_melds || rules.min_natural_excess ||
-      rules.go_out_needs_discard || rules.go_out_needs_clean_and_dirty ||
-      rules.no_go_out_on_first_clean_turn || rules.hidden_canasta_opens || node.clean_only ||
-      node.closed_count)
-    return -1;
-  const int16_t* hand = node.hand;
-  int lone[2];
-  int lone_count = 0;
-  for (int rank = 0; rank < NUM_NATURALS; ++rank) {
-    const int have = hand[rank];
-    if (have && have < rules.min_naturals && !(node.nat[rank] || node.two[rank] || node.jok[rank])) {
-      if (lone_count >= 1) return 0;  // two such ranks: melding out is impossible
-      lone[lone_count++] = rank;
+// ---------------------------------------------------------------- the slot search
+// The mirror of opening.py's _SlotSearch: the turn's meld moves taken slot by slot
+// (moves on different slots commute), each slot's moves before the opening (from the
+// hand, counted towards the minimum) and then after it (hand and held pot cards, C-8);
+// the memo is keyed on the slot, its meld and cards, the wild cards and black 3s left,
+// the points staged (capped at the minimum), the capped counts of the slots passed and
+// an id of the untouched slots after it.
+
+SlotSearch::SlotSearch(Game& g, int team_, const Node& start)
+    : game(g), rules(g.rules), tables(g.tables), node(start) {
+  need = static_cast<int>(game.s.need[team_]);
+  was_opened = start.opened;
+  concealed_ok = rules.concealed_go_out_ignores_minimum && !start.took;
+  has_held = !start.opened && any_of(start.held, NUM_KINDS);
+  count_cap = static_cast<int>(std::min<int64_t>(rules.go_out_min_canastas, 30000));
+  closes_at = rules.meld_closes_at;
+  canasta_size = rules.canasta_size;
+  may_hide = rules.hidden_canasta_opens && !start.opened;
+  for (int r = 0; r < NUM_NATURALS; ++r) {
+    hand_nat[r] = start.hand[r];
+    held_nat[r] = has_held ? start.held[r] : 0;
+  }
+  for (int slot = NUM_SLOTS + 1; slot >= NUM_SLOTS; --slot) {
+    suffix_hand[slot] = suffix_held[slot] = suffix_points[slot] = 0;
+    suffix_count[slot] = suffix_clean[slot] = suffix_dirty[slot] = 0;
+  }
+  for (int slot = NUM_SLOTS - 1; slot >= 0; --slot) {
+    const bool natural = slot < NUM_NATURALS;
+    const int in_hand = natural ? hand_nat[slot] : 0;
+    const int in_held = natural ? held_nat[slot] : 0;
+    suffix_hand[slot] = suffix_hand[slot + 1] + in_hand;
+    suffix_held[slot] = suffix_held[slot + 1] + in_held;
+    const bool melded = start.nat[slot] + start.two[slot] + start.jok[slot] > 0;
+    int64_t add = 0;
+    if (natural && (in_hand >= 2 || (in_hand && melded))) add = CARD_VALUES[slot] * in_hand;
+    suffix_points[slot] = suffix_points[slot + 1] + add;
+    suffix_count[slot] = suffix_count[slot + 1];
+    suffix_clean[slot] = suffix_clean[slot + 1];
+    suffix_dirty[slot] = suffix_dirty[slot + 1];
+    if (start.nat[slot] + start.two[slot] + start.jok[slot] >= canasta_size) {
+      ++suffix_count[slot];
+      if (canasta_clean(slot, start.two[slot], start.jok[slot])) ++suffix_clean[slot];
+      else ++suffix_dirty[slot];
     }
+    suffix_id[slot] = -1;
   }
-  int choices[NUM_HAND_KINDS + 1];
-  int num_choices = 0;
-  if (lone_count) {
-    choices[num_choices++] = lone[0];
-  } else {
-    choices[num_choices++] = -1;  // None: no discard
-    for (int kind = 0; kind < NUM_HAND_KINDS; ++kind)
-      if (hand[kind]) choices[num_choices++] = kind;
-  }
-  const bool check_points = !(opened || concealed_ok);
-  int64_t lacking = 0, points = 0;
-  if (check_points) {
-    lacking = game.s.need[team] - node.staged;
-    for (int kind = 0; kind < NUM_HAND_KINDS; ++kind) points += CARD_VALUES[kind] * hand[kind];
-  }
-  for (int i = 0; i < num_choices; ++i) {
-    const int discard = choices[i];
-    int16_t left[NUM_KINDS];
-    std::memcpy(left, hand, sizeof(left));
-    if (discard >= 0) --left[discard];
-    if (check_points) {
-      const int64_t melded = discard < 0 ? points : points - CARD_VALUES[discard];
-      if (melded < lacking) continue;
-    }
-    if (melds_out(left, node)) return 1;
-  }
-  return 0;
+  suffix_id[NUM_SLOTS] = -1;
+  start_b3 = start.nat[SLOT_BLACK3];
 }
 
-bool TurnSearch::melds_out(const int16_t* left, const Node& node) const {
-  const int64_t size_needed = rules.canasta_size;
-  const int64_t wilds = left[TWO] + left[JOKER];
-  int64_t least = 0, room = 0;
-  int64_t canastas = 0;
-  int64_t extra[NUM_NATURALS];
-  int num_extra = 0;
-  for (int rank = 0; rank < NUM_NATURALS; ++rank) {
-    const int64_t have = left[rank];
-    const int64_t placed = node.two[rank] + node.jok[rank];
-    int64_t minimum;
-    if (node.nat[rank] + placed) {
-      minimum = 0;
-    } else if (!have) {
-      continue;
-    } else if (have < rules.min_naturals) {
-      return false;  // a natural that no meld can take
-    } else {
-      minimum = have < rules.min_meld_size ? rules.min_meld_size - have : 0;
-    }
-    const int64_t naturals = node.nat[rank] + have;
-    const int64_t free =
-        (rules.max_wilds_per_meld < naturals ? rules.max_wilds_per_meld : naturals) - placed;
-    if (free < minimum) return false;
-    least += minimum;
-    room += free;
-    const int64_t lacking = size_needed - naturals - placed;
-    if (lacking <= 0) {
-      ++canastas;
-    } else if (lacking <= free) {
-      extra[num_extra++] = (lacking > minimum ? lacking : minimum) - minimum;
-    }
+uint32_t SlotSearch::suffix_of(int s) {
+  if (suffix_id[s] >= 0) return static_cast<uint32_t>(suffix_id[s]);
+  // (the slot, the facts of the turn, the untouched slots after it) as bytes
+  std::string key;
+  key.reserve(8 + 2 * (3 * NUM_SLOTS + 2 * NUM_NATURALS));
+  auto put = [&](int64_t v) {
+    const int16_t x = static_cast<int16_t>(v);
+    key.append(reinterpret_cast<const char*>(&x), 2);
+  };
+  put(s);
+  put(need);
+  put(was_opened | node.took << 1 | node.clean_only << 2 | has_held << 3 |
+      game.s.had_clean_at_turn_start << 4);
+  for (int slot = s + 1; slot < NUM_SLOTS; ++slot) {
+    put(node.nat[slot]);
+    put(node.two[slot]);
+    put(node.jok[slot]);
   }
-  const int64_t black3 = node.nat[SLOT_BLACK3] + left[BLACK3];
-  if (left[BLACK3] && (black3 > rules.black3_meld_max_size || black3 < 3)) return false;
-  if (black3 >= size_needed) ++canastas;
-  if (!(least <= wilds && wilds <= room)) return false;
-  const int64_t missing = rules.go_out_min_canastas - canastas;
-  if (missing <= 0) return true;
-  std::sort(extra, extra + num_extra);
-  if (num_extra < missing) return false;
-  int64_t sum = 0;
-  for (int64_t i = 0; i < missing; ++i) sum += extra[i];
-  return sum <= wilds - least;
+  for (int r = s + 1; r < NUM_NATURALS; ++r) {
+    put(hand_nat[r]);
+    put(held_nat[r]);
+  }
+  const uint32_t id = memo.suffix(key);
+  suffix_id[s] = static_cast<int64_t>(id);
+  return id;
 }
 
-bool TurnSearch::may_still_open(const Node& node, bool concealed_ok) const {
-  const int16_t* hand = node.hand;
-  const int64_t wilds = hand[TWO] + hand[JOKER];
-  const int64_t size = rules.canasta_size;  // S-8: a whole canasta laid at once opens
-  if (concealed_ok || (rules.hidden_canasta_opens && (wilds >= size || hand[BLACK3] >= size)))
-    return true;
-  int64_t bound = node.staged + CARD_VALUES[TWO] * hand[TWO] + CARD_VALUES[JOKER] * hand[JOKER];
-  for (int rank = 0; rank < NUM_NATURALS; ++rank) {
-    const int64_t have = hand[rank];
-    if (have >= 2 || (have && node.nat[rank] + node.two[rank] + node.jok[rank])) {
-      bound += CARD_VALUES[rank] * have;
-      if (rules.hidden_canasta_opens && have + wilds >= size && 2 * have >= size) return true;
-    }
+bool SlotSearch::run() {
+  State st{};
+  st.s = 0;
+  st.cn = node.nat[0];
+  st.ct = node.two[0];
+  st.cj = node.jok[0];
+  st.hn = hand_nat[0];
+  st.qn = held_nat[0];
+  st.hb = node.hand[BLACK3];
+  st.ht = node.hand[TWO];
+  st.hj = node.hand[JOKER];
+  if (has_held) {
+    st.qb = node.held[BLACK3];
+    st.qt = node.held[TWO];
+    st.qj = node.held[JOKER];
   }
-  if (rules.black3_melds) bound += CARD_VALUES[BLACK3] * hand[BLACK3];
-  return bound >= game.s.need[team];
+  st.staged = static_cast<int16_t>(std::min<int64_t>(node.staged, need));
+  st.hidden = node.hidden_open;
+  const int closed_dirty = node.closed_count - node.closed_clean;
+  st.count = static_cast<int16_t>(std::min<int>(node.closed_count, count_cap));
+  st.clean = node.closed_clean > 0;
+  st.dirty = closed_dirty > 0;
+  st.b3c = node.closed_b3;
+  return visit(st);
 }
 
-bool TurnSearch::expand(const Node& node) {
+int64_t SlotSearch::points_bound(const State& st) const {
+  int64_t bound = CARD_VALUES[TWO] * st.ht + CARD_VALUES[JOKER] * st.hj;
+  if (rules.black3_melds && st.s <= SLOT_BLACK3) bound += CARD_VALUES[BLACK3] * st.hb;
+  if (st.s < NUM_NATURALS) {
+    bound += suffix_points[st.s + 1];
+    if (st.hn >= 2 || (st.hn && st.cn + st.ct + st.cj)) bound += CARD_VALUES[st.s] * st.hn;
+  }
+  return bound;
+}
+
+bool SlotSearch::visit(const State& st) {
   Memo::Key key;
-  const bool memoised = Memo::pack(node, key);
-  const uint64_t h = memoised ? Memo::hash(key) : 0;
-  if (memoised) {
-    const int found = memo.find(key, h);
-    if (found >= 0) return found == 1;
+  std::memset(&key, 0, sizeof(key));
+  key.suffix = suffix_of(st.s);
+  const int16_t values[Memo::VALUES] = {st.cn, st.ct, st.cj, st.hn, st.qn, st.hb,
+                                        st.ht, st.hj, st.qb, st.qt, st.qj, st.staged,
+                                        st.count};
+  std::memcpy(key.values, values, sizeof(values));
+  key.flags = static_cast<uint16_t>(st.post | st.hidden << 1 | st.used_post << 2 |
+                                    st.clean << 3 | st.dirty << 4 | st.b3c << 5 |
+                                    st.goo << 6 | st.left_hand << 7 | st.left_held << 9);
+  const uint64_t h = Memo::hash(key);
+  const int found = memo.find(key, h);
+  if (found >= 0) return found == 1;
+  bool result;
+  if (st.staged < need && !(was_opened || st.hidden || concealed_ok || may_hide) &&
+      st.staged + points_bound(st) < need) {
+    result = false;  // G-5: the opening is out of reach, and with it every end
+  } else {
+    result = ends(st) || step(st);
   }
-  int16_t moves[NUM_ACTIONS];
-  const int count =
-      meld_moves(game.tables, node.hand, node.nat, node.two, node.jok, node.clean_only, moves);
-  bool result = false;
-  Node next;
-  for (int i = 0; i < count; ++i) {
-    child(node, MOVES[moves[i]], next);
-    if (node_ok(next)) {
-      result = true;
-      break;
+  memo.store(key, h, result);
+  return result;
+}
+
+bool SlotSearch::ends(const State& st) const {
+  const int s = st.s;
+  const bool opened = was_opened || st.staged >= need || st.hidden;
+  if (st.used_post && !opened) return false;  // moves from held cards need the opening
+  const int after = s < NUM_NATURALS ? s + 1 : NUM_NATURALS;
+  const bool current = s < NUM_NATURALS;
+  int64_t total = st.left_hand + (current ? st.hn : 0) + suffix_hand[after] + st.hb + st.ht + st.hj;
+  if (opened && has_held)  // C-8: the held pot cards have joined the hand
+    total += st.left_held + (current ? st.qn : 0) + suffix_held[after] + st.qb + st.qt + st.qj;
+  int count = st.count, clean = st.clean, dirty = st.dirty;
+  bool b3c = st.b3c, goo = st.goo;
+  if (s <= SLOT_WILD) {  // the slot being worked on, then the untouched ones
+    count += suffix_count[s + 1];
+    clean += suffix_clean[s + 1];
+    dirty += suffix_dirty[s + 1];
+    if (st.cn + st.ct + st.cj >= canasta_size) {
+      ++count;
+      if (canasta_clean(s, st.ct, st.cj)) ++clean;
+      else ++dirty;
+    }
+    int b3_nat = -1;
+    if (s < SLOT_BLACK3) b3_nat = start_b3;
+    else if (s == SLOT_BLACK3) b3_nat = st.cn;
+    if (b3_nat >= 0) {
+      b3c = b3c || b3_nat >= canasta_size;
+      goo = rules.black3_meld_only_going_out && b3_nat > 0;
     }
   }
-  if (memoised) memo.store(key, h, result);
-  return result;
+  if (rules.black3_canasta_wins_game && opened && total && b3c) return true;  // S-11
+  if (!goo && opened && total >= 2) return true;  // a discard ends the turn
+  if (total >= 2) return false;
+  if (!(opened || concealed_ok) || !canastas_let_go_out(rules, count, clean, dirty)) return false;
+  if (rules.no_go_out_on_first_clean_turn && clean && !game.s.had_clean_at_turn_start)
+    return false;  // S-15
+  return total == 1 || !rules.go_out_needs_discard;
+}
+
+int SlotSearch::slot_moves(const State& st, int have, int twos_in_hand, int jokers_in_hand,
+                           SlotMove* out) const {
+  const int s = st.s;
+  const bool clean_only = node.clean_only;
+  int n = 0;
+  if (s < NUM_NATURALS) {
+    if (st.cn || st.ct || st.cj) {
+      if (have && tables.natural_meld_ok(st.cn + 1, st.ct, st.cj)) out[n++] = {1, 0, 0, false};
+      if (!clean_only && tables.natural_meld_ok(st.cn, st.ct + 1, st.cj)) {
+        if (twos_in_hand) out[n++] = {0, 1, 0, false};
+        if (jokers_in_hand) out[n++] = {0, 0, 1, false};
+      }
+    } else if (have >= 2) {
+      const int most = std::min(have, MAX_NEW_MELD);
+      for (uint64_t bits = tables.new_natural_ok; bits; bits &= bits - 1) {
+        const Composition& c = COMPOSITIONS[__builtin_ctzll(bits)];
+        if (c.naturals > most || c.twos > twos_in_hand || c.jokers > jokers_in_hand) continue;
+        if (clean_only && c.twos + c.jokers) continue;
+        out[n++] = {c.naturals, c.twos, c.jokers, true};
+      }
+    }
+  } else if (s == SLOT_BLACK3) {
+    if (rules.black3_melds && have) {
+      if (st.cn) {
+        if (st.cn < rules.black3_meld_max_size) out[n++] = {1, 0, 0, false};
+      } else {
+        const int64_t top = std::min<int64_t>(have, rules.black3_meld_max_size);
+        for (int64_t k = std::max<int64_t>(3, rules.min_meld_size); k <= top; ++k)
+          out[n++] = {static_cast<uint8_t>(k), 0, 0, true};
+      }
+    }
+  } else if (rules.wild_melds && (twos_in_hand || jokers_in_hand)) {
+    const int size = st.ct + st.cj;
+    if (size) {
+      if (size < rules.wild_meld_max_size && !clean_only) {
+        if (twos_in_hand) out[n++] = {0, 1, 0, false};
+        if (jokers_in_hand) out[n++] = {0, 0, 1, false};
+      }
+    } else {
+      for (const auto& o : tables.new_wild) {
+        if (o.twos > twos_in_hand || o.jokers > jokers_in_hand) continue;
+        if (clean_only && !tables.is_clean_wild_opening(o.twos, o.jokers)) continue;
+        out[n++] = {0, o.twos, o.jokers, true};
+      }
+    }
+  }
+  return n;
+}
+
+bool SlotSearch::step(const State& st) {
+  const int s = st.s;
+  if (s > SLOT_WILD) return false;
+  const int have = s == SLOT_BLACK3 ? st.hb : st.hn;
+  const int held_have = s == SLOT_BLACK3 ? st.qb : st.qn;
+  SlotMove moves[NUM_COMPOSITIONS + 8];
+  for (int run = 0; run < 2; ++run) {
+    const bool after_opening = run == 1;
+    if (!after_opening && st.post) continue;
+    if (after_opening && !has_held) continue;
+    const int count = after_opening
+                          ? slot_moves(st, have + held_have, st.ht + st.qt, st.hj + st.qj, moves)
+                          : slot_moves(st, have, st.ht, st.hj, moves);
+    for (int i = 0; i < count; ++i) {
+      const SlotMove& m = moves[i];
+      State next = st;
+      int n = st.cn + m.naturals, t = st.ct + m.twos, j = st.cj + m.jokers;
+      int h_nat, q_nat;
+      if (after_opening) {  // held cards first: the hand's serve the moves before the opening
+        int from_held = std::min<int>(m.naturals, held_have);
+        h_nat = have - (m.naturals - from_held);
+        q_nat = held_have - from_held;
+        from_held = std::min<int>(m.twos, st.qt);
+        next.ht = static_cast<int16_t>(st.ht - (m.twos - from_held));
+        next.qt = static_cast<int16_t>(st.qt - from_held);
+        from_held = std::min<int>(m.jokers, st.qj);
+        next.hj = static_cast<int16_t>(st.hj - (m.jokers - from_held));
+        next.qj = static_cast<int16_t>(st.qj - from_held);
+        next.post = 1;
+        next.used_post = 1;
+      } else {
+        h_nat = have - m.naturals;
+        q_nat = held_have;
+        next.ht = static_cast<int16_t>(st.ht - m.twos);
+        next.hj = static_cast<int16_t>(st.hj - m.jokers);
+        if (!was_opened) {
+          if (st.staged < need)
+            next.staged = static_cast<int16_t>(
+                std::min<int64_t>(need, st.staged + meld_points(s, m.naturals, m.twos, m.jokers)));
+          if (m.is_new && rules.hidden_canasta_opens &&
+              m.naturals + m.twos + m.jokers == canasta_size)
+            next.hidden = 1;
+        }
+      }
+      if (closes_at) {  // S-7: a full meld closes and its slot empties
+        const int64_t limit = s == SLOT_WILD ? rules.wild_meld_max_size : closes_at;
+        if (n + t + j >= limit) {
+          next.count = static_cast<int16_t>(std::min<int>(st.count + 1, count_cap));
+          if (canasta_clean(s, t, j)) next.clean = 1;
+          else next.dirty = 1;
+          if (s == SLOT_BLACK3) next.b3c = 1;
+          n = t = j = 0;
+        }
+      }
+      next.cn = static_cast<int16_t>(n);
+      next.ct = static_cast<int16_t>(t);
+      next.cj = static_cast<int16_t>(j);
+      if (s == SLOT_BLACK3) {
+        next.hb = static_cast<int16_t>(h_nat);
+        next.qb = static_cast<int16_t>(q_nat);
+      } else {
+        next.hn = static_cast<int16_t>(h_nat);
+        next.qn = static_cast<int16_t>(q_nat);
+      }
+      if (visit(next)) return true;
+    }
+  }
+  // the slot is done: what the end needs of it is folded into the counts
+  State next = st;
+  if (st.cn + st.ct + st.cj >= canasta_size) {
+    next.count = static_cast<int16_t>(std::min<int>(st.count + 1, count_cap));
+    if (canasta_clean(s, st.ct, st.cj)) next.clean = 1;
+    else next.dirty = 1;
+    if (s == SLOT_BLACK3) next.b3c = 1;
+  }
+  if (s < NUM_NATURALS) {
+    next.left_hand = static_cast<uint8_t>(std::min(2, st.left_hand + st.hn));
+    next.left_held = static_cast<uint8_t>(std::min(2, st.left_held + st.qn));
+  } else if (s == SLOT_BLACK3) {
+    next.goo = rules.black3_meld_only_going_out && st.cn > 0;
+  }
+  next.s = static_cast<int16_t>(s + 1);
+  next.post = 0;
+  if (next.s > SLOT_WILD) {
+    next.cn = next.ct = next.cj = next.hn = next.qn = 0;
+    return ends(next);
+  }
+  next.cn = node.nat[next.s];
+  next.ct = node.two[next.s];
+  next.cj = node.jok[next.s];
+  next.hn = next.s < NUM_NATURALS ? hand_nat[next.s] : 0;
+  next.qn = next.s < NUM_NATURALS ? held_nat[next.s] : 0;
+  return visit(next);
 }
 
 }  // namespace canasta

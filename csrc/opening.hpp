@@ -1,10 +1,11 @@
 // Turn guards: which moves leave the player a way to finish the turn legally
 // (engine/opening.py: C-13, S-16, I-11, G-5, C-8, S-8, I-9, I-10).
 //
-// A depth-first search over meld moves with memoisation and an upper bound on the
-// points the hand can still add, exactly as opening.py. A node depends on the team's
-// finished canastas (S-7) only through their number, their clean ones and whether one
-// is of black 3s, so a node keeps that summary instead of the list.
+// The slot search of opening.py (_SlotSearch): the turn's meld moves taken slot by slot,
+// memoised on a polynomial number of states, with an upper bound on the points the hand
+// can still add. A node depends on the team's finished canastas (S-7) only through their
+// number, their clean ones and whether one is of black 3s, so a node keeps that summary
+// instead of the list.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -57,10 +58,42 @@ class TurnSearch {
   bool go_out_allowed(const Node& node, bool opening_ok) const;
   void child(const Node& node, const Move& move, Node& out) const;
   bool node_ok(const Node& node);
-  int can_meld_out(const Node& node, bool opened, bool concealed_ok) const;  // -1: None
-  bool melds_out(const int16_t* left, const Node& node) const;
-  bool may_still_open(const Node& node, bool concealed_ok) const;
-  bool expand(const Node& node);
+};
+
+// The search from one node (opening.py _SlotSearch, field by field).
+class SlotSearch {
+ public:
+  SlotSearch(Game& game, int team, const Node& start);
+  bool run();
+
+ private:
+  struct State {  // opening.py _visit's arguments
+    int16_t s, cn, ct, cj, hn, qn, hb, ht, hj, qb, qt, qj, staged, count;
+    uint8_t post, hidden, used_post, clean, dirty, b3c, goo, left_hand, left_held;
+  };
+  struct SlotMove {
+    uint8_t naturals, twos, jokers;
+    bool is_new;
+  };
+  Game& game;
+  const Rules& rules;
+  const MeldTables& tables;
+  const Node& node;
+  int need, count_cap, start_b3;
+  int64_t closes_at, canasta_size;
+  bool was_opened, concealed_ok, has_held, may_hide;
+  int16_t hand_nat[NUM_NATURALS], held_nat[NUM_NATURALS];
+  int64_t suffix_hand[NUM_SLOTS + 2], suffix_held[NUM_SLOTS + 2], suffix_points[NUM_SLOTS + 2];
+  int suffix_count[NUM_SLOTS + 2], suffix_clean[NUM_SLOTS + 2], suffix_dirty[NUM_SLOTS + 2];
+  int64_t suffix_id[NUM_SLOTS + 1];
+
+  uint32_t suffix_of(int s);
+  int64_t points_bound(const State& st) const;
+  bool visit(const State& st);
+  bool ends(const State& st) const;
+  bool step(const State& st);
+  int slot_moves(const State& st, int have, int twos_in_hand, int jokers_in_hand,
+                 SlotMove* out) const;
 };
 
 // A turn id no other turn has had (any game, any thread).

@@ -143,7 +143,8 @@ def meld_moves(
             if size < rules.black3_meld_max_size:
                 append((ADD_NATURAL + SLOT_BLACK3, SLOT_BLACK3, 1, 0, 0, False))
         else:
-            for n in range(3, min(hand[BLACK3], rules.black3_meld_max_size) + 1):
+            least = max(3, rules.min_meld_size)  # C-5's minimum holds for black 3s too
+            for n in range(least, min(hand[BLACK3], rules.black3_meld_max_size) + 1):
                 append((NEW_BLACK3 + n - 3, SLOT_BLACK3, n, 0, 0, True))
     if rules.wild_melds and (twos_in_hand or jokers_in_hand):
         size = two[SLOT_WILD] + jok[SLOT_WILD]

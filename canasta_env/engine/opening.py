@@ -17,33 +17,34 @@ reaches a legal end of turn:
 Once black 3s are melded where they may be melded only when going out (C-7),
 only the second way remains: the turn must end by going out.
 
-The search is a depth-first search over meld moves with memoisation and an
-upper bound on the points the hand can still add; it is exact because it
-explores the same moves the engine offers.
+The search (:class:`_SlotSearch`) takes the moves the engine offers, slot by
+slot, and memoises on a polynomial number of states (the slot, its meld and
+cards, the wild cards left, the points staged and a few capped counts), with an
+upper bound on the points the hand can still add: exact, and bounded on the
+largest hands and pots the rules allow (benchmarks/bench_turn_search.py).
 """
 
 from __future__ import annotations
 
 import functools
+import sys
 from typing import NamedTuple
 
-from canasta_env.actions import SLOT_BLACK3
+from canasta_env.actions import NUM_SLOTS, SLOT_BLACK3, SLOT_WILD
 from canasta_env.cards import (
     BLACK3,
     CARD_VALUES,
     JOKER,
-    NUM_HAND_KINDS,
     NUM_KINDS,
     NUM_NATURALS,
     RED3,
     TWO,
 )
 from canasta_env.engine.melds import (
-    black3_canasta,
+    canasta_kind,
     canasta_summary,
     canastas_let_go_out,
     going_out_only,
-    meld_moves,
     meld_points,
 )
 from canasta_env.engine.transitions import lay, take_top
@@ -236,202 +237,390 @@ class TurnSearch:
         )
 
     def _node_ok(self, node: Node) -> bool:
-        """Can the turn still end legally from ``node``?"""
+        """Can the turn still end legally from ``node``? (the search: see :class:`_SlotSearch`)"""
         game = self.game
-        rules = game.rules
-        team = game.team_of[game.current]
-        hand, total, nat, two, jok, closed, staged, hidden_open, held, was_opened, took, _ = node
-        opened = was_opened or staged >= game.need[team] or hidden_open
-        concealed_ok = rules.concealed_go_out_ignores_minimum and not took
-        if opened and held is not NO_HELD and any(held):
-            # C-8: the pot cards held aside join the hand once the minimum is reached,
-            # and may be melded in the same turn
-            total += sum(held)
-            hand = [have + extra for have, extra in zip(hand, held)]
-            held = NO_HELD
-        if (
-            rules.black3_canasta_wins_game
-            and opened
-            and total
-            and black3_canasta(rules, nat, closed)
-        ):
-            # S-11: a black-3 canasta ends the game at once, with cards left in hand (an
-            # emptied hand still needs going out to be allowed, S-16: below)
-            return True
-        if rules.black3_meld_only_going_out and going_out_only(rules, nat):
-            out = None
-            if not any(held):  # held pot cards arrive mid-turn: left to the full search
-                out = self._can_meld_out(hand, node, opened, concealed_ok)
-            if out is not None:
-                return out
-        elif opened and total >= 2:
-            return True
-        if total == 0:
-            return not rules.go_out_needs_discard and self.go_out_allowed(
-                nat, two, jok, closed, opened or concealed_ok
-            )
-        if total == 1 and self.go_out_allowed(nat, two, jok, closed, opened or concealed_ok):
-            return True
-        if (
-            not opened
-            and total > 0
-            and not self._may_still_open(hand, nat, two, jok, staged, concealed_ok)
-        ):
-            return False
-        if opened != was_opened or held is not node.held:
-            node = node._replace(hand=hand, total=total, held=held, opened=opened)
-        return self._expand(node)
-
-    def _can_meld_out(self, hand, node: Node, opened: bool, concealed_ok: bool):
-        """Can the player go out from here by melding every card but at most one (C-7, C-14)?
-
-        Used once black 3s are melded (the turn must end by going out). Every card but
-        the discard must join a meld, so the answer is counting, not search: naturals of
-        a rank without a meld need ``min_naturals`` of them; the wild cards must fit the
-        melds' room (C-5: at most ``max_wilds_per_meld``, never more than the naturals)
-        and cover the new melds' minimum size; enough melds must reach a canasta. Any
-        such final table is reached by laying the naturals first and the wilds last.
-        Returns None where the rules need the full search (other presets' limits).
-        """
-        game = self.game
-        rules = game.rules
-        nat, two, jok, closed, staged = node.nat, node.two, node.jok, node.closed, node.staged
-        if (
-            rules.meld_closes_at
-            or rules.wild_melds
-            or rules.min_natural_excess
-            or rules.go_out_needs_discard
-            or rules.go_out_needs_clean_and_dirty
-            or rules.no_go_out_on_first_clean_turn
-            or rules.hidden_canasta_opens
-            or node.clean_only
-            or closed
-        ):
-            return None
-        team = game.team_of[game.current]
-        # Naturals too few for a new meld of a rank without one: all but one must go
-        # (the discard), so two such ranks already make melding out impossible.
-        least = rules.min_naturals
-        lone = []
-        for rank in range(NUM_NATURALS):
-            have = hand[rank]
-            if have and have < least and not (nat[rank] or two[rank] or jok[rank]):
-                lone.append(rank)
-                if len(lone) >= 2:
-                    return False
-        # with one such rank, it is the discard
-        choices = lone or [None] + [kind for kind in range(NUM_HAND_KINDS) if hand[kind]]
-        # G-5: unopened, the melded cards (all but the discard) must reach the minimum
-        check_points = not (opened or concealed_ok)
-        if check_points:
-            lacking = game.need[team] - staged
-            points = sum([CARD_VALUES[kind] * hand[kind] for kind in range(NUM_HAND_KINDS)])
-        for discard in choices:
-            left = list(hand)
-            if discard is not None:
-                left[discard] -= 1
-            if check_points:
-                melded = points if discard is None else points - CARD_VALUES[discard]
-                if melded < lacking:
-                    continue
-            if self._melds_out(left, nat, two, jok):
-                return True
-        return False
-
-    def _melds_out(self, left, nat, two, jok) -> bool:
-        """Can all of ``left`` be melded onto these melds with a canasta (C-5, C-7, C-14)?"""
-        rules = self.game.rules
-        size_needed = rules.canasta_size
-        wilds = left[TWO] + left[JOKER]
-        least = room = 0
-        canastas = 0
-        extra_for_canasta = []  # wilds beyond its minimum that a meld needs to be a canasta
-        min_naturals = rules.min_naturals
-        min_meld_size = rules.min_meld_size
-        max_wilds = rules.max_wilds_per_meld
-        for rank in range(NUM_NATURALS):
-            have = left[rank]
-            placed = two[rank] + jok[rank]
-            if nat[rank] + placed:  # a meld on the table
-                minimum = 0
-            elif not have:
-                continue
-            elif have < min_naturals:
-                return False  # a natural that no meld can take
-            else:
-                minimum = min_meld_size - have if have < min_meld_size else 0
-            naturals = nat[rank] + have
-            free = (max_wilds if max_wilds < naturals else naturals) - placed
-            if free < minimum:
-                return False
-            least += minimum
-            room += free
-            lacking = size_needed - naturals - placed
-            if lacking <= 0:
-                canastas += 1
-            elif lacking <= free:
-                extra_for_canasta.append((lacking if lacking > minimum else minimum) - minimum)
-        black3 = nat[SLOT_BLACK3] + left[BLACK3]
-        if left[BLACK3] and (black3 > rules.black3_meld_max_size or black3 < 3):
-            return False
-        if black3 >= size_needed:
-            canastas += 1
-        if not least <= wilds <= room:
-            return False
-        missing = rules.go_out_min_canastas - canastas
-        if missing <= 0:
-            return True
-        extra_for_canasta.sort()
-        return (
-            len(extra_for_canasta) >= missing and sum(extra_for_canasta[:missing]) <= wilds - least
-        )
-
-    def _may_still_open(self, hand, nat, two, jok, staged, concealed_ok) -> bool:
-        """A quick upper bound: can the hand still add enough points, or open another way?"""
-        game = self.game
-        rules = game.rules
-        team = game.team_of[game.current]
-        wilds = hand[TWO] + hand[JOKER]
-        size = rules.canasta_size  # S-8: a whole canasta laid at once opens
-        if concealed_ok or (rules.hidden_canasta_opens and (wilds >= size or hand[BLACK3] >= size)):
-            return True
-        bound = staged + CARD_VALUES[TWO] * hand[TWO] + CARD_VALUES[JOKER] * hand[JOKER]
-        for rank in range(NUM_NATURALS):
-            have = hand[rank]
-            if have >= 2 or (have and nat[rank] + two[rank] + jok[rank]):
-                bound += CARD_VALUES[rank] * have
-                if rules.hidden_canasta_opens and have + wilds >= size and 2 * have >= size:
-                    return True
-        if rules.black3_melds:  # C-7: black 3s melded while going out count too (G-2, G-5)
-            bound += CARD_VALUES[BLACK3] * hand[BLACK3]
-        return bound >= game.need[team]
-
-    def _expand(self, node: Node) -> bool:
-        """Depth-first over the meld moves from ``node``, memoised for the turn."""
-        game = self.game
-        turn_key = (game.hand_index, id(game.hands))
-        if self.memo_turn != turn_key or len(self.memo) > 200_000:
+        turn_key = (game.hand_index, id(game.hands), game.current)
+        if self.memo_turn != turn_key or len(self.memo) > MEMO_MAX:
             self.memo = {}
+            self.suffixes = {}
             self.memo_turn = turn_key
-        hand, _, nat, two, jok, closed = node[:6]
+        return _SlotSearch(self, node).run()
+
+
+#: The memo of one turn is dropped past this many entries (and at the next turn).
+MEMO_MAX = 400_000
+
+
+class _SlotSearch:
+    """The search from one node: the turn's meld moves taken slot by slot.
+
+    Meld moves on different slots commute (each needs only its own slot's meld and cards
+    of the hand, and takes cards that nothing puts back), so every table the turn can
+    reach is reached by taking the moves in slot order: slot 0's moves, then slot 1's,
+    ..., then the wild slot's. Pot cards held aside (C-8) join the hand once the team
+    has opened; so each slot's moves come in two runs, those made before the opening
+    (from the hand, counted towards the minimum) and those after (from the hand and the
+    held cards), and a run after needs the opening to be reached by the runs before
+    (checked where the turn ends). What the end of the turn needs of the slots already
+    passed is a few counts (cards left in hand, capped at 2; canastas, capped where the
+    rules stop counting; the points staged, capped at the minimum), so the search keys
+    its memo on those, the slot it is at, that slot's meld and cards, the wild cards and
+    black 3s left, and the untouched slots after it: the number of states is polynomial
+    in the card counts (slots x the slot's melds x wild cards x points), where a search
+    over whole positions grows exponentially with the ranks a big hand holds.
+    """
+
+    __slots__ = (
+        "search", "rules", "tables", "memo", "node", "need", "was_opened", "concealed_ok",
+        "has_held", "hand_nat", "held_nat", "suffix_hand", "suffix_held", "suffix_ids",
+        "suffix_counts", "start_b3", "count_cap", "closes_at", "canasta_size", "ok",
+        "clean_only", "had_clean", "suffix_points", "may_hide",
+    )  # fmt: skip
+
+    def __init__(self, search: TurnSearch, node: Node):
+        game = search.game
+        rules = game.rules
+        self.search = search
+        self.rules = rules
+        self.tables = game.tables
+        self.memo = search.memo
+        self.node = node
+        team = game.team_of[game.current]
+        self.need = game.need[team]
+        self.was_opened = node.opened
+        self.concealed_ok = rules.concealed_go_out_ignores_minimum and not node.took
+        self.has_held = not node.opened and any(node.held)
+        self.clean_only = node.clean_only
+        self.had_clean = game.had_clean_at_turn_start
+        self.closes_at = rules.meld_closes_at
+        self.canasta_size = rules.canasta_size
+        self.ok = self.tables.natural_ok
+        self.count_cap = rules.go_out_min_canastas
+        hand, held = node.hand, node.held
+        self.hand_nat = hand[:NUM_NATURALS]
+        self.held_nat = held[:NUM_NATURALS] if self.has_held else (0,) * NUM_NATURALS
+        # cards in hand and held of the natural slots from s on, and the canastas among
+        # the melds of slots from s on, as the node has them (the untouched slots)
+        size = self.canasta_size
+        self.suffix_hand = [0] * (NUM_SLOTS + 2)
+        self.suffix_held = [0] * (NUM_SLOTS + 2)
+        self.suffix_counts = [(0, 0, 0)] * (NUM_SLOTS + 2)
+        nat, two, jok = node.nat, node.two, node.jok
+        for slot in range(NUM_SLOTS - 1, -1, -1):
+            in_hand = self.hand_nat[slot] if slot < NUM_NATURALS else 0
+            in_held = self.held_nat[slot] if slot < NUM_NATURALS else 0
+            self.suffix_hand[slot] = self.suffix_hand[slot + 1] + in_hand
+            self.suffix_held[slot] = self.suffix_held[slot + 1] + in_held
+            count, clean, dirty = self.suffix_counts[slot + 1]
+            if nat[slot] + two[slot] + jok[slot] >= size:
+                count += 1
+                if canasta_kind(slot, nat[slot], two[slot], jok[slot])[0]:
+                    clean += 1
+                else:
+                    dirty += 1
+            self.suffix_counts[slot] = (count, clean, dirty)
+        self.start_b3 = nat[SLOT_BLACK3]
+        # G-5: an upper bound on the points the untouched natural slots can still add
+        self.suffix_points = [0] * (NUM_SLOTS + 2)
+        for slot in range(NUM_NATURALS - 1, -1, -1):
+            have = self.hand_nat[slot]
+            meldable = have >= 2 or (have and nat[slot] + two[slot] + jok[slot])
+            add = CARD_VALUES[slot] * have if meldable else 0
+            self.suffix_points[slot] = self.suffix_points[slot + 1] + add
+        self.may_hide = rules.hidden_canasta_opens and not node.opened
+        # one small id for (the untouched slots after s, the facts of the turn), per s
+        fixed = (
+            self.need, self.was_opened, node.took, node.clean_only, self.has_held,
+            self.had_clean,
+        )  # fmt: skip
+        ids = search.suffixes
+        self.suffix_ids = []
+        for slot in range(NUM_SLOTS + 1):
+            after = slot + 1
+            key = (
+                slot,
+                fixed,
+                tuple(nat[after:]),
+                tuple(two[after:]),
+                tuple(jok[after:]),
+                tuple(self.hand_nat[after:]),
+                tuple(self.held_nat[after:]),
+            )
+            found = ids.get(key)
+            if found is None:
+                found = ids[key] = len(ids)
+            self.suffix_ids.append(found)
+
+    def run(self) -> bool:
+        node = self.node
+        hand, held = node.hand, node.held
+        count = clean = dirty = 0
+        b3_canasta = False
+        for slot, n, twos, jokers, _ in node.closed:
+            count += 1
+            if canasta_kind(slot, n, twos, jokers)[0]:
+                clean += 1
+            else:
+                dirty += 1
+            b3_canasta = b3_canasta or slot == SLOT_BLACK3
+        has_held = self.has_held
+        limit = sys.getrecursionlimit()
+        depth = 4 * (node.total + (sum(held) if has_held else 0)) + 200
+        if limit < depth:
+            sys.setrecursionlimit(depth)
+        try:
+            return self._visit(
+                0, node.nat[0], node.two[0], node.jok[0], hand[0], self.held_nat[0], False,
+                hand[BLACK3], hand[TWO], hand[JOKER],
+                held[BLACK3] if has_held else 0,
+                held[TWO] if has_held else 0,
+                held[JOKER] if has_held else 0,
+                min(node.staged, self.need), node.hidden_open, False,
+                min(count, self.count_cap), min(clean, 1), min(dirty, 1), b3_canasta,
+                False, 0, 0,
+            )  # fmt: skip
+        finally:
+            if limit < depth:
+                sys.setrecursionlimit(limit)
+
+    def _visit(
+        self, s, cn, ct, cj, hn, qn, post, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
+        count, clean, dirty, b3c, goo, left_hand, left_held,
+    ) -> bool:  # fmt: skip
+        """Can the turn end legally from this state? ``s``: the slot whose moves are being
+        taken; ``cn ct cj``: its meld; ``hn qn``: its natural in hand and held; ``post``:
+        its moves after the opening have begun; ``hb ht hj`` / ``qb qt qj``: black 3s,
+        2s and jokers in hand / held; ``used_post``: a move after the opening was made;
+        ``count clean dirty b3c``: canastas of the slots passed (capped); ``goo``: a
+        black-3 meld lies on the table (once slot 11 is passed); ``left_hand
+        left_held``: cards of the slots passed still in hand / held (capped at 2)."""
         key = (
-            game.current,
-            tuple(hand),
-            tuple(nat),
-            tuple(two),
-            tuple(jok),
-            tuple(closed),
-            *node[6:],
-            game.had_clean_at_turn_start,
-        )
-        found = self.memo.get(key)
+            self.suffix_ids[s], cn, ct, cj, hn, qn, post, hb, ht, hj, qb, qt, qj, staged,
+            hidden, used_post, count, clean, dirty, b3c, goo, left_hand, left_held,
+        )  # fmt: skip
+        memo = self.memo
+        found = memo.get(key)
         if found is not None:
             return found
-        self.memo[key] = False  # cycles cannot occur (every move melds a card), but be safe
-        result = False
-        for move in meld_moves(game.tables, hand, nat, two, jok, node.clean_only):
-            if self._node_ok(self._child(node, move)):
-                result = True
-                break
-        self.memo[key] = result
+        memo[key] = False  # every move melds a card: no cycle, but be safe
+        if (
+            staged < self.need
+            and not (self.was_opened or hidden or self.concealed_ok or self.may_hide)
+            and staged + self._points_bound(s, cn, ct, cj, hn, hb, ht, hj) < self.need
+        ):
+            return False  # G-5: the opening is out of reach, and with it every end
+        result = self._ends(
+            s, cn, ct, cj, hn, qn, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
+            count, clean, dirty, b3c, goo, left_hand, left_held,
+        ) or self._step(
+            s, cn, ct, cj, hn, qn, post, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
+            count, clean, dirty, b3c, goo, left_hand, left_held,
+        )  # fmt: skip
+        memo[key] = result
         return result
+
+    def _points_bound(self, s, cn, ct, cj, hn, hb, ht, hj) -> int:
+        """At least the points the moves from here before the opening can add (G-2, G-5)."""
+        bound = CARD_VALUES[TWO] * ht + CARD_VALUES[JOKER] * hj
+        if self.rules.black3_melds and s <= SLOT_BLACK3:
+            bound += CARD_VALUES[BLACK3] * hb
+        if s < NUM_NATURALS:
+            bound += self.suffix_points[s + 1]
+            if hn >= 2 or (hn and cn + ct + cj):
+                bound += CARD_VALUES[s] * hn
+        return bound
+
+    def _ends(
+        self, s, cn, ct, cj, hn, qn, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
+        count, clean, dirty, b3c, goo, left_hand, left_held,
+    ) -> bool:  # fmt: skip
+        """May the turn end here, with no further meld (the end checks of C-7, C-13..C-15,
+        G-5, S-11, S-15, S-16, I-11)?"""
+        rules = self.rules
+        opened = self.was_opened or staged >= self.need or hidden
+        if used_post and not opened:
+            return False  # moves made from held cards need the opening
+        after = s + 1 if s < NUM_NATURALS else NUM_NATURALS
+        current = s < NUM_NATURALS
+        total = left_hand + (hn if current else 0) + self.suffix_hand[after] + hb + ht + hj
+        if opened and self.has_held:  # C-8: the held pot cards have joined the hand
+            total += left_held + (qn if current else 0) + self.suffix_held[after] + qb + qt + qj
+        size = self.canasta_size
+        if s <= SLOT_WILD:  # the slot being worked on, then the untouched ones
+            extra_count, extra_clean, extra_dirty = self.suffix_counts[s + 1]
+            if cn + ct + cj >= size:
+                extra_count += 1
+                if canasta_kind(s, cn, ct, cj)[0]:
+                    extra_clean += 1
+                else:
+                    extra_dirty += 1
+            count += extra_count
+            clean += extra_clean
+            dirty += extra_dirty
+            if s < SLOT_BLACK3:
+                b3_nat = self.start_b3
+            elif s == SLOT_BLACK3:
+                b3_nat = cn
+            else:
+                b3_nat = -1
+            if b3_nat >= 0:
+                b3c = b3c or b3_nat >= size
+                goo = rules.black3_meld_only_going_out and b3_nat > 0
+        if rules.black3_canasta_wins_game and opened and total and b3c:
+            return True  # S-11, with a card left (S-16)
+        if not goo and opened and total >= 2:
+            return True  # a discard ends the turn
+        if total >= 2:
+            return False
+        if not (opened or self.concealed_ok) or not canastas_let_go_out(rules, count, clean, dirty):
+            return False
+        if rules.no_go_out_on_first_clean_turn and clean and not self.had_clean:
+            return False  # S-15
+        return total == 1 or not rules.go_out_needs_discard
+
+    def _step(
+        self, s, cn, ct, cj, hn, qn, post, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
+        count, clean, dirty, b3c, goo, left_hand, left_held,
+    ) -> bool:  # fmt: skip
+        """The moves of slot ``s`` (before the opening, then after it), then the next slot."""
+        if s > SLOT_WILD:
+            return False
+        visit = self._visit
+        rules = self.rules
+        if s == SLOT_BLACK3:
+            have, held_have = hb, qb
+        else:
+            have, held_have = hn, qn
+        runs = []
+        if not post:
+            runs.append(False)
+        if self.has_held:
+            runs.append(True)
+        for after_opening in runs:
+            if after_opening:
+                moves = self._slot_moves(s, cn, ct, cj, have + held_have, ht + qt, hj + qj)
+            else:
+                moves = self._slot_moves(s, cn, ct, cj, have, ht, hj)
+            for naturals, twos, jokers, is_new in moves:
+                n, t, j = cn + naturals, ct + twos, cj + jokers
+                new_staged, new_hidden = staged, hidden
+                if after_opening:  # held cards first: the hand's serve runs before the opening
+                    from_held = min(naturals, held_have)
+                    h_nat, q_nat = have - (naturals - from_held), held_have - from_held
+                    from_held = min(twos, qt)
+                    h_two, q_two = ht - (twos - from_held), qt - from_held
+                    from_held = min(jokers, qj)
+                    h_jok, q_jok = hj - (jokers - from_held), qj - from_held
+                else:
+                    h_nat, q_nat = have - naturals, held_have
+                    h_two, q_two, h_jok, q_jok = ht - twos, qt, hj - jokers, qj
+                    if not self.was_opened:
+                        if new_staged < self.need:
+                            new_staged = min(
+                                self.need, staged + meld_points(s, naturals, twos, jokers)
+                            )
+                        if (
+                            is_new
+                            and rules.hidden_canasta_opens
+                            and naturals + twos + jokers == self.canasta_size
+                        ):
+                            new_hidden = True
+                new_count, new_clean, new_dirty, new_b3c = count, clean, dirty, b3c
+                if self.closes_at:  # S-7: a full meld closes and its slot empties
+                    limit = rules.wild_meld_max_size if s == SLOT_WILD else self.closes_at
+                    if n + t + j >= limit:
+                        new_count = min(count + 1, self.count_cap)
+                        if canasta_kind(s, n, t, j)[0]:
+                            new_clean = 1
+                        else:
+                            new_dirty = 1
+                        new_b3c = b3c or s == SLOT_BLACK3
+                        n = t = j = 0
+                if s == SLOT_BLACK3:
+                    args = (hn, qn, h_nat, h_two, h_jok, q_nat, q_two, q_jok)
+                else:
+                    args = (h_nat, q_nat, hb, h_two, h_jok, qb, q_two, q_jok)
+                if visit(
+                    s, n, t, j, args[0], args[1], after_opening, *args[2:], new_staged,
+                    new_hidden, used_post or after_opening, new_count, new_clean, new_dirty,
+                    new_b3c, goo, left_hand, left_held,
+                ):  # fmt: skip
+                    return True
+        # the slot is done: what the end needs of it is folded into the counts
+        size = self.canasta_size
+        if cn + ct + cj >= size:
+            count = min(count + 1, self.count_cap)
+            if canasta_kind(s, cn, ct, cj)[0]:
+                clean = 1
+            else:
+                dirty = 1
+            if s == SLOT_BLACK3:
+                b3c = True
+        if s < NUM_NATURALS:
+            left_hand = min(2, left_hand + hn)
+            left_held = min(2, left_held + qn)
+        elif s == SLOT_BLACK3:
+            goo = rules.black3_meld_only_going_out and cn > 0
+        nxt = s + 1
+        node = self.node
+        if nxt > SLOT_WILD:
+            return self._ends(
+                nxt, 0, 0, 0, 0, 0, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
+                count, clean, dirty, b3c, goo, left_hand, left_held,
+            )  # fmt: skip
+        if nxt < NUM_NATURALS:
+            hn, qn = self.hand_nat[nxt], self.held_nat[nxt]
+        else:
+            hn = qn = 0
+        return visit(
+            nxt, node.nat[nxt], node.two[nxt], node.jok[nxt], hn, qn, False, hb, ht, hj, qb,
+            qt, qj, staged, hidden, used_post, count, clean, dirty, b3c, goo, left_hand,
+            left_held,
+        )  # fmt: skip
+
+    def _slot_moves(self, s, cn, ct, cj, have, twos_in_hand, jokers_in_hand):
+        """The meld moves onto slot ``s`` with these cards: (naturals, twos, jokers, is
+        new) of each, as :func:`~canasta_env.engine.melds.meld_moves` offers them."""
+        rules = self.rules
+        clean_only = self.clean_only
+        moves = []
+        if s < NUM_NATURALS:
+            if cn or ct or cj:
+                ok = self.ok
+                wilds = ct + cj
+                if have and ok[cn + 1][wilds]:
+                    moves.append((1, 0, 0, False))
+                if not clean_only and ok[cn][wilds + 1]:
+                    if twos_in_hand:
+                        moves.append((0, 1, 0, False))
+                    if jokers_in_hand:
+                        moves.append((0, 0, 1, False))
+            elif have >= 2:
+                options = self.tables.new_natural_options(twos_in_hand, jokers_in_hand, clean_only)
+                for _, n, twos, jokers in options[have if have < 7 else 7]:
+                    moves.append((n, twos, jokers, True))
+        elif s == SLOT_BLACK3:
+            if rules.black3_melds and have:
+                if cn:
+                    if cn < rules.black3_meld_max_size:
+                        moves.append((1, 0, 0, False))
+                else:
+                    least = max(3, rules.min_meld_size)
+                    for n in range(least, min(have, rules.black3_meld_max_size) + 1):
+                        moves.append((n, 0, 0, True))
+        elif rules.wild_melds and (twos_in_hand or jokers_in_hand):
+            size = ct + cj
+            if size:
+                if size < rules.wild_meld_max_size and not clean_only:
+                    if twos_in_hand:
+                        moves.append((0, 1, 0, False))
+                    if jokers_in_hand:
+                        moves.append((0, 0, 1, False))
+            else:
+                clean_set = self.tables.clean_wild_openings
+                for twos, jokers, _ in self.tables.new_wild:
+                    if twos <= twos_in_hand and jokers <= jokers_in_hand:
+                        if clean_only and (twos, jokers) not in clean_set:
+                            continue
+                        moves.append((0, twos, jokers, True))
+        return moves
