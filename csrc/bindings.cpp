@@ -286,7 +286,7 @@ void set_state(Game& game, nb::dict d) {
     if (!nb::isinstance<nb::list>(escalas) || nb::len(escalas) != static_cast<size_t>(teams)) Reader::bad("escalas", "must be a list per team");
     int t = 0;
     for (nb::handle team_list : closed) {
-      if (!nb::isinstance<nb::list>(team_list) || nb::len(team_list) > MAX_CLOSED) Reader::bad("closed", "must hold lists of at most 64 canastas");
+      if (!nb::isinstance<nb::list>(team_list) || nb::len(team_list) > MAX_CLOSED) Reader::bad("closed", "must hold lists of at most " + std::to_string(MAX_CLOSED) + " canastas");
       for (nb::handle c : team_list) {
         if (!nb::isinstance<nb::tuple>(c) || nb::len(c) != 5) Reader::bad("closed", "must hold (slot, naturals, twos, jokers, hidden) tuples");
         nb::tuple tup = nb::borrow<nb::tuple>(c);
@@ -298,7 +298,7 @@ void set_state(Game& game, nb::dict d) {
     }
     t = 0;
     for (nb::handle team_list : escalas) {
-      if (!nb::isinstance<nb::list>(team_list) || nb::len(team_list) > MAX_RUNS) Reader::bad("escalas", "must hold lists of at most 64 runs");
+      if (!nb::isinstance<nb::list>(team_list) || nb::len(team_list) > MAX_RUNS) Reader::bad("escalas", "must hold lists of at most " + std::to_string(MAX_RUNS) + " runs");
       for (nb::handle r : team_list) {
         if (!nb::isinstance<nb::tuple>(r) || nb::len(r) != 3) Reader::bad("escalas", "must hold (suit, start, length) tuples");
         auto v = in.ints(r, "escalas", 3, 3, 0, NUM_NATURALS);

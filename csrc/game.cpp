@@ -54,14 +54,6 @@ Game::Game(std::shared_ptr<const Rules> r, std::string name, int num_players, co
     : rules_ptr(std::move(r)), rules(*rules_ptr), rules_name(std::move(name)), tables(rules), s() {
   if (num_players != 2 && num_players != 3 && num_players != 4 && num_players != 6)
     throw IllegalAction("core: a table seats 2, 3, 4 or 6 players, not " + std::to_string(num_players));
-  // S-7: every finished canasta holds at least its closing size; refuse rules whose
-  // canastas could overflow the fixed lists (none of the presets comes near).
-  if (rules.meld_closes_at) {
-    int64_t smallest = std::min<int64_t>(rules.meld_closes_at, rules.wild_melds ? rules.wild_meld_max_size : rules.meld_closes_at);
-    smallest = std::max<int64_t>(smallest, 1);
-    if (rules.total_cards() / smallest > MAX_CLOSED)
-      throw IllegalAction("core: these rules could close more canastas than the core holds");
-  }
   s.num_players = num_players;
   s.num_teams = teams_of(num_players);
   for (int seat = 0; seat < num_players; ++seat) s.team_of[seat] = static_cast<int8_t>(team_of_seat(num_players, seat));

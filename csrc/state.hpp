@@ -14,8 +14,12 @@
 //
 // Sizes: at most 8 decks of 52 cards plus 255 jokers in all (rules.py MAX_DECKS and
 // the observation's byte limit), so MAX_CARDS = 672 covers any deck the rules accept.
-// MAX_CLOSED and MAX_RUNS bound a team's finished canastas and runs; the core refuses
-// (at construction) rules whose smallest closing size could exceed them.
+// MAX_CLOSED and MAX_RUNS bound a team's finished canastas and runs for every rules set
+// the rules accept, so the core refuses none: a finished canasta holds at least 2 cards
+// (a new meld from the hand has at least 3, the action layout; a pot take makes at
+// least the top card and one natural), so all teams together finish at most
+// MAX_CARDS / 2; a run holds 7 naturals of one suit, and each suit has 11 ranks of at
+// most 8 copies (8 decks), so at most 8 * 11 / 7 = 12 runs a suit, 48 in all.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -32,7 +36,7 @@ constexpr int NUM_SLOTS = 13;
 constexpr int SLOT_BLACK3 = 11;
 constexpr int SLOT_WILD = 12;
 constexpr int MAX_CARDS = 672;
-constexpr int MAX_CLOSED = 64;
+constexpr int MAX_CLOSED = MAX_CARDS / 2;
 constexpr int MAX_RUNS = 64;
 
 constexpr int PHASE_DRAW = 0;
