@@ -16,11 +16,11 @@ namespace {
 // so the team, its opening minimum, S-15's clean canasta at turn start): the searches
 // after each meld of the turn find the untouched slots' subtrees already answered. Open
 // addressing; a generation stamp clears it. It grows with the search up to MAX_SIZE
-// slots (32-byte keys: 32 M slots, 1.3 GB, hold far more states than the adversarial
+// slots (40-byte entries: 2 M slots, 80 MB, hold far more states than the adversarial
 // positions of benchmarks/bench_turn_search.py reach), and shrinks back at the next turn.
 struct Memo {
   static constexpr uint32_t MIN_SIZE = 1u << 12;
-  static constexpr uint32_t MAX_SIZE = 1u << 22;
+  static constexpr uint32_t MAX_SIZE = 1u << 21;
   static constexpr int VALUES = 13;  // cn ct cj hn qn hb ht hj qb qt qj staged count
   struct Key {
     uint32_t suffix;  // the id of (slot, facts of the turn, the untouched slots after it)
@@ -272,12 +272,21 @@ bool TurnSearch::node_ok(const Node& node) {
 }
 
 // ---------------------------------------------------------------- the slot search
-// The mirror of opening.py's _SlotSearch: the turn's meld moves taken slot by slot
-// (moves on different slots commute), each slot's moves before the opening (from the
-// hand, counted towards the minimum) and then after it (hand and held pot cards, C-8);
-// the memo is keyed on the slot, its meld and cards, the wild cards and black 3s left,
-// the points staged (capped at the minimum), the capped counts of the slots passed and
-// an id of the untouched slots after it.
+// The mirror of opening.py's _SlotSearch, state for state: the turn's meld moves taken
+// slot after slot in ORDER (black 3s, the wild-only meld, then the natural ranks), each
+// slot's moves before the opening (from the hand, counted towards the minimum) and then
+// after it (hand and held pot cards, C-8); on a natural meld the wild cards are one
+// count (jokers laid first before the opening, held ones, then 2s after it), a run
+// without closing melds lays its naturals before its wild cards, and once only going
+// out ends the turn (C-7) a state that leaves two cards behind is dead. The memo is
+// keyed on the position, its meld and cards, the wild cards and black 3s left, the
+// points staged (capped at the minimum), the capped counts of the slots passed and an
+// id of the untouched slots after it.
+
+namespace {
+constexpr int ORDER[NUM_SLOTS] = {SLOT_BLACK3, SLOT_WILD, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+constexpr int FIRST_NATURAL = 2;
+}  // namespace
 
 SlotSearch::SlotSearch(Game& g, int team_, const Node& start)
     : game(g), rules(g.rules), tables(g.tables), node(start) {
@@ -288,74 +297,89 @@ SlotSearch::SlotSearch(Game& g, int team_, const Node& start)
   count_cap = static_cast<int>(std::min<int64_t>(rules.go_out_min_canastas, 30000));
   closes_at = rules.meld_closes_at;
   canasta_size = rules.canasta_size;
+  max_wilds = rules.max_wilds_per_meld;
   may_hide = rules.hidden_canasta_opens && !start.opened;
+  b3_escape = rules.black3_canasta_wins_game;
   for (int r = 0; r < NUM_NATURALS; ++r) {
     hand_nat[r] = start.hand[r];
     held_nat[r] = has_held ? start.held[r] : 0;
   }
-  for (int slot = NUM_SLOTS + 1; slot >= NUM_SLOTS; --slot) {
-    suffix_hand[slot] = suffix_held[slot] = suffix_points[slot] = 0;
-    suffix_count[slot] = suffix_clean[slot] = suffix_dirty[slot] = 0;
+  for (int i = 0; i < NUM_SLOTS; ++i) {
+    const int slot = ORDER[i];
+    if (slot < NUM_NATURALS) {
+      start_meld[i][0] = start.nat[slot];
+      start_meld[i][1] = static_cast<int16_t>(start.two[slot] + start.jok[slot]);
+      start_meld[i][2] = 0;
+    } else {
+      start_meld[i][0] = start.nat[slot];
+      start_meld[i][1] = start.two[slot];
+      start_meld[i][2] = start.jok[slot];
+    }
   }
-  for (int slot = NUM_SLOTS - 1; slot >= 0; --slot) {
+  suffix_hand[NUM_SLOTS] = suffix_held[NUM_SLOTS] = suffix_points[NUM_SLOTS] = 0;
+  suffix_room[NUM_SLOTS] = 0;
+  suffix_count[NUM_SLOTS] = suffix_clean[NUM_SLOTS] = suffix_dirty[NUM_SLOTS] = 0;
+  for (int i = NUM_SLOTS - 1; i >= 0; --i) {
+    const int slot = ORDER[i];
+    const int n = start_meld[i][0], t = start_meld[i][1], j = start_meld[i][2];
     const bool natural = slot < NUM_NATURALS;
     const int in_hand = natural ? hand_nat[slot] : 0;
     const int in_held = natural ? held_nat[slot] : 0;
-    suffix_hand[slot] = suffix_hand[slot + 1] + in_hand;
-    suffix_held[slot] = suffix_held[slot + 1] + in_held;
-    const bool melded = start.nat[slot] + start.two[slot] + start.jok[slot] > 0;
-    int64_t add = 0;
-    if (natural && (in_hand >= 2 || (in_hand && melded))) add = CARD_VALUES[slot] * in_hand;
-    suffix_points[slot] = suffix_points[slot + 1] + add;
-    suffix_count[slot] = suffix_count[slot + 1];
-    suffix_clean[slot] = suffix_clean[slot + 1];
-    suffix_dirty[slot] = suffix_dirty[slot + 1];
-    if (start.nat[slot] + start.two[slot] + start.jok[slot] >= canasta_size) {
-      ++suffix_count[slot];
-      if (canasta_clean(slot, start.two[slot], start.jok[slot])) ++suffix_clean[slot];
-      else ++suffix_dirty[slot];
+    suffix_hand[i] = suffix_hand[i + 1] + in_hand;
+    suffix_held[i] = suffix_held[i + 1] + in_held;
+    const bool meldable = in_hand >= 2 || (in_hand && n + t + j);
+    suffix_points[i] = suffix_points[i + 1] + (natural && meldable ? CARD_VALUES[slot] * in_hand : 0);
+    suffix_room[i] = suffix_room[i + 1] + (natural ? room(n, t, in_hand + in_held) : 0);
+    suffix_count[i] = suffix_count[i + 1];
+    suffix_clean[i] = suffix_clean[i + 1];
+    suffix_dirty[i] = suffix_dirty[i + 1];
+    if (n + t + j >= canasta_size) {
+      ++suffix_count[i];
+      if (canasta_clean(slot, t, j)) ++suffix_clean[i];
+      else ++suffix_dirty[i];
     }
-    suffix_id[slot] = -1;
+    suffix_id[i] = -1;
   }
   suffix_id[NUM_SLOTS] = -1;
-  start_b3 = start.nat[SLOT_BLACK3];
 }
 
-uint32_t SlotSearch::suffix_of(int s) {
-  if (suffix_id[s] >= 0) return static_cast<uint32_t>(suffix_id[s]);
-  // (the slot, the facts of the turn, the untouched slots after it) as bytes
+int64_t SlotSearch::room(int64_t n, int64_t wilds, int64_t more) const {
+  if (!(n || wilds || more >= 2)) return 0;
+  if (closes_at) return std::max<int64_t>(0, n + more - wilds);
+  return std::max<int64_t>(0, std::min<int64_t>(max_wilds, n + more - rules.min_natural_excess) - wilds);
+}
+
+uint32_t SlotSearch::suffix_of(int i) {
+  if (suffix_id[i] >= 0) return static_cast<uint32_t>(suffix_id[i]);
+  // (the position, the facts of the turn, the untouched slots after it) as bytes
   std::string key;
-  key.reserve(8 + 2 * (3 * NUM_SLOTS + 2 * NUM_NATURALS));
+  key.reserve(16 + 2 * (3 * NUM_SLOTS + 2 * NUM_NATURALS));
   auto put = [&](int64_t v) {
     const int16_t x = static_cast<int16_t>(v);
     key.append(reinterpret_cast<const char*>(&x), 2);
   };
-  put(s);
+  put(i);
   put(need);
   put(was_opened | node.took << 1 | node.clean_only << 2 | has_held << 3 |
       game.s.had_clean_at_turn_start << 4);
-  for (int slot = s + 1; slot < NUM_SLOTS; ++slot) {
-    put(node.nat[slot]);
-    put(node.two[slot]);
-    put(node.jok[slot]);
-  }
-  for (int r = s + 1; r < NUM_NATURALS; ++r) {
+  for (int k = i + 1; k < NUM_SLOTS; ++k)
+    for (int c = 0; c < 3; ++c) put(start_meld[k][c]);
+  const int first_rank = i >= FIRST_NATURAL ? ORDER[i] + 1 : 0;
+  for (int r = first_rank; r < NUM_NATURALS; ++r) {
     put(hand_nat[r]);
     put(held_nat[r]);
   }
   const uint32_t id = memo.suffix(key);
-  suffix_id[s] = static_cast<int64_t>(id);
+  suffix_id[i] = static_cast<int64_t>(id);
   return id;
 }
 
 bool SlotSearch::run() {
   State st{};
-  st.s = 0;
-  st.cn = node.nat[0];
-  st.ct = node.two[0];
-  st.cj = node.jok[0];
-  st.hn = hand_nat[0];
-  st.qn = held_nat[0];
+  st.i = 0;
+  st.cn = start_meld[0][0];
+  st.ct = start_meld[0][1];
+  st.cj = start_meld[0][2];
   st.hb = node.hand[BLACK3];
   st.ht = node.hand[TWO];
   st.hj = node.hand[JOKER];
@@ -375,26 +399,48 @@ bool SlotSearch::run() {
 }
 
 int64_t SlotSearch::points_bound(const State& st) const {
-  int64_t bound = CARD_VALUES[TWO] * st.ht + CARD_VALUES[JOKER] * st.hj;
-  if (rules.black3_melds && st.s <= SLOT_BLACK3) bound += CARD_VALUES[BLACK3] * st.hb;
-  if (st.s < NUM_NATURALS) {
-    bound += suffix_points[st.s + 1];
-    if (st.hn >= 2 || (st.hn && st.cn + st.ct + st.cj)) bound += CARD_VALUES[st.s] * st.hn;
-  }
+  int64_t bound = CARD_VALUES[TWO] * st.ht + CARD_VALUES[JOKER] * st.hj + suffix_points[st.i + 1];
+  if (st.i == 0 && rules.black3_melds) bound += CARD_VALUES[BLACK3] * st.hb;
+  const int slot = ORDER[st.i];
+  if (slot < NUM_NATURALS && (st.hn >= 2 || (st.hn && st.cn + st.ct + st.cj)))
+    bound += CARD_VALUES[slot] * st.hn;
   return bound;
 }
 
-bool SlotSearch::visit(const State& st) {
+bool SlotSearch::visit(const State& in) {
+  State st = in;
+  const bool opened = was_opened || st.staged >= need || st.hidden;
+  if (st.i >= FIRST_NATURAL) {
+    st.qt = static_cast<int16_t>(st.qt + st.qj);  // held wild cards: laid after the opening
+    st.qj = 0;
+    if (opened) {  // the points no longer matter: one count
+      st.ht = static_cast<int16_t>(st.ht + st.hj);
+      st.hj = 0;
+    }
+  }
+  if (st.i > 0 && st.goo && !(b3_escape && st.b3c)) {
+    // C-7: only going out ends the turn: two cards left behind end the search
+    const bool frozen = st.wild_added && !closes_at && (st.post || !has_held);
+    const int64_t behind =
+        st.left_hand + st.left_held + st.hb + st.qb + (frozen ? st.hn + st.qn : 0);
+    if (behind >= 2) return false;
+    if (st.i >= FIRST_NATURAL || !rules.wild_melds) {  // the wild cards need room
+      int64_t space = suffix_room[st.i + 1];
+      if (st.i >= FIRST_NATURAL) space += room(st.cn, st.ct, st.hn + st.qn);
+      if (st.ht + st.hj + st.qt + st.qj - space + behind >= 2) return false;
+    }
+  }
   Memo::Key key;
   std::memset(&key, 0, sizeof(key));
-  key.suffix = suffix_of(st.s);
+  key.suffix = suffix_of(st.i);
   const int16_t values[Memo::VALUES] = {st.cn, st.ct, st.cj, st.hn, st.qn, st.hb,
                                         st.ht, st.hj, st.qb, st.qt, st.qj, st.staged,
                                         st.count};
   std::memcpy(key.values, values, sizeof(values));
   key.flags = static_cast<uint16_t>(st.post | st.hidden << 1 | st.used_post << 2 |
                                     st.clean << 3 | st.dirty << 4 | st.b3c << 5 |
-                                    st.goo << 6 | st.left_hand << 7 | st.left_held << 9);
+                                    st.goo << 6 | st.wild_added << 7 | st.left_hand << 8 |
+                                    st.left_held << 10);
   const uint64_t h = Memo::hash(key);
   const int found = memo.find(key, h);
   if (found >= 0) return found == 1;
@@ -410,35 +456,33 @@ bool SlotSearch::visit(const State& st) {
 }
 
 bool SlotSearch::ends(const State& st) const {
-  const int s = st.s;
+  const int i = st.i;
   const bool opened = was_opened || st.staged >= need || st.hidden;
   if (st.used_post && !opened) return false;  // moves from held cards need the opening
-  const int after = s < NUM_NATURALS ? s + 1 : NUM_NATURALS;
-  const bool current = s < NUM_NATURALS;
-  int64_t total = st.left_hand + (current ? st.hn : 0) + suffix_hand[after] + st.hb + st.ht + st.hj;
+  const bool current = i < NUM_SLOTS && ORDER[i] < NUM_NATURALS;
+  const int after = std::min(i + 1, NUM_SLOTS);
+  int64_t total =
+      st.left_hand + (current ? st.hn : 0) + suffix_hand[after] + st.hb + st.ht + st.hj;
   if (opened && has_held)  // C-8: the held pot cards have joined the hand
     total += st.left_held + (current ? st.qn : 0) + suffix_held[after] + st.qb + st.qt + st.qj;
   int count = st.count, clean = st.clean, dirty = st.dirty;
   bool b3c = st.b3c, goo = st.goo;
-  if (s <= SLOT_WILD) {  // the slot being worked on, then the untouched ones
-    count += suffix_count[s + 1];
-    clean += suffix_clean[s + 1];
-    dirty += suffix_dirty[s + 1];
+  if (i < NUM_SLOTS) {  // the slot being worked on, then the untouched ones
+    count += suffix_count[i + 1];
+    clean += suffix_clean[i + 1];
+    dirty += suffix_dirty[i + 1];
     if (st.cn + st.ct + st.cj >= canasta_size) {
       ++count;
-      if (canasta_clean(s, st.ct, st.cj)) ++clean;
+      if (canasta_clean(ORDER[i], st.ct, st.cj)) ++clean;
       else ++dirty;
     }
-    int b3_nat = -1;
-    if (s < SLOT_BLACK3) b3_nat = start_b3;
-    else if (s == SLOT_BLACK3) b3_nat = st.cn;
-    if (b3_nat >= 0) {
-      b3c = b3c || b3_nat >= canasta_size;
-      goo = rules.black3_meld_only_going_out && b3_nat > 0;
+    if (i == 0) {  // the black-3 slot
+      b3c = b3c || st.cn >= canasta_size;
+      goo = rules.black3_meld_only_going_out && st.cn > 0;
     }
   }
-  if (rules.black3_canasta_wins_game && opened && total && b3c) return true;  // S-11
-  if (!goo && opened && total >= 2) return true;  // a discard ends the turn
+  if (b3_escape && opened && total && b3c) return true;  // S-11, with a card left (S-16)
+  if (!goo && opened && total >= 2) return true;          // a discard ends the turn
   if (total >= 2) return false;
   if (!(opened || concealed_ok) || !canastas_let_go_out(rules, count, clean, dirty)) return false;
   if (rules.no_go_out_on_first_clean_turn && clean && !game.s.had_clean_at_turn_start)
@@ -446,113 +490,176 @@ bool SlotSearch::ends(const State& st) const {
   return total == 1 || !rules.go_out_needs_discard;
 }
 
-int SlotSearch::slot_moves(const State& st, int have, int twos_in_hand, int jokers_in_hand,
-                           SlotMove* out) const {
-  const int s = st.s;
+int SlotSearch::slot_moves(const State& st, bool wild_added, int have, int twos_in_hand,
+                           int jokers_in_hand, SlotMove* out) const {
+  const int slot = ORDER[st.i];
   const bool clean_only = node.clean_only;
   int n = 0;
-  if (s < NUM_NATURALS) {
-    if (st.cn || st.ct || st.cj) {
-      if (have && tables.natural_meld_ok(st.cn + 1, st.ct, st.cj)) out[n++] = {1, 0, 0, false};
-      if (!clean_only && tables.natural_meld_ok(st.cn, st.ct + 1, st.cj)) {
-        if (twos_in_hand) out[n++] = {0, 1, 0, false};
-        if (jokers_in_hand) out[n++] = {0, 0, 1, false};
-      }
+  if (slot < NUM_NATURALS) {
+    const int wilds_in_hand = twos_in_hand + jokers_in_hand;
+    if (st.cn || st.ct) {
+      // without closing melds a run lays its naturals before its wild cards
+      if (have && tables.natural_meld_ok(st.cn + 1, st.ct, 0) && !(wild_added && !closes_at))
+        out[n++] = {1, 0, 0, true, false};
+      if (wilds_in_hand && !clean_only && tables.natural_meld_ok(st.cn, st.ct + 1, 0))
+        out[n++] = {0, 1, 0, false, false};
     } else if (have >= 2) {
       const int most = std::min(have, MAX_NEW_MELD);
-      for (uint64_t bits = tables.new_natural_ok; bits; bits &= bits - 1) {
-        const Composition& c = COMPOSITIONS[__builtin_ctzll(bits)];
-        if (c.naturals > most || c.twos > twos_in_hand || c.jokers > jokers_in_hand) continue;
-        if (clean_only && c.twos + c.jokers) continue;
-        out[n++] = {c.naturals, c.twos, c.jokers, true};
-      }
+      const int wilds_cap = std::min(wilds_in_hand, 8);
+      for (int k = 2; k <= most; ++k)
+        for (int w = 0; w <= std::min(wilds_cap, k); ++w) {
+          if (k + w < 3 || k + w > MAX_NEW_MELD) continue;
+          if (!tables.natural_meld_ok(k, w, 0)) continue;
+          if (clean_only && w) continue;
+          out[n++] = {static_cast<uint8_t>(k), static_cast<uint8_t>(w), 0, false, true};
+        }
     }
-  } else if (s == SLOT_BLACK3) {
+  } else if (slot == SLOT_BLACK3) {
     if (rules.black3_melds && have) {
       if (st.cn) {
-        if (st.cn < rules.black3_meld_max_size) out[n++] = {1, 0, 0, false};
+        if (st.cn < rules.black3_meld_max_size) out[n++] = {1, 0, 0, false, false};
       } else {
         const int64_t top = std::min<int64_t>(have, rules.black3_meld_max_size);
         for (int64_t k = std::max<int64_t>(3, rules.min_meld_size); k <= top; ++k)
-          out[n++] = {static_cast<uint8_t>(k), 0, 0, true};
+          out[n++] = {static_cast<uint8_t>(k), 0, 0, false, true};
       }
     }
   } else if (rules.wild_melds && (twos_in_hand || jokers_in_hand)) {
     const int size = st.ct + st.cj;
     if (size) {
       if (size < rules.wild_meld_max_size && !clean_only) {
-        if (twos_in_hand) out[n++] = {0, 1, 0, false};
-        if (jokers_in_hand) out[n++] = {0, 0, 1, false};
+        if (twos_in_hand) out[n++] = {0, 1, 0, false, false};
+        if (jokers_in_hand) out[n++] = {0, 0, 1, false, false};
       }
     } else {
       for (const auto& o : tables.new_wild) {
         if (o.twos > twos_in_hand || o.jokers > jokers_in_hand) continue;
         if (clean_only && !tables.is_clean_wild_opening(o.twos, o.jokers)) continue;
-        out[n++] = {0, o.twos, o.jokers, true};
+        out[n++] = {0, o.twos, o.jokers, false, true};
       }
     }
   }
   return n;
 }
 
+bool SlotSearch::advance(const State& st) {
+  const int slot = ORDER[st.i];
+  State next = st;
+  if (st.cn + st.ct + st.cj >= canasta_size) {
+    next.count = static_cast<int16_t>(std::min<int>(st.count + 1, count_cap));
+    if (canasta_clean(slot, st.ct, st.cj)) next.clean = 1;
+    else next.dirty = 1;
+    if (slot == SLOT_BLACK3) next.b3c = 1;
+  }
+  if (slot < NUM_NATURALS) {
+    next.left_hand = static_cast<uint8_t>(std::min(2, st.left_hand + st.hn));
+    next.left_held = static_cast<uint8_t>(std::min(2, st.left_held + st.qn));
+  } else if (slot == SLOT_BLACK3) {
+    next.goo = rules.black3_meld_only_going_out && st.cn > 0;
+  }
+  next.i = static_cast<int16_t>(st.i + 1);
+  next.post = 0;
+  next.wild_added = 0;
+  if (next.i >= NUM_SLOTS) {
+    next.cn = next.ct = next.cj = next.hn = next.qn = 0;
+    return ends(next);
+  }
+  const int rank = ORDER[next.i];
+  next.hn = rank < NUM_NATURALS ? hand_nat[rank] : 0;
+  next.qn = rank < NUM_NATURALS ? held_nat[rank] : 0;
+  next.cn = start_meld[next.i][0];
+  next.ct = start_meld[next.i][1];
+  next.cj = start_meld[next.i][2];
+  return visit(next);
+}
+
 bool SlotSearch::step(const State& st) {
-  const int s = st.s;
-  if (s > SLOT_WILD) return false;
-  const int have = s == SLOT_BLACK3 ? st.hb : st.hn;
-  const int held_have = s == SLOT_BLACK3 ? st.qb : st.qn;
-  SlotMove moves[NUM_COMPOSITIONS + 8];
+  const int i = st.i;
+  if (i >= NUM_SLOTS) return false;
+  const int slot = ORDER[i];
+  const bool natural = slot < NUM_NATURALS;
+  const int have = slot == SLOT_BLACK3 ? st.hb : st.hn;
+  const int held_have = slot == SLOT_BLACK3 ? st.qb : st.qn;
+  // black 3s left in hand: the least binding way on (C-7)
+  if (slot == SLOT_BLACK3 && advance(st)) return true;
+  SlotMove moves[64];
   for (int run = 0; run < 2; ++run) {
     const bool after_opening = run == 1;
-    if (!after_opening && st.post) continue;
-    if (after_opening && !has_held) continue;
-    const int count = after_opening
-                          ? slot_moves(st, have + held_have, st.ht + st.qt, st.hj + st.qj, moves)
-                          : slot_moves(st, have, st.ht, st.hj, moves);
-    for (int i = 0; i < count; ++i) {
-      const SlotMove& m = moves[i];
+    bool run_wild;
+    int count;
+    if (after_opening) {
+      if (!has_held) break;
+      run_wild = st.post ? st.wild_added : false;
+      count = slot_moves(st, run_wild, have + held_have, st.ht + st.qt, st.hj + st.qj, moves);
+    } else {
+      if (st.post) continue;
+      run_wild = st.wild_added;
+      count = slot_moves(st, run_wild, have, st.ht, st.hj, moves);
+    }
+    for (int k = 0; k < count; ++k) {
+      const SlotMove& m = moves[k];
       State next = st;
-      int n = st.cn + m.naturals, t = st.ct + m.twos, j = st.cj + m.jokers;
       int h_nat, q_nat;
-      if (after_opening) {  // held cards first: the hand's serve the moves before the opening
+      if (after_opening) {  // held cards first: the hand's serve the runs before
         int from_held = std::min<int>(m.naturals, held_have);
         h_nat = have - (m.naturals - from_held);
         q_nat = held_have - from_held;
-        from_held = std::min<int>(m.twos, st.qt);
-        next.ht = static_cast<int16_t>(st.ht - (m.twos - from_held));
-        next.qt = static_cast<int16_t>(st.qt - from_held);
-        from_held = std::min<int>(m.jokers, st.qj);
-        next.hj = static_cast<int16_t>(st.hj - (m.jokers - from_held));
-        next.qj = static_cast<int16_t>(st.qj - from_held);
-        next.post = 1;
-        next.used_post = 1;
+        if (natural) {  // a wild count: held ones, then 2s, then jokers
+          const int wilds = m.twos;
+          from_held = std::min<int>(wilds, st.qt);
+          next.qt = static_cast<int16_t>(st.qt - from_held);
+          const int rest = wilds - from_held;
+          const int from_twos = std::min<int>(rest, st.ht);
+          next.ht = static_cast<int16_t>(st.ht - from_twos);
+          next.hj = static_cast<int16_t>(st.hj - (rest - from_twos));
+        } else {
+          from_held = std::min<int>(m.twos, st.qt);
+          next.ht = static_cast<int16_t>(st.ht - (m.twos - from_held));
+          next.qt = static_cast<int16_t>(st.qt - from_held);
+          from_held = std::min<int>(m.jokers, st.qj);
+          next.hj = static_cast<int16_t>(st.hj - (m.jokers - from_held));
+          next.qj = static_cast<int16_t>(st.qj - from_held);
+        }
       } else {
         h_nat = have - m.naturals;
         q_nat = held_have;
-        next.ht = static_cast<int16_t>(st.ht - m.twos);
-        next.hj = static_cast<int16_t>(st.hj - m.jokers);
+        int laid_twos, laid_jokers;
+        if (natural) {  // a wild count: jokers first (the most points)
+          laid_jokers = std::min<int>(m.twos, st.hj);
+          laid_twos = m.twos - laid_jokers;
+        } else {
+          laid_twos = m.twos;
+          laid_jokers = m.jokers;
+        }
+        next.ht = static_cast<int16_t>(st.ht - laid_twos);
+        next.hj = static_cast<int16_t>(st.hj - laid_jokers);
         if (!was_opened) {
           if (st.staged < need)
-            next.staged = static_cast<int16_t>(
-                std::min<int64_t>(need, st.staged + meld_points(s, m.naturals, m.twos, m.jokers)));
+            next.staged = static_cast<int16_t>(std::min<int64_t>(
+                need, st.staged + meld_points(slot, m.naturals, laid_twos, laid_jokers)));
           if (m.is_new && rules.hidden_canasta_opens &&
               m.naturals + m.twos + m.jokers == canasta_size)
             next.hidden = 1;
         }
       }
+      int n = st.cn + m.naturals, t = st.ct + m.twos, j = st.cj + m.jokers;
       if (closes_at) {  // S-7: a full meld closes and its slot empties
-        const int64_t limit = s == SLOT_WILD ? rules.wild_meld_max_size : closes_at;
+        const int64_t limit = slot == SLOT_WILD ? rules.wild_meld_max_size : closes_at;
         if (n + t + j >= limit) {
           next.count = static_cast<int16_t>(std::min<int>(st.count + 1, count_cap));
-          if (canasta_clean(s, t, j)) next.clean = 1;
+          if (canasta_clean(slot, t, j)) next.clean = 1;
           else next.dirty = 1;
-          if (s == SLOT_BLACK3) next.b3c = 1;
+          if (slot == SLOT_BLACK3) next.b3c = 1;
           n = t = j = 0;
         }
       }
       next.cn = static_cast<int16_t>(n);
       next.ct = static_cast<int16_t>(t);
       next.cj = static_cast<int16_t>(j);
-      if (s == SLOT_BLACK3) {
+      next.post = after_opening;
+      next.used_post = st.used_post || after_opening;
+      next.wild_added = run_wild || (natural && m.twos > 0 && !closes_at);
+      if (slot == SLOT_BLACK3) {
         next.hb = static_cast<int16_t>(h_nat);
         next.qb = static_cast<int16_t>(q_nat);
       } else {
@@ -562,32 +669,8 @@ bool SlotSearch::step(const State& st) {
       if (visit(next)) return true;
     }
   }
-  // the slot is done: what the end needs of it is folded into the counts
-  State next = st;
-  if (st.cn + st.ct + st.cj >= canasta_size) {
-    next.count = static_cast<int16_t>(std::min<int>(st.count + 1, count_cap));
-    if (canasta_clean(s, st.ct, st.cj)) next.clean = 1;
-    else next.dirty = 1;
-    if (s == SLOT_BLACK3) next.b3c = 1;
-  }
-  if (s < NUM_NATURALS) {
-    next.left_hand = static_cast<uint8_t>(std::min(2, st.left_hand + st.hn));
-    next.left_held = static_cast<uint8_t>(std::min(2, st.left_held + st.qn));
-  } else if (s == SLOT_BLACK3) {
-    next.goo = rules.black3_meld_only_going_out && st.cn > 0;
-  }
-  next.s = static_cast<int16_t>(s + 1);
-  next.post = 0;
-  if (next.s > SLOT_WILD) {
-    next.cn = next.ct = next.cj = next.hn = next.qn = 0;
-    return ends(next);
-  }
-  next.cn = node.nat[next.s];
-  next.ct = node.two[next.s];
-  next.cj = node.jok[next.s];
-  next.hn = next.s < NUM_NATURALS ? hand_nat[next.s] : 0;
-  next.qn = next.s < NUM_NATURALS ? held_nat[next.s] : 0;
-  return visit(next);
+  if (slot != SLOT_BLACK3) return advance(st);
+  return false;
 }
 
 }  // namespace canasta

@@ -60,40 +60,44 @@ class TurnSearch {
   bool node_ok(const Node& node);
 };
 
-// The search from one node (opening.py _SlotSearch, field by field).
+// The search from one node (opening.py _SlotSearch, state for state).
 class SlotSearch {
  public:
   SlotSearch(Game& game, int team, const Node& start);
   bool run();
 
  private:
-  struct State {  // opening.py _visit's arguments
-    int16_t s, cn, ct, cj, hn, qn, hb, ht, hj, qb, qt, qj, staged, count;
-    uint8_t post, hidden, used_post, clean, dirty, b3c, goo, left_hand, left_held;
+  struct State {  // opening.py _visit's arguments (i: the position in ORDER)
+    int16_t i, cn, ct, cj, hn, qn, hb, ht, hj, qb, qt, qj, staged, count;
+    uint8_t post, wild_added, hidden, used_post, clean, dirty, b3c, goo, left_hand, left_held;
   };
-  struct SlotMove {
+  struct SlotMove {  // on a natural slot, twos holds the wild cards (of either kind)
     uint8_t naturals, twos, jokers;
-    bool is_new;
+    bool natural_add, is_new;
   };
   Game& game;
   const Rules& rules;
   const MeldTables& tables;
   const Node& node;
-  int need, count_cap, start_b3;
-  int64_t closes_at, canasta_size;
-  bool was_opened, concealed_ok, has_held, may_hide;
+  int need, count_cap;
+  int64_t closes_at, canasta_size, max_wilds;
+  bool was_opened, concealed_ok, has_held, may_hide, b3_escape;
   int16_t hand_nat[NUM_NATURALS], held_nat[NUM_NATURALS];
-  int64_t suffix_hand[NUM_SLOTS + 2], suffix_held[NUM_SLOTS + 2], suffix_points[NUM_SLOTS + 2];
-  int suffix_count[NUM_SLOTS + 2], suffix_clean[NUM_SLOTS + 2], suffix_dirty[NUM_SLOTS + 2];
+  int16_t start_meld[NUM_SLOTS][3];  // each position's meld; a natural slot's wilds as one
+  int64_t suffix_hand[NUM_SLOTS + 1], suffix_held[NUM_SLOTS + 1], suffix_points[NUM_SLOTS + 1];
+  int64_t suffix_room[NUM_SLOTS + 1];
+  int suffix_count[NUM_SLOTS + 1], suffix_clean[NUM_SLOTS + 1], suffix_dirty[NUM_SLOTS + 1];
   int64_t suffix_id[NUM_SLOTS + 1];
 
-  uint32_t suffix_of(int s);
+  int64_t room(int64_t n, int64_t wilds, int64_t more) const;
+  uint32_t suffix_of(int i);
   int64_t points_bound(const State& st) const;
   bool visit(const State& st);
   bool ends(const State& st) const;
   bool step(const State& st);
-  int slot_moves(const State& st, int have, int twos_in_hand, int jokers_in_hand,
-                 SlotMove* out) const;
+  bool advance(const State& st);
+  int slot_moves(const State& st, bool wild_added, int have, int twos_in_hand,
+                 int jokers_in_hand, SlotMove* out) const;
 };
 
 // A turn id no other turn has had (any game, any thread).

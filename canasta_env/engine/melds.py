@@ -56,6 +56,7 @@ class MeldTables:
                     self.new_wild.append((twos, jokers, index))
         self.clean_wild_openings = set(rules.clean_opening_wild_melds)
         self._new_options: dict[tuple, list] = {}
+        self._new_counts: dict[tuple, tuple] = {}
         # natural_ok[n][wilds]: natural_meld_ok as a table (at most 8 decks: 32 of a rank)
         self.natural_ok = [
             [self.natural_meld_ok(n, wilds, 0) for wilds in range(TABLE_SIZE)]
@@ -79,6 +80,23 @@ class MeldTables:
                             options.append((index, n, twos, jokers))
                 found.append(tuple(options))
             self._new_options[key] = found
+        return found
+
+    def new_natural_counts(self, have: int, wilds_in_hand: int, clean_only: bool):
+        """The new natural melds of a hand by (naturals, wild cards): the compositions of
+        :meth:`new_natural_options` with the kind of each wild card left open (a 2 and a
+        joker weigh alike on a natural meld), for ``have`` naturals (capped at 7)."""
+        key = (min(have, 7), min(wilds_in_hand, 8), clean_only)
+        found = self._new_counts.get(key)
+        if found is None:
+            found = []
+            for n in range(2, key[0] + 1):
+                for wilds in range(0, min(key[1], n) + 1):
+                    if 3 <= n + wilds <= 7 and self.natural_ok[n][wilds]:
+                        if clean_only and wilds:
+                            continue
+                        found.append((n, wilds))
+            found = self._new_counts[key] = tuple(found)
         return found
 
     def natural_meld_ok(self, n: int, twos: int, jokers: int) -> bool:

@@ -30,7 +30,7 @@ import functools
 import sys
 from typing import NamedTuple
 
-from canasta_env.actions import NUM_SLOTS, SLOT_BLACK3, SLOT_WILD
+from canasta_env.actions import SLOT_BLACK3, SLOT_WILD
 from canasta_env.cards import (
     BLACK3,
     CARD_VALUES,
@@ -251,30 +251,52 @@ class TurnSearch:
 MEMO_MAX = 400_000
 
 
+#: The order the search takes the slots in: black 3s first (so that C-7's "only going
+#: out" is known before the natural slots), the wild-only meld next (after it a wild
+#: card on a natural meld counts only as a wild card: the kind of a 2 or a joker still
+#: matters only for the points of an opening), then the natural ranks.
+ORDER = (SLOT_BLACK3, SLOT_WILD, *range(NUM_NATURALS))
+#: The position of the first natural slot in ORDER.
+FIRST_NATURAL = 2
+
+
 class _SlotSearch:
     """The search from one node: the turn's meld moves taken slot by slot.
 
     Meld moves on different slots commute (each needs only its own slot's meld and cards
     of the hand, and takes cards that nothing puts back), so every table the turn can
-    reach is reached by taking the moves in slot order: slot 0's moves, then slot 1's,
-    ..., then the wild slot's. Pot cards held aside (C-8) join the hand once the team
-    has opened; so each slot's moves come in two runs, those made before the opening
-    (from the hand, counted towards the minimum) and those after (from the hand and the
-    held cards), and a run after needs the opening to be reached by the runs before
-    (checked where the turn ends). What the end of the turn needs of the slots already
-    passed is a few counts (cards left in hand, capped at 2; canastas, capped where the
-    rules stop counting; the points staged, capped at the minimum), so the search keys
-    its memo on those, the slot it is at, that slot's meld and cards, the wild cards and
-    black 3s left, and the untouched slots after it: the number of states is polynomial
-    in the card counts (slots x the slot's melds x wild cards x points), where a search
-    over whole positions grows exponentially with the ranks a big hand holds.
+    reach is reached by taking the moves slot after slot, in ``ORDER``. Pot cards held
+    aside (C-8) join the hand once the team has opened; so each slot's moves come in two
+    runs, those made before the opening (from the hand, counted towards the minimum) and
+    those after (from the hand and the held cards), and a run after needs the opening to
+    be reached by the runs before (checked where the turn ends). What the end of the turn
+    needs of the slots already passed is a few counts (cards left in hand, capped at 2;
+    canastas, capped where the rules stop counting; the points staged, capped at the
+    minimum), so the memo is keyed on those, the slot, its meld and cards, the wild cards
+    and black 3s left, and the untouched slots after it.
+
+    Three reductions keep the states few without changing an answer:
+
+    * on a natural meld a 2 and a joker differ only in points (C-5, S-7 and I-5 count
+      wild cards; a canasta is clean only without any), so a natural slot's meld counts
+      its wild cards together, a move before the opening lays jokers first (the most
+      points), one after it held wild cards, then 2s, then jokers, and once the points no
+      longer matter (opened, or the minimum staged) the wild cards in hand are one count;
+    * without closing melds (S-7), a run of moves on one slot lays its naturals before
+      its wild cards (any meld reached in another order is reached so, every step legal);
+    * once the turn must end by going out (C-7) with no black-3 canasta to end it (S-11),
+      a state that leaves two cards behind is dead.
+
+    The states are then at most slots x (naturals x wild cards of one meld) x wild cards
+    in hand x points below the minimum x a few flags: polynomial in the card counts.
     """
 
     __slots__ = (
         "search", "rules", "tables", "memo", "node", "need", "was_opened", "concealed_ok",
         "has_held", "hand_nat", "held_nat", "suffix_hand", "suffix_held", "suffix_ids",
-        "suffix_counts", "start_b3", "count_cap", "closes_at", "canasta_size", "ok",
-        "clean_only", "had_clean", "suffix_points", "may_hide",
+        "suffix_counts", "count_cap", "closes_at", "canasta_size", "ok", "clean_only",
+        "had_clean", "suffix_points", "may_hide", "start", "fixed", "b3_escape",
+        "suffix_room", "max_wilds",
     )  # fmt: skip
 
     def __init__(self, search: TurnSearch, node: Node):
@@ -296,60 +318,86 @@ class _SlotSearch:
         self.canasta_size = rules.canasta_size
         self.ok = self.tables.natural_ok
         self.count_cap = rules.go_out_min_canastas
+        self.may_hide = rules.hidden_canasta_opens and not node.opened
+        self.b3_escape = rules.black3_canasta_wins_game
         hand, held = node.hand, node.held
         self.hand_nat = hand[:NUM_NATURALS]
         self.held_nat = held[:NUM_NATURALS] if self.has_held else (0,) * NUM_NATURALS
-        # cards in hand and held of the natural slots from s on, and the canastas among
-        # the melds of slots from s on, as the node has them (the untouched slots)
-        size = self.canasta_size
-        self.suffix_hand = [0] * (NUM_SLOTS + 2)
-        self.suffix_held = [0] * (NUM_SLOTS + 2)
-        self.suffix_counts = [(0, 0, 0)] * (NUM_SLOTS + 2)
         nat, two, jok = node.nat, node.two, node.jok
-        for slot in range(NUM_SLOTS - 1, -1, -1):
-            in_hand = self.hand_nat[slot] if slot < NUM_NATURALS else 0
-            in_held = self.held_nat[slot] if slot < NUM_NATURALS else 0
-            self.suffix_hand[slot] = self.suffix_hand[slot + 1] + in_hand
-            self.suffix_held[slot] = self.suffix_held[slot + 1] + in_held
-            count, clean, dirty = self.suffix_counts[slot + 1]
-            if nat[slot] + two[slot] + jok[slot] >= size:
+        # each slot's meld as the node has it; a natural slot's wild cards as one count
+        self.start = [
+            (nat[slot], two[slot] + jok[slot], 0)
+            if slot < NUM_NATURALS
+            else (nat[slot], two[slot], jok[slot])
+            for slot in ORDER
+        ]
+        # the untouched positions from i on: cards in hand and held, canastas, and an
+        # upper bound on the points they can add to an opening (G-2, G-5)
+        size = self.canasta_size
+        length = len(ORDER)
+        self.suffix_hand = [0] * (length + 1)
+        self.suffix_held = [0] * (length + 1)
+        self.suffix_points = [0] * (length + 1)
+        self.suffix_counts = [(0, 0, 0)] * (length + 1)
+        self.suffix_room = [0] * (length + 1)  # wild cards the natural slots can still take
+        self.max_wilds = rules.max_wilds_per_meld
+        for i in range(length - 1, -1, -1):
+            slot = ORDER[i]
+            n, t, j = self.start[i]
+            natural = slot < NUM_NATURALS
+            in_hand = self.hand_nat[slot] if natural else 0
+            self.suffix_hand[i] = self.suffix_hand[i + 1] + in_hand
+            self.suffix_held[i] = self.suffix_held[i + 1] + (self.held_nat[slot] if natural else 0)
+            meldable = in_hand >= 2 or (in_hand and n + t + j)
+            self.suffix_points[i] = self.suffix_points[i + 1] + (
+                CARD_VALUES[slot] * in_hand if natural and meldable else 0
+            )
+            room = self._room(n, t, in_hand + (self.held_nat[slot] if natural else 0))
+            self.suffix_room[i] = self.suffix_room[i + 1] + (room if natural else 0)
+            count, clean, dirty = self.suffix_counts[i + 1]
+            if n + t + j >= size:
                 count += 1
-                if canasta_kind(slot, nat[slot], two[slot], jok[slot])[0]:
+                if canasta_kind(slot, n, t, j)[0]:
                     clean += 1
                 else:
                     dirty += 1
-            self.suffix_counts[slot] = (count, clean, dirty)
-        self.start_b3 = nat[SLOT_BLACK3]
-        # G-5: an upper bound on the points the untouched natural slots can still add
-        self.suffix_points = [0] * (NUM_SLOTS + 2)
-        for slot in range(NUM_NATURALS - 1, -1, -1):
-            have = self.hand_nat[slot]
-            meldable = have >= 2 or (have and nat[slot] + two[slot] + jok[slot])
-            add = CARD_VALUES[slot] * have if meldable else 0
-            self.suffix_points[slot] = self.suffix_points[slot + 1] + add
-        self.may_hide = rules.hidden_canasta_opens and not node.opened
-        # one small id for (the untouched slots after s, the facts of the turn), per s
-        fixed = (
+            self.suffix_counts[i] = (count, clean, dirty)
+        self.fixed = (
             self.need, self.was_opened, node.took, node.clean_only, self.has_held,
             self.had_clean,
         )  # fmt: skip
-        ids = search.suffixes
-        self.suffix_ids = []
-        for slot in range(NUM_SLOTS + 1):
-            after = slot + 1
+        self.suffix_ids = [None] * (length + 1)
+
+    def _room(self, n: int, wilds: int, more: int) -> int:
+        """At most how many more wild cards a natural meld of ``n`` naturals and ``wilds``
+        wild cards takes with ``more`` naturals to come (C-5, S-7, I-5: at most
+        ``max_wilds_per_meld``, and ``min_natural_excess`` fewer than its naturals, a bound
+        that holds for each meld of a slot whose melds close); a slot without a meld takes
+        none unless two naturals can start one."""
+        if not (n or wilds or more >= 2):
+            return 0
+        if self.closes_at:  # S-7: several melds in turn, each with no more wild cards
+            return max(0, n + more - wilds)  # than naturals
+        return max(0, min(self.max_wilds, n + more - self.rules.min_natural_excess) - wilds)
+
+    def _suffix_id(self, i: int) -> int:
+        """A small id of (position i, the facts of the turn, the untouched slots after it)."""
+        found = self.suffix_ids[i]
+        if found is None:
+            rank = ORDER[i] + 1 if i >= FIRST_NATURAL else 0  # the first untouched rank
             key = (
-                slot,
-                fixed,
-                tuple(nat[after:]),
-                tuple(two[after:]),
-                tuple(jok[after:]),
-                tuple(self.hand_nat[after:]),
-                tuple(self.held_nat[after:]),
+                i,
+                self.fixed,
+                tuple(self.start[i + 1 :]),
+                tuple(self.hand_nat[rank:]),
+                tuple(self.held_nat[rank:]),
             )
+            ids = self.search.suffixes
             found = ids.get(key)
             if found is None:
                 found = ids[key] = len(ids)
-            self.suffix_ids.append(found)
+            self.suffix_ids[i] = found
+        return found
 
     def run(self) -> bool:
         node = self.node
@@ -368,10 +416,10 @@ class _SlotSearch:
         depth = 4 * (node.total + (sum(held) if has_held else 0)) + 200
         if limit < depth:
             sys.setrecursionlimit(depth)
+        n, t, j = self.start[0]
         try:
             return self._visit(
-                0, node.nat[0], node.two[0], node.jok[0], hand[0], self.held_nat[0], False,
-                hand[BLACK3], hand[TWO], hand[JOKER],
+                0, n, t, j, 0, 0, False, False, hand[BLACK3], hand[TWO], hand[JOKER],
                 held[BLACK3] if has_held else 0,
                 held[TWO] if has_held else 0,
                 held[JOKER] if has_held else 0,
@@ -384,19 +432,39 @@ class _SlotSearch:
                 sys.setrecursionlimit(limit)
 
     def _visit(
-        self, s, cn, ct, cj, hn, qn, post, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
-        count, clean, dirty, b3c, goo, left_hand, left_held,
+        self, i, cn, ct, cj, hn, qn, post, wild_added, hb, ht, hj, qb, qt, qj, staged, hidden,
+        used_post, count, clean, dirty, b3c, goo, left_hand, left_held,
     ) -> bool:  # fmt: skip
-        """Can the turn end legally from this state? ``s``: the slot whose moves are being
-        taken; ``cn ct cj``: its meld; ``hn qn``: its natural in hand and held; ``post``:
-        its moves after the opening have begun; ``hb ht hj`` / ``qb qt qj``: black 3s,
-        2s and jokers in hand / held; ``used_post``: a move after the opening was made;
+        """Can the turn end legally from this state? ``i``: the position (in ORDER) of the
+        slot whose moves are being taken; ``cn ct cj``: its meld (a natural slot's wild
+        cards in ``ct``); ``hn qn``: its natural in hand and held; ``post``: its moves
+        after the opening have begun; ``wild_added``: this run laid a wild card on it;
+        ``hb ht hj`` / ``qb qt qj``: black 3s, 2s and jokers in hand / held; ``staged``:
+        opening points (capped); ``used_post``: a move after the opening was made;
         ``count clean dirty b3c``: canastas of the slots passed (capped); ``goo``: a
-        black-3 meld lies on the table (once slot 11 is passed); ``left_hand
-        left_held``: cards of the slots passed still in hand / held (capped at 2)."""
+        black-3 meld lies on the table; ``left_hand left_held``: cards of the slots passed
+        still in hand / held (capped at 2)."""
+        opened = self.was_opened or staged >= self.need or hidden
+        if i >= FIRST_NATURAL:
+            qt, qj = qt + qj, 0  # held wild cards are laid after the opening: one count
+            if opened:
+                ht, hj = ht + hj, 0  # the points no longer matter: one count
+        if i > 0 and goo and not (self.b3_escape and b3c):
+            # C-7: only going out ends the turn: two cards left behind end the search
+            frozen = wild_added and not self.closes_at and (post or not self.has_held)
+            behind = left_hand + left_held + hb + qb + (hn + qn if frozen else 0)
+            if behind >= 2:
+                return False
+            if i >= FIRST_NATURAL or not self.rules.wild_melds:
+                # the wild cards must find room on natural melds
+                room = self.suffix_room[i + 1]
+                if i >= FIRST_NATURAL:
+                    room += self._room(cn, ct, hn + qn)
+                if ht + hj + qt + qj - room + behind >= 2:
+                    return False
         key = (
-            self.suffix_ids[s], cn, ct, cj, hn, qn, post, hb, ht, hj, qb, qt, qj, staged,
-            hidden, used_post, count, clean, dirty, b3c, goo, left_hand, left_held,
+            self._suffix_id(i), cn, ct, cj, hn, qn, post, wild_added, hb, ht, hj, qb, qt, qj,
+            staged, hidden, used_post, count, clean, dirty, b3c, goo, left_hand, left_held,
         )  # fmt: skip
         memo = self.memo
         found = memo.get(key)
@@ -406,32 +474,31 @@ class _SlotSearch:
         if (
             staged < self.need
             and not (self.was_opened or hidden or self.concealed_ok or self.may_hide)
-            and staged + self._points_bound(s, cn, ct, cj, hn, hb, ht, hj) < self.need
+            and staged + self._points_bound(i, cn, ct, cj, hn, hb, ht, hj) < self.need
         ):
             return False  # G-5: the opening is out of reach, and with it every end
         result = self._ends(
-            s, cn, ct, cj, hn, qn, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
+            i, cn, ct, cj, hn, qn, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
             count, clean, dirty, b3c, goo, left_hand, left_held,
         ) or self._step(
-            s, cn, ct, cj, hn, qn, post, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
-            count, clean, dirty, b3c, goo, left_hand, left_held,
+            i, cn, ct, cj, hn, qn, post, wild_added, hb, ht, hj, qb, qt, qj, staged, hidden,
+            used_post, count, clean, dirty, b3c, goo, left_hand, left_held,
         )  # fmt: skip
         memo[key] = result
         return result
 
-    def _points_bound(self, s, cn, ct, cj, hn, hb, ht, hj) -> int:
+    def _points_bound(self, i, cn, ct, cj, hn, hb, ht, hj) -> int:
         """At least the points the moves from here before the opening can add (G-2, G-5)."""
-        bound = CARD_VALUES[TWO] * ht + CARD_VALUES[JOKER] * hj
-        if self.rules.black3_melds and s <= SLOT_BLACK3:
+        bound = CARD_VALUES[TWO] * ht + CARD_VALUES[JOKER] * hj + self.suffix_points[i + 1]
+        if i == 0 and self.rules.black3_melds:
             bound += CARD_VALUES[BLACK3] * hb
-        if s < NUM_NATURALS:
-            bound += self.suffix_points[s + 1]
-            if hn >= 2 or (hn and cn + ct + cj):
-                bound += CARD_VALUES[s] * hn
+        slot = ORDER[i]
+        if slot < NUM_NATURALS and (hn >= 2 or (hn and cn + ct + cj)):
+            bound += CARD_VALUES[slot] * hn
         return bound
 
     def _ends(
-        self, s, cn, ct, cj, hn, qn, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
+        self, i, cn, ct, cj, hn, qn, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
         count, clean, dirty, b3c, goo, left_hand, left_held,
     ) -> bool:  # fmt: skip
         """May the turn end here, with no further meld (the end checks of C-7, C-13..C-15,
@@ -440,33 +507,26 @@ class _SlotSearch:
         opened = self.was_opened or staged >= self.need or hidden
         if used_post and not opened:
             return False  # moves made from held cards need the opening
-        after = s + 1 if s < NUM_NATURALS else NUM_NATURALS
-        current = s < NUM_NATURALS
+        current = i < len(ORDER) and ORDER[i] < NUM_NATURALS
+        after = min(i + 1, len(ORDER))
         total = left_hand + (hn if current else 0) + self.suffix_hand[after] + hb + ht + hj
         if opened and self.has_held:  # C-8: the held pot cards have joined the hand
             total += left_held + (qn if current else 0) + self.suffix_held[after] + qb + qt + qj
-        size = self.canasta_size
-        if s <= SLOT_WILD:  # the slot being worked on, then the untouched ones
-            extra_count, extra_clean, extra_dirty = self.suffix_counts[s + 1]
-            if cn + ct + cj >= size:
+        if i < len(ORDER):  # the slot being worked on, then the untouched ones
+            extra_count, extra_clean, extra_dirty = self.suffix_counts[i + 1]
+            if cn + ct + cj >= self.canasta_size:
                 extra_count += 1
-                if canasta_kind(s, cn, ct, cj)[0]:
+                if canasta_kind(ORDER[i], cn, ct, cj)[0]:
                     extra_clean += 1
                 else:
                     extra_dirty += 1
             count += extra_count
             clean += extra_clean
             dirty += extra_dirty
-            if s < SLOT_BLACK3:
-                b3_nat = self.start_b3
-            elif s == SLOT_BLACK3:
-                b3_nat = cn
-            else:
-                b3_nat = -1
-            if b3_nat >= 0:
-                b3c = b3c or b3_nat >= size
-                goo = rules.black3_meld_only_going_out and b3_nat > 0
-        if rules.black3_canasta_wins_game and opened and total and b3c:
+            if i == 0:  # the black-3 slot
+                b3c = b3c or cn >= self.canasta_size
+                goo = rules.black3_meld_only_going_out and cn > 0
+        if self.b3_escape and opened and total and b3c:
             return True  # S-11, with a card left (S-16)
         if not goo and opened and total >= 2:
             return True  # a discard ends the turn
@@ -479,45 +539,71 @@ class _SlotSearch:
         return total == 1 or not rules.go_out_needs_discard
 
     def _step(
-        self, s, cn, ct, cj, hn, qn, post, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
-        count, clean, dirty, b3c, goo, left_hand, left_held,
+        self, i, cn, ct, cj, hn, qn, post, wild_added, hb, ht, hj, qb, qt, qj, staged, hidden,
+        used_post, count, clean, dirty, b3c, goo, left_hand, left_held,
     ) -> bool:  # fmt: skip
-        """The moves of slot ``s`` (before the opening, then after it), then the next slot."""
-        if s > SLOT_WILD:
+        """The moves of the slot at ``i`` (before the opening, then after it), then the
+        next slot."""
+        if i >= len(ORDER):
             return False
         visit = self._visit
         rules = self.rules
-        if s == SLOT_BLACK3:
+        slot = ORDER[i]
+        natural = slot < NUM_NATURALS
+        if slot == SLOT_BLACK3:
             have, held_have = hb, qb
         else:
             have, held_have = hn, qn
-        runs = []
-        if not post:
-            runs.append(False)
-        if self.has_held:
-            runs.append(True)
-        for after_opening in runs:
+        need = self.need
+        if slot == SLOT_BLACK3 and self._advance(
+            i, cn, ct, cj, hn, qn, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
+            count, clean, dirty, b3c, goo, left_hand, left_held,
+        ):  # fmt: skip
+            return True  # black 3s left in hand: the least binding way on (C-7)
+        for after_opening in (False, True):
             if after_opening:
-                moves = self._slot_moves(s, cn, ct, cj, have + held_have, ht + qt, hj + qj)
+                if not self.has_held:
+                    break
+                run_wild = wild_added if post else False
+                pool = (have + held_have, ht + qt, hj + qj)
             else:
-                moves = self._slot_moves(s, cn, ct, cj, have, ht, hj)
-            for naturals, twos, jokers, is_new in moves:
-                n, t, j = cn + naturals, ct + twos, cj + jokers
-                new_staged, new_hidden = staged, hidden
-                if after_opening:  # held cards first: the hand's serve runs before the opening
+                if post:
+                    continue
+                run_wild = wild_added
+                pool = (have, ht, hj)
+            for naturals, twos, jokers, is_new in self._slot_moves(i, cn, ct, cj, run_wild, *pool):
+                if after_opening:  # held cards first: the hand's serve the runs before
                     from_held = min(naturals, held_have)
                     h_nat, q_nat = have - (naturals - from_held), held_have - from_held
-                    from_held = min(twos, qt)
-                    h_two, q_two = ht - (twos - from_held), qt - from_held
-                    from_held = min(jokers, qj)
-                    h_jok, q_jok = hj - (jokers - from_held), qj - from_held
+                    if natural:  # a wild count: held ones, then 2s, then jokers
+                        wilds = twos
+                        from_held = min(wilds, qt)
+                        q_two, q_jok = qt - from_held, qj
+                        rest = wilds - from_held
+                        h_two = ht - min(rest, ht)
+                        h_jok = hj - (rest - min(rest, ht))
+                    else:
+                        from_held = min(twos, qt)
+                        h_two, q_two = ht - (twos - from_held), qt - from_held
+                        from_held = min(jokers, qj)
+                        h_jok, q_jok = hj - (jokers - from_held), qj - from_held
+                    new_staged, new_hidden = staged, hidden
                 else:
                     h_nat, q_nat = have - naturals, held_have
-                    h_two, q_two, h_jok, q_jok = ht - twos, qt, hj - jokers, qj
+                    q_two, q_jok = qt, qj
+                    if natural:  # a wild count: jokers first (the most points)
+                        wilds = twos
+                        laid_jokers = min(wilds, hj)
+                        laid_twos = wilds - laid_jokers
+                        h_two, h_jok = ht - laid_twos, hj - laid_jokers
+                    else:
+                        laid_twos, laid_jokers = twos, jokers
+                        h_two, h_jok = ht - twos, hj - jokers
+                    new_staged, new_hidden = staged, hidden
                     if not self.was_opened:
-                        if new_staged < self.need:
+                        if staged < need:
                             new_staged = min(
-                                self.need, staged + meld_points(s, naturals, twos, jokers)
+                                need, staged + meld_points(slot, naturals, laid_twos, laid_jokers)
                             )
                         if (
                             is_new
@@ -525,81 +611,99 @@ class _SlotSearch:
                             and naturals + twos + jokers == self.canasta_size
                         ):
                             new_hidden = True
+                n, t, j = cn + naturals, ct + twos, cj + jokers
                 new_count, new_clean, new_dirty, new_b3c = count, clean, dirty, b3c
                 if self.closes_at:  # S-7: a full meld closes and its slot empties
-                    limit = rules.wild_meld_max_size if s == SLOT_WILD else self.closes_at
+                    limit = rules.wild_meld_max_size if slot == SLOT_WILD else self.closes_at
                     if n + t + j >= limit:
                         new_count = min(count + 1, self.count_cap)
-                        if canasta_kind(s, n, t, j)[0]:
+                        if canasta_kind(slot, n, t, j)[0]:
                             new_clean = 1
                         else:
                             new_dirty = 1
-                        new_b3c = b3c or s == SLOT_BLACK3
+                        new_b3c = b3c or slot == SLOT_BLACK3
                         n = t = j = 0
-                if s == SLOT_BLACK3:
-                    args = (hn, qn, h_nat, h_two, h_jok, q_nat, q_two, q_jok)
+                new_wild = run_wild or (natural and twos > 0 and not self.closes_at)
+                if slot == SLOT_BLACK3:
+                    nat_args = (hn, qn, after_opening, new_wild, h_nat)
+                    held_b3 = q_nat
                 else:
-                    args = (h_nat, q_nat, hb, h_two, h_jok, qb, q_two, q_jok)
+                    nat_args = (h_nat, q_nat, after_opening, new_wild, hb)
+                    held_b3 = qb
                 if visit(
-                    s, n, t, j, args[0], args[1], after_opening, *args[2:], new_staged,
+                    i, n, t, j, *nat_args, h_two, h_jok, held_b3, q_two, q_jok, new_staged,
                     new_hidden, used_post or after_opening, new_count, new_clean, new_dirty,
                     new_b3c, goo, left_hand, left_held,
                 ):  # fmt: skip
                     return True
-        # the slot is done: what the end needs of it is folded into the counts
-        size = self.canasta_size
-        if cn + ct + cj >= size:
+        if slot != SLOT_BLACK3:
+            return self._advance(
+                i, cn, ct, cj, hn, qn, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
+                count, clean, dirty, b3c, goo, left_hand, left_held,
+            )  # fmt: skip
+        return False
+
+    def _advance(
+        self, i, cn, ct, cj, hn, qn, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
+        count, clean, dirty, b3c, goo, left_hand, left_held,
+    ) -> bool:  # fmt: skip
+        """The slot at ``i`` is done: what the end needs of it is folded into the counts,
+        and the search goes on at the next slot."""
+        rules = self.rules
+        slot = ORDER[i]
+        natural = slot < NUM_NATURALS
+        visit = self._visit
+        if cn + ct + cj >= self.canasta_size:
             count = min(count + 1, self.count_cap)
-            if canasta_kind(s, cn, ct, cj)[0]:
+            if canasta_kind(slot, cn, ct, cj)[0]:
                 clean = 1
             else:
                 dirty = 1
-            if s == SLOT_BLACK3:
+            if slot == SLOT_BLACK3:
                 b3c = True
-        if s < NUM_NATURALS:
+        if natural:
             left_hand = min(2, left_hand + hn)
             left_held = min(2, left_held + qn)
-        elif s == SLOT_BLACK3:
+        elif slot == SLOT_BLACK3:
             goo = rules.black3_meld_only_going_out and cn > 0
-        nxt = s + 1
-        node = self.node
-        if nxt > SLOT_WILD:
+        nxt = i + 1
+        if nxt >= len(ORDER):
             return self._ends(
                 nxt, 0, 0, 0, 0, 0, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
                 count, clean, dirty, b3c, goo, left_hand, left_held,
             )  # fmt: skip
-        if nxt < NUM_NATURALS:
-            hn, qn = self.hand_nat[nxt], self.held_nat[nxt]
+        rank = ORDER[nxt]
+        if rank < NUM_NATURALS:
+            hn, qn = self.hand_nat[rank], self.held_nat[rank]
         else:
             hn = qn = 0
+        n, t, j = self.start[nxt]
         return visit(
-            nxt, node.nat[nxt], node.two[nxt], node.jok[nxt], hn, qn, False, hb, ht, hj, qb,
-            qt, qj, staged, hidden, used_post, count, clean, dirty, b3c, goo, left_hand,
-            left_held,
+            nxt, n, t, j, hn, qn, False, False, hb, ht, hj, qb, qt, qj, staged, hidden,
+            used_post, count, clean, dirty, b3c, goo, left_hand, left_held,
         )  # fmt: skip
 
-    def _slot_moves(self, s, cn, ct, cj, have, twos_in_hand, jokers_in_hand):
-        """The meld moves onto slot ``s`` with these cards: (naturals, twos, jokers, is
-        new) of each, as :func:`~canasta_env.engine.melds.meld_moves` offers them."""
+    def _slot_moves(self, i, cn, ct, cj, wild_added, have, twos_in_hand, jokers_in_hand):
+        """The meld moves onto the slot at ``i`` with these cards, as
+        :func:`~canasta_env.engine.melds.meld_moves` offers them: (naturals, twos,
+        jokers, is new) of each; on a natural slot (naturals, wild cards, 0, is new)."""
         rules = self.rules
         clean_only = self.clean_only
+        slot = ORDER[i]
         moves = []
-        if s < NUM_NATURALS:
-            if cn or ct or cj:
-                ok = self.ok
-                wilds = ct + cj
-                if have and ok[cn + 1][wilds]:
+        if slot < NUM_NATURALS:
+            wilds_in_hand = twos_in_hand + jokers_in_hand
+            ok = self.ok
+            if cn or ct:
+                # without closing melds a run lays its naturals before its wild cards
+                if have and ok[cn + 1][ct] and not (wild_added and not self.closes_at):
                     moves.append((1, 0, 0, False))
-                if not clean_only and ok[cn][wilds + 1]:
-                    if twos_in_hand:
-                        moves.append((0, 1, 0, False))
-                    if jokers_in_hand:
-                        moves.append((0, 0, 1, False))
+                if wilds_in_hand and not clean_only and ok[cn][ct + 1]:
+                    moves.append((0, 1, 0, False))
             elif have >= 2:
-                options = self.tables.new_natural_options(twos_in_hand, jokers_in_hand, clean_only)
-                for _, n, twos, jokers in options[have if have < 7 else 7]:
-                    moves.append((n, twos, jokers, True))
-        elif s == SLOT_BLACK3:
+                for n, wilds in self.tables.new_natural_counts(have, wilds_in_hand, clean_only):
+                    moves.append((n, wilds, 0, True))
+        elif slot == SLOT_BLACK3:
             if rules.black3_melds and have:
                 if cn:
                     if cn < rules.black3_meld_max_size:
