@@ -26,7 +26,6 @@ and 50 ms on the core.
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import time
 from pathlib import Path
@@ -187,13 +186,15 @@ def main(argv=None) -> None:
         rules = make_rules(name, **overrides)
         for seed in range(1 if args.quick else args.seeds):
             for kind, state in build_positions(rules, players, seed).items():
-                py_time, legal = time_legal(lambda: state_from_dict(state))
+                py_time, legal = time_legal(lambda state=state: state_from_dict(state))
                 where = f"{name} {overrides or ''} {players}p seed {seed} {kind}"
                 line = f"{where}: {legal} legal, python {py_time * 1000:.1f} ms"
                 if py_time > worst_py[0]:
                     worst_py = (py_time, where)
                 if AVAILABLE:
-                    core_time, _ = time_legal(lambda: CoreGame.from_game(state_from_dict(state)))
+                    core_time, _ = time_legal(
+                        lambda state=state: CoreGame.from_game(state_from_dict(state))
+                    )
                     line += f", core {core_time * 1000:.2f} ms"
                     if core_time > worst_core[0]:
                         worst_core = (core_time, where)

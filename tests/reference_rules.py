@@ -705,7 +705,9 @@ def _meld_phase(game) -> set[int]:
     else:
         # every card of an unopened team on the table was laid this turn
         staged = table_value(nat, two, jok, closed)
-        hidden = any(c[4] for c in closed) and rules.hidden_canasta_opens
+        # S-8: a canasta laid whole this turn (closed where melds close at 7, else still
+        # on the table: the state's hidden_open says so, as the players saw it laid)
+        hidden = (any(c[4] for c in closed) or game.hidden_open) and rules.hidden_canasta_opens
         opened = staged >= need or hidden
         staging = took or staged > 0
     held = tuple(game.held[:HAND_KINDS])

@@ -1,0 +1,205 @@
+"""House rules on both engines: every table the rules accept plays, every step ends in
+bounded time, and the player to act always has a legal action (issue 32).
+
+* ``test_house_rule_parity``: tables drawn by ``tests/house_rules.py`` (2 to 7 fields at
+  once across ``rules.BOUNDS``), played by both engines side by side: masks at every
+  step, whole states every STATE_EVERY steps and at every hand end, scores at hand
+  ends; every decision's CPU time is held under PY_BOUND (Python) and CORE_BOUND (the
+  core), and the player to act always has a legal action. ``make soak`` plays
+  SOAK_TABLES tables of SOAK_STEPS steps.
+* ``test_house_rule_masks_match_reference``: positions of such tables with small hands
+  checked against the brute-force legality reference (tests/reference_rules.py).
+* ``test_slow_positions``: the positions that were slow (the outside check's tables:
+  italian with black-3 melds, spanish at 6 players with C-7's black 3s, the largest hands
+  of eight decks with 248 jokers) loaded on both engines: the same mask, and the number
+  of states the Python search visits held under a bound (a count, not seconds: the shape
+  of the time bound).
+* ``test_min_meld_size_2_never_strands_the_player``: the empty mask of the outside
+  check (classic, 2 players, ``min_meld_size=2``: black 3s melded with a going out that
+  only 2-card melds, which no action lays, could finish), as an exact position.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from canasta_env.actions import NEW_BLACK3, TAKE, TAKE_ONTO_MELD
+from canasta_env.core import AVAILABLE, CoreGame
+from canasta_env.engine.game import Game
+from canasta_env.rules import make_rules
+from canasta_env.state_io import state_from_json
+from tests.core_parity import difference
+from tests.house_rules import draw_house_rules
+from tests.reference_rules import STYLES, choose_action, reference_legal
+
+needs_core = pytest.mark.skipif(not AVAILABLE, reason="the compiled core is not built")
+
+#: The slowest decision allowed (CPU seconds): issue 32's targets.
+PY_BOUND = 1.0
+CORE_BOUND = 0.05
+TABLES, STEPS = 64, 1500
+SOAK_TABLES, SOAK_STEPS = 1000, 10_000
+STATE_EVERY = 8
+POSITIONS = Path(__file__).parent / "positions"
+TAKES = range(TAKE, TAKE_ONTO_MELD + 1)
+
+
+def _timed(call):
+    start = time.process_time()
+    value = call()
+    return value, time.process_time() - start
+
+
+def play_both(preset: str, overrides: dict, players: int, seed: int, steps: int) -> int:
+    """One seeded game of a house-rule table on both engines, side by side; returns the
+    decisions compared."""
+    rules = make_rules(preset, **overrides)
+    where = f"{preset} {overrides} {players}p seed {seed}"
+    py = Game(rules, players, seed=seed)
+    core = CoreGame(rules, players, seed=seed)
+    rng = random.Random(seed)
+    style = STYLES[seed % len(STYLES)]
+    assert not difference(py, core), f"{where}: the deal differs"
+    done = 0
+    while done < steps:
+        if py.hand_over:
+            assert core.hand_over and core.scores == py.scores, where
+            if py.game_over:
+                break
+            py.next_hand()
+            core.next_hand()
+            continue
+        legal, py_time = _timed(py.legal_actions)
+        mask, core_time = _timed(core.mask)
+        at = f"{where} step {done}"
+        assert legal, f"{at}: the player to act has no legal action"
+        assert py_time <= PY_BOUND, f"{at}: the Python mask took {py_time:.3f} s"
+        assert core_time <= CORE_BOUND, f"{at}: the core's mask took {core_time:.4f} s"
+        assert np.flatnonzero(mask).tolist() == legal, f"{at}: the masks differ"
+        action = choose_action(rng, legal, style)
+        py.apply(action)
+        core.apply(action)
+        done += 1
+        if done % STATE_EVERY == 0 or py.hand_over:
+            problem = difference(py, core)
+            assert not problem, f"{at} (action {action}): {problem}"
+    return done
+
+
+def _tables(count: int, seed: int) -> list[tuple[str, dict, int, int]]:
+    rng = random.Random(seed)
+    return [(*draw_house_rules(rng), rng.randrange(10**6)) for _ in range(count)]
+
+
+def _table_id(table) -> str:
+    preset, overrides, players, seed = table
+    fields = ",".join(f"{k}={v}" for k, v in overrides.items())
+    return f"{preset}[{fields}]-{players}p-{seed}"
+
+
+@needs_core
+@pytest.mark.parametrize("table", _tables(TABLES, 32_001), ids=_table_id)
+def test_house_rule_parity(table) -> None:
+    """Both engines alike on a drawn house-rule table, every decision in bounded time."""
+    preset, overrides, players, seed = table
+    assert play_both(preset, overrides, players, seed, STEPS) > 0
+
+
+@needs_core
+@pytest.mark.slow
+@pytest.mark.parametrize("table", _tables(SOAK_TABLES, 64_001), ids=_table_id)
+def test_house_rule_parity_soak(table) -> None:
+    preset, overrides, players, seed = table
+    assert play_both(preset, overrides, players, seed, SOAK_STEPS) > 0
+
+
+def test_house_rule_masks_match_reference() -> None:
+    """The Python mask equals the brute-force reference on small-hand positions of
+    drawn house-rule tables (G-5, C-5..C-15, S-5..S-16, I-5..I-11 under house rules): the
+    whole mask of the meld phase, and the takes of the draw phase (what the turn search
+    decides; draw and pass follow C-16/S-17 outside it)."""
+    checked = 0
+    for preset, overrides, players, seed in _tables(40, 32_002):
+        rules = make_rules(preset, **overrides)
+        game = Game(rules, players, seed=seed)
+        rng = random.Random(seed)
+        style = STYLES[seed % len(STYLES)]
+        for step in range(1500):
+            if game.hand_over:
+                if game.game_over:
+                    break
+                game.next_hand()
+                continue
+            legal = game.legal_actions()
+            if game.hand_totals[game.current] + sum(game.held) <= 12:
+                reference = reference_legal(game)
+                if game.phase == 0:  # the draw phase: the takes are the search's (C-8, C-10)
+                    reference = {action for action in reference if action in TAKES}
+                    legal = [action for action in legal if action in TAKES]
+                assert set(legal) == reference, (
+                    f"{preset} {overrides} {players}p seed {seed} step {step}: engine only "
+                    f"{sorted(set(legal) - reference)}, reference only "
+                    f"{sorted(reference - set(legal))}"
+                )
+                checked += 1
+            game.apply(choose_action(rng, game.legal_actions(), style))
+    assert checked > 5000  # the comparison ran
+
+
+def _load(name: str) -> Game:
+    return state_from_json((POSITIONS / name).read_text())
+
+
+#: position file -> the most states the Python search may visit for its mask, about 4x
+#: what it visits now (the former search passed 100,000 expansions on the first two, the
+#: outside check's hangs, and did not finish the others in minutes). The last two are
+#: loaded, not reached: black 3s melded this turn with a hand that cannot go out (the
+#: search must prove it: an empty mask; ``require_playable`` refuses such a state).
+SLOW_POSITIONS = {
+    "italian_black3_melds.json": 1_200,
+    "spanish_6p_black3_going_out.json": 400,
+    "classic_8_decks_hand.json": 5_000,
+    "classic_8_decks_black3.json": 3_000,
+    "classic_wild_melds_99_black3.json": 3_500,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SLOW_POSITIONS))
+def test_slow_positions(name: str) -> None:
+    """Positions that took minutes (or did not finish) decide within a bounded number of
+    search states, the same on both engines."""
+    game = _load(name)
+    legal = game.legal_actions()
+    visited = len(game.search.memo)
+    assert 0 < visited <= SLOW_POSITIONS[name], f"{name}: {visited} states"
+    if "black3" in name and "going_out" not in name and "melds" not in name:
+        assert legal == []  # the loaded stranded position: proved so
+
+    if AVAILABLE:
+        core = CoreGame.from_game(_load(name))
+        assert core.legal_actions() == legal
+
+
+def test_min_meld_size_2_never_strands_the_player() -> None:
+    """C-7 with ``min_meld_size=2``: a going out needs melds the action layout lays (a new
+    meld from the hand has at least 3 cards, docs/rules.md), so the black-3 meld that the
+    former search allowed here, counting 2-card melds, is refused, and after any legal
+    move the player to act still has a legal action."""
+    before = _load("min_meld_size_2_before.json")
+    assert before.rules.min_meld_size == 2
+    legal = before.legal_actions()
+    black3 = [action for action in legal if NEW_BLACK3 <= action < NEW_BLACK3 + 5]
+    for action in legal:
+        game = _load("min_meld_size_2_before.json")
+        game.apply(action)
+        if not game.hand_over:
+            assert game.legal_actions(), f"action {action} strands the player"
+    if AVAILABLE:
+        core = CoreGame.from_game(_load("min_meld_size_2_before.json"))
+        assert core.legal_actions() == legal
+    assert not black3, "the former stranding move is still offered"
