@@ -24,7 +24,13 @@ import numpy as np
 
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.cards import kind_from_name
-from canasta_env.engine.game import Game, IllegalActionError, _deck_kinds, _deck_suited
+from canasta_env.engine.game import (
+    Game,
+    IllegalActionError,
+    _deck_kinds,
+    _deck_suited,
+    action_id,
+)
 from canasta_env.engine.state import PHASE_HAND_OVER, STATE_FIELDS, team_of_seat, teams_of
 from canasta_env.engine.suits import NO_SUITS, Suits
 from canasta_env.rules import Rules, check_player_count
@@ -148,17 +154,19 @@ class CoreGame:
         )
 
     def apply(self, action: int) -> None:
-        if type(action) is not int:
-            if isinstance(action, bool) or not hasattr(action, "__index__"):
-                raise IllegalActionError(f"action must be an integer id, got {action!r}")
-            action = action.__index__()
-        if not 0 <= action < NUM_ACTIONS:
-            raise IllegalActionError(f"action id {action} is outside 0..{NUM_ACTIONS - 1}")
+        """:meth:`Game.apply <canasta_env.engine.game.Game.apply>`, with its refusals word
+        for word: the id read by the same function (:func:`~canasta_env.engine.game.action_id`)
+        and an illegal one explained from this position by the Python engine's reasons
+        (the error path only: the core says which ids are legal, Python says why not)."""
+        if type(action) is int and 0 <= action < NUM_ACTIONS:
+            index = action
+        else:
+            index = action_id(action)
         self._ended = None
         try:
-            self._game.apply(action)
-        except ValueError as error:
-            raise IllegalActionError(str(error)) from None
+            self._game.apply(index)
+        except ValueError:
+            raise IllegalActionError(self.to_game().illegal_message(index)) from None
 
     def next_hand(self, deck=None) -> None:
         kinds, suits = self._deck(deck)
@@ -171,7 +179,8 @@ class CoreGame:
             raise
 
     def random_steps(self, steps: int, seed: int) -> int:
-        """Play up to ``steps`` random legal actions in C++ (to the hand's end at most)."""
+        """Play up to ``steps`` random legal actions in C++ (to the hand's end at most, or
+        to a position whose player has no legal action: a loaded state may be one)."""
         self._ended = None
         return self._game.random_steps(steps, seed)
 
@@ -311,7 +320,15 @@ class CoreGame:
         return self
 
     def load(self, game: Game) -> None:
-        """Overwrite this game's state with a Python Game's (same rules and players)."""
+        """Overwrite this game's state with a Python Game's (same rules and players).
+
+        The state must be one the core can hold, whoever built the game (``state_io``,
+        the engine, or a caller who set its fields by hand): the core's reader checks
+        every field's type and range, every length against its array, the totals the
+        engine keeps, card conservation against the rules' deck and the S-19 suits
+        (docs/core.md, "What the core refuses"). Otherwise ``ValueError`` names the field
+        and nothing changes.
+        """
         values = {name: getattr(game, name) for name in STATE_FIELDS if name not in _PYTHON_ONLY}
         values["rng"] = game.rng.getstate()
         tracked = game.suits.tracked

@@ -33,16 +33,19 @@ Arguments
     ``reward`` ("score" or "win"), ``reward_scale`` and ``episode`` ("hand" or "game")
     are the env's options, checked by the same checks; ``num_envs`` tables; ``seed``:
     deal ``h`` (numbered over the batch in the order the deals are made) is seeded
-    ``seed + h``, as ``random.Random(seed + h)``. ``backend``: "core" steps the
+    ``seed + h``, as ``random.Random(seed + h)``: any Python integer, negative or past
+    64 bits, deals the same tables on both backends. ``backend``: "core" steps the
     compiled core (:mod:`canasta_env.core`; the GIL is released while it steps, so
     threads may step separate envs at once), "python" the pure-Python
     :class:`~canasta_env.table.BatchedTable`; None takes the core where it is built.
     Both give the same arrays, bit for bit (``tests/test_core_vector.py``).
 
 Errors
-    ``step`` takes an integer array of shape ``(N,)``; any other shape or dtype, an id
-    outside 0..499, or an action not legal at its table raises ``ValueError`` naming it
-    (and the table) before anything changes.
+    ``step`` takes an integer array of shape ``(N,)`` (any integer dtype, either byte
+    order); any other shape or dtype, an id outside 0..499, or an action not legal at its
+    table raises :class:`~canasta_env.engine.game.IllegalActionError` (a ``ValueError``)
+    naming it (and the table, and the id's real value) before anything changes, with the
+    same message on both backends. ``step`` before ``reset`` raises ``RuntimeError``.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ import numpy as np
 
 from canasta_env import core
 from canasta_env.actions import NUM_ACTIONS
+from canasta_env.engine.game import IllegalActionError
 from canasta_env.env import OPTIONS, check_options
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import Rules, check_player_count, make_rules
@@ -77,6 +81,7 @@ class VectorEnv:
         self.num_players = num_players
         self.num_envs = num_envs
         self.seed = seed
+        self._reset_seed: int | None = None  # the seed of the last reset (None: not yet)
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Deal every table a new game (seeds ``seed``, ``seed + 1``, ...; None: the seed
@@ -90,20 +95,33 @@ class VectorEnv:
 
     def _seed(self, seed: int | None) -> int:
         if seed is None:
-            return self.seed
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            seed = self.seed
+        elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise ValueError(f"seed must be an integer, got {seed!r}")
         return int(seed)
 
+    def _ids(self, actions) -> np.ndarray:
+        """``actions`` as one integer id per table in native byte order; what both
+        backends refuse before either engine sees it, in one message."""
+        if self._reset_seed is None:
+            raise RuntimeError("reset() must be called before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
+            raise IllegalActionError(
+                f"actions must be {self.num_envs} integer ids, got shape {actions.shape} "
+                f"of {actions.dtype}"
+            )
+        if not actions.dtype.isnative:  # '>i8' from a big-endian source: the same ids
+            actions = actions.astype(actions.dtype.newbyteorder("="))
+        return actions
 
-def _integer_ids(actions) -> np.ndarray:
-    """``actions`` as an array; ``ValueError`` unless it holds integers."""
-    actions = np.asarray(actions)
-    if actions.dtype.kind not in "iu":
-        raise ValueError(
-            f"actions must be integer ids, got shape {actions.shape} of {actions.dtype}"
-        )
-    return actions
+
+def seed_words(seed: int) -> tuple[bool, list[int]]:
+    """``seed`` as the core's batch takes it: (negative, the 32-bit words of ``|seed|``,
+    least significant first); any Python integer."""
+    magnitude = abs(seed)
+    count = max(1, (magnitude.bit_length() + 31) // 32)
+    return seed < 0, [(magnitude >> (32 * i)) & 0xFFFFFFFF for i in range(count)]
 
 
 class _CoreVectorEnv(VectorEnv):
@@ -119,17 +137,25 @@ class _CoreVectorEnv(VectorEnv):
         self._views = (batch.obs, batch.mask, batch.seat, batch.rewards, batch.done)
 
     def reset(self, seed=None):
-        self._batch.reset(self._seed(seed))
+        seed = self._seed(seed)
+        self._batch.reset(*seed_words(seed))
+        self._reset_seed = seed
         return self._views[:3]
 
     def step(self, actions):
-        self._batch.step(_integer_ids(actions))
+        ids = self._ids(actions)
+        try:
+            self._batch.step(ids)
+        except ValueError as error:  # the core's IllegalAction, as BatchedTable raises it
+            raise IllegalActionError(str(error)) from None
         return self._views
 
     @property
     def deal_seeds(self) -> list[int]:
-        """The seed of each table's game."""
-        return self._batch.deal_seeds
+        """The seed of each table's game (the reset's seed plus the table's deal number)."""
+        if self._reset_seed is None:
+            return []
+        return [self._reset_seed + number for number in self._batch.deal_numbers]
 
 
 class _PythonVectorEnv(VectorEnv):
@@ -144,13 +170,15 @@ class _PythonVectorEnv(VectorEnv):
 
     def reset(self, seed=None):
         table = self._table
-        table.reset(self._seed(seed))
+        seed = self._seed(seed)
+        table.reset(seed)
+        self._reset_seed = seed
         self._rewards.fill(0.0)
         return table.obs, table.mask, table.seat
 
     def step(self, actions):
         table = self._table
-        table.step(_integer_ids(actions))
+        table.step(self._ids(actions))
         self._rewards[...] = table.rewards
         return table.obs, table.mask, table.seat, self._rewards, table.done
 

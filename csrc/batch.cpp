@@ -7,11 +7,7 @@
 
 namespace canasta {
 
-Rng python_seeded_rng(int64_t seed) {
-  // |seed| without overflow at INT64_MIN
-  uint64_t magnitude = seed < 0 ? 0 - static_cast<uint64_t>(seed) : static_cast<uint64_t>(seed);
-  uint32_t key[2] = {static_cast<uint32_t>(magnitude), static_cast<uint32_t>(magnitude >> 32)};
-  const int key_length = key[1] ? 2 : 1;  // CPython drops the high zero words; 0 is [0]
+Rng python_seeded_rng(const uint32_t* key, int key_length) {
   // init_genrand(19650218) is the same for every seed: made once, copied per deal
   static const Rng genrand_base = [] {
     Rng base;
@@ -23,7 +19,8 @@ Rng python_seeded_rng(int64_t seed) {
   constexpr int N = Rng::N;
   int i = 1, j = 0;
   for (int k = std::max(N, key_length); k; --k) {  // init_by_array
-    mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j] + static_cast<uint32_t>(j);
+    mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j] +
+            static_cast<uint32_t>(j);
     ++i;
     ++j;
     if (i >= N) {
@@ -43,6 +40,38 @@ Rng python_seeded_rng(int64_t seed) {
   mt[0] = 0x80000000U;  // a non-zero initial state
   rng.index = N;
   return rng;
+}
+
+std::vector<uint32_t> SeedValue::key(uint64_t offset) const {
+  // |seed + offset|: a negative seed's magnitude shrinks by offset (or the sum turns
+  // non-negative, offset - magnitude, when offset is the larger: then magnitude < 2**64)
+  std::vector<uint32_t> out = magnitude;
+  if (out.empty()) out.push_back(0);
+  const bool high_words = std::any_of(out.begin() + std::min<size_t>(2, out.size()), out.end(),
+                                      [](uint32_t w) { return w != 0; });
+  const uint64_t low = out[0] | (out.size() > 1 ? static_cast<uint64_t>(out[1]) << 32 : 0);
+  if (negative && !high_words && offset >= low) {
+    const uint64_t sum = offset - low;
+    out.assign({static_cast<uint32_t>(sum), static_cast<uint32_t>(sum >> 32)});
+  } else if (negative) {  // magnitude - offset, with borrow
+    uint64_t borrow = offset;
+    for (size_t i = 0; i < out.size() && borrow; ++i) {
+      const uint64_t word = out[i], take = borrow & 0xffffffffULL;
+      borrow >>= 32;
+      if (word < take) ++borrow;
+      out[i] = static_cast<uint32_t>(word - take);
+    }
+  } else {  // magnitude + offset, with carry
+    uint64_t carry = offset;
+    for (size_t i = 0; carry; ++i) {
+      if (i == out.size()) out.push_back(0);
+      const uint64_t sum = static_cast<uint64_t>(out[i]) + (carry & 0xffffffffULL);
+      out[i] = static_cast<uint32_t>(sum);
+      carry = (carry >> 32) + (sum >> 32);
+    }
+  }
+  while (out.size() > 1 && out.back() == 0) out.pop_back();  // CPython's key drops them
+  return out;
 }
 
 Batch::Batch(std::shared_ptr<const Rules> rules, std::string rules_name, int players, int tables,
@@ -66,26 +95,29 @@ Batch::Batch(std::shared_ptr<const Rules> rules, std::string rules_name, int pla
   earned_.assign(players, 0.0);
 }
 
-std::unique_ptr<Game> Batch::deal(int64_t* deal_seed) {
+std::unique_ptr<Game> Batch::deal(int64_t* deal_number) {
   for (int attempt = 0; attempt < MAX_REDEALS; ++attempt) {
-    *deal_seed = seed_ + next_deal_;
+    *deal_number = next_deal_;
+    const std::vector<uint32_t> key = seed_.key(static_cast<uint64_t>(next_deal_));
     ++next_deal_;
     auto game = std::make_unique<Game>(rules_, rules_name_, num_players,
-                                       python_seeded_rng(*deal_seed), nullptr);
+                                       python_seeded_rng(key.data(), static_cast<int>(key.size())),
+                                       nullptr);
     if (!game->hand_over()) return game;
   }
   throw std::runtime_error("no deal in " + std::to_string(MAX_REDEALS) + " in which a seat acts");
 }
 
-void Batch::reset(int64_t seed) {
-  seed_ = seed;
+void Batch::reset(SeedValue seed) {
+  if (seed.magnitude.empty()) seed.magnitude.push_back(0);
+  seed_ = std::move(seed);
   next_deal_ = 0;
   std::vector<std::unique_ptr<Game>> games;
-  std::vector<int64_t> seeds(num_tables);
+  std::vector<int64_t> numbers(num_tables);
   games.reserve(num_tables);
-  for (int k = 0; k < num_tables; ++k) games.push_back(deal(&seeds[k]));
+  for (int k = 0; k < num_tables; ++k) games.push_back(deal(&numbers[k]));
   games_ = std::move(games);
-  deal_seeds_ = std::move(seeds);
+  deal_numbers_ = std::move(numbers);
   std::fill(rewards_.get(), rewards_.get() + static_cast<size_t>(num_tables) * num_players, 0.0f);
   std::fill(done_.get(), done_.get() + num_tables, false);
   for (int k = 0; k < num_tables; ++k) write_view(k);
@@ -120,9 +152,7 @@ int Batch::first_illegal(const int64_t* actions) {
 void Batch::step(const int64_t* actions) {
   if (games_.empty()) throw std::logic_error("step before reset");
   const int bad = first_illegal(actions);
-  if (bad >= 0)
-    throw IllegalAction("table " + std::to_string(bad) + ": illegal action " +
-                        std::to_string(actions[bad]) + " for seat " + std::to_string(seat_[bad]));
+  if (bad >= 0) throw IllegalAction(illegal_message(bad, std::to_string(actions[bad])));
   std::fill(rewards_.get(), rewards_.get() + static_cast<size_t>(num_tables) * num_players, 0.0f);
   std::fill(done_.get(), done_.get() + num_tables, false);
   for (int k = 0; k < num_tables; ++k) {
@@ -132,6 +162,11 @@ void Batch::step(const int64_t* actions) {
     if (game.hand_over()) hand_ended(k);
     write_view(k);
   }
+}
+
+std::string Batch::illegal_message(int table, const std::string& action) const {
+  return "table " + std::to_string(table) + ": illegal action " + action + " for seat " +
+         std::to_string(seat_[table]);
 }
 
 bool Batch::episode_ends(const Game& game) const {
@@ -194,7 +229,7 @@ void Batch::hand_ended(int k) {
   for (int seat = 0; seat < num_players; ++seat) row[seat] = static_cast<float>(earned_[seat]);
   if (!over) return;
   done_[k] = true;
-  games_[k] = deal(&deal_seeds_[k]);
+  games_[k] = deal(&deal_numbers_[k]);
 }
 
 }  // namespace canasta

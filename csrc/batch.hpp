@@ -7,7 +7,7 @@
 // ended on this step); done[k], the episode ended on this step (its table then already
 // holds a new game). Deals are numbered over the batch in the order they are made (the
 // first N to tables 0..N-1 at reset, then each new game in table order); deal h is seeded
-// like Python's random.Random(seed + h). A deal whose hand ends during the deal is
+// like Python's random.Random(seed + h), for a seed of any size. A deal whose hand ends during the deal is
 // skipped (MAX_REDEALS). With EPISODE_GAME a hand that ends deals the game's next hand
 // until the game is over.
 //
@@ -32,9 +32,18 @@ enum class EpisodeMode { HAND, GAME };
 constexpr int MAX_REDEALS = 100;
 
 // The generator state of CPython's random.Random(seed) for an integer seed: init_genrand
-// (19650218), then init_by_array with |seed| as 32-bit words, least significant first
-// ([0] for 0).
-Rng python_seeded_rng(int64_t seed);
+// (19650218), then init_by_array with the key: |seed| as 32-bit words, least significant
+// first, without high zero words ([0] for 0).
+Rng python_seeded_rng(const uint32_t* key, int key_length);
+
+// A Python integer seed of any size: its sign and |seed| as 32-bit words, least
+// significant first (canasta_env/vector.py seed_words).
+struct SeedValue {
+  bool negative = false;
+  std::vector<uint32_t> magnitude{0};
+  // python_seeded_rng's key for seed + offset
+  std::vector<uint32_t> key(uint64_t offset) const;
+};
 
 class Batch {
  public:
@@ -45,12 +54,14 @@ class Batch {
   const int num_players;
 
   // Deal every table a new game (seeds seed, seed + 1, ...) and write the views.
-  void reset(int64_t seed);
+  void reset(SeedValue seed);
   // The first table whose episode is on and whose action is not legal there, or -1.
   int first_illegal(const int64_t* actions);
   // Play actions[k] at every table k; an illegal action throws IllegalAction naming the
   // table before anything changes. Call reset first.
   void step(const int64_t* actions);
+  // The refusal of `action` (its text) at `table`: BatchedTable.step's words.
+  std::string illegal_message(int table, const std::string& action) const;
 
   // the buffers (row-major, num_tables rows), written by reset and step
   float* obs() { return obs_.get(); }
@@ -58,8 +69,8 @@ class Batch {
   int64_t* seat() { return seat_.get(); }
   float* rewards() { return rewards_.get(); }
   bool* done() { return done_.get(); }
-  // the seed of each table's game
-  const std::vector<int64_t>& deal_seeds() const { return deal_seeds_; }
+  // the deal number h of each table's game (its seed is the reset's seed + h)
+  const std::vector<int64_t>& deal_numbers() const { return deal_numbers_; }
   bool was_reset() const { return !games_.empty(); }
   const Game& game(int table) const { return *games_[table]; }
 
@@ -69,10 +80,10 @@ class Batch {
   RewardMode reward_;
   double reward_scale_;
   EpisodeMode episode_;
-  int64_t seed_ = 0;
+  SeedValue seed_;
   int64_t next_deal_ = 0;
   std::vector<std::unique_ptr<Game>> games_;
-  std::vector<int64_t> deal_seeds_;
+  std::vector<int64_t> deal_numbers_;
   std::unique_ptr<float[]> obs_;
   std::unique_ptr<int8_t[]> mask_;
   std::unique_ptr<int64_t[]> seat_;
@@ -80,7 +91,7 @@ class Batch {
   std::unique_ptr<bool[]> done_;
   std::vector<double> earned_;  // [seat] this step's rewards of one table, in float64
 
-  std::unique_ptr<Game> deal(int64_t* deal_seed);
+  std::unique_ptr<Game> deal(int64_t* deal_number);
   void write_view(int table);
   void hand_ended(int table);
   bool episode_ends(const Game& game) const;

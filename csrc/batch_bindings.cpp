@@ -12,6 +12,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <limits>
 #include <memory>
 #include <string>
@@ -39,14 +40,41 @@ EpisodeMode episode_mode(const std::string& name) {
   throw std::invalid_argument("episode must be one of ('hand', 'game'), got '" + name + "'");
 }
 
-// The actions as int64 (any integer dtype, any stride); raises ValueError for another
-// shape or dtype. A uint64 beyond int64 reads as int64's largest (out of range anyway).
+// The id at row k of an integer array of 8 to 64 bits (any stride), as a uint64 for an
+// unsigned dtype and an int64 otherwise (the caller checked the dtype and shape).
+struct ActionValue {
+  bool is_unsigned;
+  int64_t value;
+  uint64_t wide;
+};
+
+ActionValue action_at(const Actions& actions, int k) {
+  const nb::dlpack::dtype dtype = actions.dtype();
+  const bool is_int = dtype.code == static_cast<uint8_t>(nb::dlpack::dtype_code::Int);
+  const char* at = static_cast<const char*>(actions.data()) + k * actions.stride(0) * (dtype.bits / 8);
+  switch (dtype.bits) {
+    case 8: return is_int ? ActionValue{false, *reinterpret_cast<const int8_t*>(at), 0}
+                          : ActionValue{true, 0, *reinterpret_cast<const uint8_t*>(at)};
+    case 16: return is_int ? ActionValue{false, *reinterpret_cast<const int16_t*>(at), 0}
+                           : ActionValue{true, 0, *reinterpret_cast<const uint16_t*>(at)};
+    case 32: return is_int ? ActionValue{false, *reinterpret_cast<const int32_t*>(at), 0}
+                           : ActionValue{true, 0, *reinterpret_cast<const uint32_t*>(at)};
+    default: return is_int ? ActionValue{false, *reinterpret_cast<const int64_t*>(at), 0}
+                           : ActionValue{true, 0, *reinterpret_cast<const uint64_t*>(at)};
+  }
+}
+
+// The actions as int64 (any integer dtype of 8 to 64 bits, any stride, native byte
+// order: canasta_env/vector.py converts the others); raises ValueError for another shape
+// or dtype. A uint64 beyond int64 reads as int64's largest (out of range anyway; an error
+// names the real value, action_text).
 void read_actions(const Actions& actions, int num_tables, std::vector<int64_t>& out) {
   const nb::dlpack::dtype dtype = actions.dtype();
   const bool is_int = dtype.code == static_cast<uint8_t>(nb::dlpack::dtype_code::Int);
   const bool is_uint = dtype.code == static_cast<uint8_t>(nb::dlpack::dtype_code::UInt);
+  const bool bits_ok = dtype.bits == 8 || dtype.bits == 16 || dtype.bits == 32 || dtype.bits == 64;
   if (actions.ndim() != 1 || actions.shape(0) != static_cast<size_t>(num_tables) ||
-      !(is_int || is_uint) || dtype.lanes != 1) {
+      !(is_int || is_uint) || !bits_ok || dtype.lanes != 1) {
     std::string shape = "(";  // as numpy writes it: (3,) or (2, 3)
     for (size_t i = 0; i < actions.ndim(); ++i)
       shape += (i ? ", " : "") + std::to_string(actions.shape(i));
@@ -55,31 +83,17 @@ void read_actions(const Actions& actions, int num_tables, std::vector<int64_t>& 
                                 " integer ids, got shape " + shape);
   }
   out.resize(num_tables);
-  const char* base = static_cast<const char*>(actions.data());
-  const int64_t stride = actions.stride(0) * (dtype.bits / 8);  // bytes
+  constexpr uint64_t LARGEST = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
   for (int k = 0; k < num_tables; ++k) {
-    const char* at = base + k * stride;
-    int64_t value;
-    switch (dtype.bits) {
-      case 8: value = is_int ? *reinterpret_cast<const int8_t*>(at) : *reinterpret_cast<const uint8_t*>(at); break;
-      case 16: value = is_int ? *reinterpret_cast<const int16_t*>(at) : *reinterpret_cast<const uint16_t*>(at); break;
-      case 32: value = is_int ? *reinterpret_cast<const int32_t*>(at) : *reinterpret_cast<const uint32_t*>(at); break;
-      case 64: {
-        if (is_int) {
-          value = *reinterpret_cast<const int64_t*>(at);
-        } else {
-          const uint64_t wide = *reinterpret_cast<const uint64_t*>(at);
-          value = wide > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
-                      ? std::numeric_limits<int64_t>::max()
-                      : static_cast<int64_t>(wide);
-        }
-        break;
-      }
-      default:
-        throw std::invalid_argument("actions must be integer ids of 8 to 64 bits");
-    }
-    out[k] = value;
+    const ActionValue a = action_at(actions, k);
+    out[k] = !a.is_unsigned ? a.value : static_cast<int64_t>(std::min(a.wide, LARGEST));
   }
+}
+
+// The id at row k as Python writes it (the real value of a uint64 beyond int64).
+std::string action_text(const Actions& actions, int k) {
+  const ActionValue a = action_at(actions, k);
+  return a.is_unsigned ? std::to_string(a.wide) : std::to_string(a.value);
 }
 
 // A Batch and its scratch for the actions read from Python.
@@ -169,25 +183,30 @@ void bind_batch(nb::module_& m) {
           nb::arg("episode") = "hand")
       .def(
           "reset",
-          [](PyBatch& self, int64_t seed) {
+          [](PyBatch& self, bool negative, const std::vector<uint32_t>& magnitude) {
+            if (magnitude.empty()) throw std::invalid_argument("a seed has at least one word");
             nb::gil_scoped_release release;
-            self.batch.reset(seed);
+            self.batch.reset(SeedValue{negative, magnitude});
           },
-          nb::arg("seed"), "Deal every table a new game (seeds seed, seed + 1, ...).")
+          nb::arg("negative"), nb::arg("magnitude"),
+          "Deal every table a new game (seeds seed, seed + 1, ...): the seed as its sign and "
+          "|seed| in 32-bit words, least significant first (vector.py seed_words).")
       .def(
           "step",
           [](PyBatch& self, const Actions& actions) {
             if (!self.batch.was_reset()) throw std::invalid_argument("step before reset");
             read_actions(actions, self.batch.num_tables, self.actions);
+            const int bad = self.batch.first_illegal(self.actions.data());
+            if (bad >= 0) throw IllegalAction(self.batch.illegal_message(bad, action_text(actions, bad)));
             nb::gil_scoped_release release;
             self.batch.step(self.actions.data());
           },
           nb::arg("actions"),
           "Play actions[k] at every table; an illegal one raises ValueError naming the table "
-          "before anything changes.")
+          "and the id before anything changes.")
       .def_prop_ro("num_tables", [](PyBatch& self) { return self.batch.num_tables; })
       .def_prop_ro("num_players", [](PyBatch& self) { return self.batch.num_players; })
-      .def_prop_ro("deal_seeds", [](PyBatch& self) { return self.batch.deal_seeds(); })
+      .def_prop_ro("deal_numbers", [](PyBatch& self) { return self.batch.deal_numbers(); })
       .def_prop_ro("obs",
                    [](PyBatch& self) {
                      return view_of(self, self.batch.obs(),

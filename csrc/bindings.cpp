@@ -172,11 +172,20 @@ struct Reader {
   [[noreturn]] static void bad(const char* name, const std::string& what) {
     throw std::invalid_argument(std::string("core state: field '") + name + "' " + what);
   }
+  // An integer (not a bool) in low..high; ValueError naming the field and the value as
+  // Python writes it (an int past 64 bits included).
+  static bool in_range(nb::handle v, int64_t low, int64_t high, int64_t& out) {
+    return nb::try_cast<int64_t>(v, out, false) && out >= low && out <= high;
+  }
+  static bool is_integer(nb::handle v) { return nb::isinstance<nb::int_>(v) && !nb::isinstance<nb::bool_>(v); }
+  static std::string range_text(int64_t low, int64_t high) {
+    return ">= " + std::to_string(low) + " and <= " + std::to_string(high);
+  }
   int64_t integer(const char* name, int64_t low, int64_t high) {
     nb::object v = get(name);
-    if (!nb::isinstance<nb::int_>(v) || nb::isinstance<nb::bool_>(v)) bad(name, "must be an integer");
-    const int64_t x = nb::cast<int64_t>(v);
-    if (x < low || x > high) bad(name, "must be >= " + std::to_string(low) + " and <= " + std::to_string(high) + ", got " + std::to_string(x));
+    if (!is_integer(v)) bad(name, "must be an integer");
+    int64_t x;
+    if (!in_range(v, low, high, x)) bad(name, "must be " + range_text(low, high) + ", got " + nb::str(v).c_str());
     return x;
   }
   bool flag(const char* name) {
@@ -185,13 +194,23 @@ struct Reader {
     return nb::cast<bool>(v);
   }
   bool is_none(const char* name) { return get(name).is_none(); }
+  // One of END_NAMES, as its END_* index (-1 for any other value).
+  int end_reason(const char* name) {
+    nb::object v = get(name);
+    if (!nb::isinstance<nb::str>(v)) return -1;
+    const std::string text = nb::cast<std::string>(v);
+    for (int i = 0; i < 3; ++i)
+      if (text == END_NAMES[i]) return i;
+    return -1;
+  }
   std::vector<int64_t> ints(nb::handle v, const char* name, size_t min_len, size_t max_len, int64_t low, int64_t high) {
     if (!nb::isinstance<nb::list>(v) && !nb::isinstance<nb::tuple>(v)) bad(name, "must be a list");
     std::vector<int64_t> out;
     for (nb::handle item : v) {
-      if (!nb::isinstance<nb::int_>(item)) bad(name, "must hold integers");
-      const int64_t x = nb::cast<int64_t>(item);
-      if (x < low || x > high) bad(name, "holds " + std::to_string(x) + ", outside " + std::to_string(low) + ".." + std::to_string(high));
+      if (!is_integer(item)) bad(name, "must hold integers");
+      int64_t x;
+      if (!in_range(item, low, high, x))
+        bad(name, std::string("holds ") + nb::str(item).c_str() + ", outside " + std::to_string(low) + ".." + std::to_string(high));
       out.push_back(x);
     }
     if (out.size() < min_len || out.size() > max_len)
@@ -216,9 +235,103 @@ struct Reader {
   }
 };
 
-void set_state(Game& game, nb::dict d) {
+// Card conservation (state_io's check_card_conservation): every card of the deck lies
+// in exactly one place: the stock, the pot, a hand, the held pot cards, a team's melds,
+// finished canastas and runs, or laid out as a red 3. It bounds every array the core
+// writes into as it plays (the pot grows by the discards, a hand by the draws, a meld by
+// the cards laid) by the deck, which fits MAX_CARDS (Rules::from_values). A field that
+// alone brings a kind past the deck is named.
+void check_cards(const GameState& s, const Rules& rules, const std::string& rules_name) {
+  const auto deck = deck_counts(rules.num_decks, rules.jokers_per_deck);
+  int64_t seen[NUM_KINDS] = {};
+  auto add = [&](const char* field, int kind, int64_t count) {
+    seen[kind] += count;
+    if (seen[kind] > deck[kind])
+      Reader::bad(field, std::string("brings the cards of kind '") + KIND_NAMES[kind] + "' to " +
+                             std::to_string(seen[kind]) + ", more than the " + rules_name + " deck holds (" +
+                             std::to_string(deck[kind]) + "; card conservation)");
+  };
+  for (int i = 0; i < s.stock_len; ++i) add("stock", s.stock[i], 1);
+  for (int i = 0; i < s.pot_len; ++i) add("pot", s.pot[i], 1);
+  for (int seat = 0; seat < s.num_players; ++seat)
+    for (int k = 0; k < NUM_KINDS; ++k) add("hands", k, s.hands[seat][k]);
+  for (int k = 0; k < NUM_KINDS; ++k) add("held", k, s.held[k]);
+  for (int t = 0; t < s.num_teams; ++t) {
+    // the wild-card slot holds no naturals (a natural there is no card of any kind)
+    if (s.nat[t][SLOT_WILD]) Reader::bad("nat", "holds naturals in the wild-card slot");
+    for (int slot = 0; slot < NUM_SLOTS; ++slot) {
+      if (slot != SLOT_WILD) add("nat", natural_kind(slot), s.nat[t][slot]);
+      add("two", TWO, s.two[t][slot]);
+      add("jok", JOKER, s.jok[t][slot]);
+    }
+    for (int i = 0; i < s.closed_len[t]; ++i) {
+      const Closed& c = s.closed[t][i];
+      if (c.slot == SLOT_WILD && c.naturals) Reader::bad("closed", "holds naturals in a wild-card canasta");
+      if (c.slot != SLOT_WILD) add("closed", natural_kind(c.slot), c.naturals);
+      add("closed", TWO, c.twos);
+      add("closed", JOKER, c.jokers);
+    }
+    for (int i = 0; i < s.escalas_len[t]; ++i)
+      for (int rank = s.escalas[t][i].start; rank < s.escalas[t][i].start + s.escalas[t][i].length; ++rank)
+        add("escalas", rank, 1);
+    add("red3", RED3, s.red3[t]);
+  }
+  for (int k = 0; k < NUM_KINDS; ++k)
+    if (seen[k] != deck[k])
+      throw std::invalid_argument(std::string("core state: card conservation violated for '") + KIND_NAMES[k] +
+                                  "': " + std::to_string(seen[k]) + " in stock + pot + hands + held + melds + "
+                                  "closed canastas + runs + red 3s, but the " + rules_name + " deck holds " +
+                                  std::to_string(deck[k]));
+}
+
+// S-19 (state_io's check_suits and the Suits component): a suit for every natural of the
+// stock and pot and none for the other cards; the suited counts of each hand and of the
+// held cards are its naturals, suit by suit; no natural of one suit more often than the
+// decks hold it. The core indexes its suited arrays by kind * 4 + suit as it draws,
+// discards and lays runs, so a missing suit or a count that disagrees is refused here.
+void check_suits(const GameState& s, const Rules& rules) {
+  int64_t seen[SUITED_SIZE] = {};
+  auto pile = [&](const char* field, const uint8_t* kinds, const int8_t* suits, int len) {
+    for (int i = 0; i < len; ++i) {
+      const bool natural = kinds[i] < NUM_NATURALS;
+      if (natural ? suits[i] < 0 : suits[i] != -1)
+        Reader::bad(field, natural ? "must give a suit 0..3 for every natural" : "must give -1 for every card but a natural");
+      if (natural) ++seen[kinds[i] * NUM_SUITS + suits[i]];
+    }
+  };
+  pile("stock_suits", s.stock, s.stock_suits, s.stock_len);
+  pile("pot_suits", s.pot, s.pot_suits, s.pot_len);
+  auto counts = [&](const char* field, const int16_t* kinds, const int16_t* suited) {
+    for (int k = 0; k < NUM_NATURALS; ++k) {
+      int64_t sum = 0;
+      for (int suit = 0; suit < NUM_SUITS; ++suit) {
+        sum += suited[k * NUM_SUITS + suit];
+        seen[k * NUM_SUITS + suit] += suited[k * NUM_SUITS + suit];
+      }
+      if (sum != kinds[k]) Reader::bad(field, std::string("must count the ") + KIND_NAMES[k] + " of its cards suit by suit");
+    }
+  };
+  for (int seat = 0; seat < s.num_players; ++seat) counts("hand_suits", s.hands[seat], s.hand_suits[seat]);
+  counts("held_suits", s.held, s.held_suits);
+  for (int t = 0; t < s.num_teams; ++t)
+    for (int i = 0; i < s.escalas_len[t]; ++i) {
+      const Run& run = s.escalas[t][i];
+      for (int rank = run.start; rank < run.start + run.length; ++rank) ++seen[rank * NUM_SUITS + run.suit];
+    }
+  for (int index = 0; index < SUITED_SIZE; ++index)
+    if (seen[index] > rules.num_decks)
+      throw std::invalid_argument(std::string("core state: ") + std::to_string(seen[index]) + " " +
+                                  KIND_NAMES[index / NUM_SUITS] + " of suit " + std::to_string(index % NUM_SUITS) +
+                                  " in stock + pot + hands + held + runs, but the decks hold " +
+                                  std::to_string(rules.num_decks));
+}
+
+// A state dict (CoreGame.load's values) as the GameState of `game`: every field read and
+// checked, with the cards' conservation and suits, before anything is written; a bad
+// field raises ValueError naming it. `game` does not change.
+GameState read_state(const Game& game, nb::dict d) {
   Reader in{d};
-  GameState s{};  // written whole, then swapped in: a bad field changes nothing
+  GameState s{};
   const int n = game.s.num_players, teams = game.s.num_teams;
   if (in.integer("num_players", 2, 6) != n) Reader::bad("num_players", "must be the game's " + std::to_string(n));
   if (in.integer("num_teams", 1, 3) != teams) Reader::bad("num_teams", "must be " + std::to_string(teams));
@@ -247,9 +360,7 @@ void set_state(Game& game, nb::dict d) {
       HandRecord record{};
       Reader er{e};
       record.hand = static_cast<int32_t>(er.integer("hand", 0, 1 << 30));
-      std::string reason = nb::cast<std::string>(er.get("reason"));
-      record.reason = -1;
-      for (int i = 0; i < 3; ++i) if (reason == END_NAMES[i]) record.reason = i;
+      record.reason = er.end_reason("reason");
       if (record.reason < 0) Reader::bad("hand_history", "holds an unknown reason");
       auto scores = er.ints(er.get("scores"), "hand_history", teams, teams, -BIG, BIG);
       for (int t = 0; t < teams; ++t) record.scores[t] = scores[t];
@@ -325,9 +436,7 @@ void set_state(Game& game, nb::dict d) {
   if (in.is_none("end_reason")) {
     s.end_reason = END_NONE;
   } else {
-    std::string reason = nb::cast<std::string>(in.get("end_reason"));
-    s.end_reason = END_NONE;
-    for (int i = 0; i < 3; ++i) if (reason == END_NAMES[i]) s.end_reason = static_cast<int8_t>(i);
+    s.end_reason = static_cast<int8_t>(in.end_reason("end_reason"));
     if (s.end_reason == END_NONE) Reader::bad("end_reason", "must be one of END_REASONS or None");
   }
   if ((s.phase == PHASE_HAND_OVER) != (s.end_reason != END_NONE))
@@ -382,7 +491,27 @@ void set_state(Game& game, nb::dict d) {
     if (sum != s.hand_totals[seat]) Reader::bad("hand_totals", "must be the sum of each hand");
     if (s.hands[seat][RED3]) Reader::bad("hands", "must hold no red 3 (G-6)");
   }
-  game.s = std::move(s);
+  if (s.held[RED3]) Reader::bad("held", "must hold no red 3 (G-6)");
+  for (int t = 0; t < teams; ++t) {  // state.py table_cards
+    int64_t cards = s.red3[t];
+    for (int slot = 0; slot < NUM_SLOTS; ++slot) cards += s.nat[t][slot] + s.two[t][slot] + s.jok[t][slot];
+    for (int i = 0; i < s.closed_len[t]; ++i) cards += s.closed[t][i].naturals + s.closed[t][i].twos + s.closed[t][i].jokers;
+    for (int i = 0; i < s.escalas_len[t]; ++i) cards += s.escalas[t][i].length;
+    if (cards != s.table_totals[t]) Reader::bad("table_totals", "must count the cards on each team's table");
+  }
+  for (int seat = 0; seat < n; ++seat) {  // state.py history_entries
+    int64_t entries = 0;
+    for (int k = 0; k < NUM_HAND_KINDS; ++k) entries += s.discarded[seat][k] + s.declined[seat][k];
+    if (entries != s.history_totals[seat]) Reader::bad("history_totals", "must count each seat's discards and declines");
+  }
+  check_cards(s, game.rules, game.rules_name);
+  if (s.suited) check_suits(s, game.rules);
+  return s;
+}
+
+// Overwrite the game's state with a dict's; a bad field raises and changes nothing.
+void set_state(Game& game, nb::dict d) {
+  game.s = read_state(game, d);
   game.state_changed();
 }
 
@@ -440,7 +569,10 @@ NB_MODULE(_core, m) {
            },
            nb::arg("deck").none() = nb::none(), nb::arg("deck_suits").none() = nb::none())
       .def("get_state", &get_state)
-      .def("set_state", &set_state, nb::arg("state"))
+      .def("set_state", &set_state, nb::arg("state"),
+           "Load a state dict (CoreGame.load's values), every field checked first (ValueError "
+           "naming the field: types, ranges, lengths, card conservation, S-19 suits); a bad "
+           "one changes nothing.")
       .def_prop_ro("current_player", &Game::current_player)
       .def_prop_ro("hand_over", &Game::hand_over)
       .def_prop_ro("phase", [](const Game& g) { return int(g.s.phase); })
@@ -452,7 +584,8 @@ NB_MODULE(_core, m) {
       .def_prop_ro("end_reason", [](const Game& g) { return g.s.end_reason < 0 ? nb::none() : nb::cast(std::string(END_NAMES[g.s.end_reason])); })
       .def("random_steps",
            [](Game& g, int64_t steps, uint32_t seed) {
-             // a random masked policy on this game, in C++ (stops at the hand's end)
+             // a random masked policy on this game, in C++ (stops at the hand's end, or
+             // where the player to act has no legal action)
              nb::gil_scoped_release release;
              Rng policy;
              policy.seed32(seed);
@@ -460,6 +593,7 @@ NB_MODULE(_core, m) {
              while (done < steps && !g.hand_over()) {
                int count;
                const int16_t* legal = g.legal_actions(&count);
+               if (count == 0) break;  // a loaded position with no legal action: stuck
                g.apply(legal[policy.randbelow(static_cast<uint32_t>(count))]);
                ++done;
              }

@@ -54,6 +54,12 @@ Game::Game(std::shared_ptr<const Rules> r, std::string name, int num_players, co
     : rules_ptr(std::move(r)), rules(*rules_ptr), rules_name(std::move(name)), tables(rules), s() {
   if (num_players != 2 && num_players != 3 && num_players != 4 && num_players != 6)
     throw IllegalAction("core: a table seats 2, 3, 4 or 6 players, not " + std::to_string(num_players));
+  // the deal pops num_players hands from the stock unguarded (rules.py _deal_fits_deck
+  // leaves more; the core needs at least this much whoever made the rules)
+  if (static_cast<int64_t>(num_players) * rules.hand_size > rules.total_cards())
+    throw std::invalid_argument("core rules: the field 'hand_size' deals " + std::to_string(num_players) +
+                                " x " + std::to_string(rules.hand_size) + " cards from a deck of " +
+                                std::to_string(rules.total_cards()));
   s.num_players = num_players;
   s.num_teams = teams_of(num_players);
   for (int seat = 0; seat < num_players; ++seat) s.team_of[seat] = static_cast<int8_t>(team_of_seat(num_players, seat));

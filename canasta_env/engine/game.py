@@ -19,6 +19,7 @@ take, so a hand takes at most ``4 * deck size + 1`` decisions.
 
 from __future__ import annotations
 
+import operator
 import random
 from itertools import compress
 
@@ -469,20 +470,9 @@ class Game(GameState):
         if type(action) is int and 0 <= action < NUM_ACTIONS:
             index = action  # the common case, without the general conversion
         else:
-            if isinstance(action, bool) or not hasattr(action, "__index__"):
-                raise IllegalActionError(f"action must be an integer id, got {action!r}")
-            index = action.__index__()
-            if not 0 <= index < NUM_ACTIONS:
-                raise IllegalActionError(f"action id {index} is outside 0..{NUM_ACTIONS - 1}")
-        if self.phase == PHASE_HAND_OVER:
-            raise IllegalActionError(
-                f"illegal action {index} ({ACTION_TEXTS[index]!r}): the hand is over"
-            )
-        if index not in self.legal_actions():
-            raise IllegalActionError(
-                f"illegal action {index} ({ACTION_TEXTS[index]!r}) for player {self.current} "
-                f"in the {PHASE_NAMES[self.phase]} phase: {self.explain_illegal(index)}"
-            )
+            index = action_id(action)
+        if index not in self.legal_actions():  # none once the hand is over
+            raise IllegalActionError(self.illegal_message(index))
         self._legal = None
         self.num_steps += 1
         kind = MOVE_KINDS[index]
@@ -502,6 +492,18 @@ class Game(GameState):
     def explain_illegal(self, action: int) -> str:
         """A short reason why ``action`` is not legal now (for error messages and hints)."""
         return explain(self, action)
+
+    def illegal_message(self, index: int) -> str:
+        """The :class:`IllegalActionError` text for an id in range that is not legal now,
+        with the reason (:meth:`explain_illegal`); the compiled core's refusals say the
+        same (``CoreGame.apply`` asks it of the position)."""
+        said = f"illegal action {index} ({ACTION_TEXTS[index]!r})"
+        if self.phase == PHASE_HAND_OVER:
+            return f"{said}: the hand is over"
+        return (
+            f"{said} for player {self.current} in the {PHASE_NAMES[self.phase]} phase: "
+            f"{self.explain_illegal(index)}"
+        )
 
     def _draw_cards(self, count: int) -> bool:
         """Draw ``count`` cards, laying out and replacing red 3s (G-6).
@@ -774,6 +776,23 @@ class Game(GameState):
         return other
 
 
+def action_id(action) -> int:
+    """The id of an action given to ``apply`` (of either engine): an ``int`` or anything
+    with an integer ``__index__`` (a numpy integer of any width and byte order, a 0-d
+    integer array), in ``0..NUM_ACTIONS - 1``. Anything else (bools, floats, strings,
+    None, arrays of other shapes or dtypes) raises :class:`IllegalActionError` naming it;
+    an id out of range raises it naming the id's real value."""
+    if isinstance(action, bool):
+        raise IllegalActionError(f"action must be an integer id, got {action!r}")
+    try:
+        index = operator.index(action)
+    except TypeError:
+        raise IllegalActionError(f"action must be an integer id, got {action!r}") from None
+    if not 0 <= index < NUM_ACTIONS:
+        raise IllegalActionError(f"action id {index} is outside 0..{NUM_ACTIONS - 1}")
+    return index
+
+
 def _deck_kinds(deck) -> list[int]:
     """Card codes (``"AS TH JK"`` or a list of codes) or kinds, in draw order."""
     if isinstance(deck, str):
@@ -808,6 +827,7 @@ def kind_name(kind: int) -> str:
 __all__ = [
     "Game",
     "IllegalActionError",
+    "action_id",
     "PHASE_DRAW",
     "PHASE_MELD",
     "PHASE_HAND_OVER",
