@@ -125,6 +125,136 @@ struct Memo {
 
 thread_local Memo memo;
 
+// The memo of the search over whole positions (the first search, as opening.py's
+// _dfs_expand): node -> feasible for one turn, keys are nodes packed into bytes (a node
+// whose counts do not fit a byte is not memoised).
+struct NodeMemo {
+  static constexpr uint32_t MIN_SIZE = 1u << 12;
+  static constexpr uint32_t MAX_SIZE = 1u << 19;
+  static constexpr int COUNTS = 2 * NUM_KINDS + 3 * NUM_SLOTS + 2;  // + closed count/clean
+  static constexpr int FLAGS = 5;
+  static constexpr int KEY_BYTES = COUNTS + FLAGS + 2 * 4;  // + total, staged
+  struct Key {
+    uint8_t bytes[(KEY_BYTES + 7) / 8 * 8];
+  };
+  struct Entry {
+    Key key;
+    uint32_t generation;
+    uint8_t result;
+  };
+  std::vector<Entry> entries = std::vector<Entry>(MIN_SIZE);
+  uint32_t mask = MIN_SIZE - 1;
+  uint32_t generation = 1;
+  uint32_t used = 0;
+  uint64_t turn = 0;  // the turn id (Game::turn_id_) the entries belong to
+
+  void reset(bool shrink) {
+    if (shrink && entries.size() > MIN_SIZE) {  // a big search is over: give its memory back
+      std::vector<Entry>(MIN_SIZE).swap(entries);
+      mask = MIN_SIZE - 1;
+      generation = 1;
+    } else if (++generation == 0) {  // wrapped: entries stamped long ago would look current
+      for (Entry& e : entries) e.generation = 0;
+      generation = 1;
+    }
+    used = 0;
+  }
+  // Pack a node; false where a count does not fit a byte (then it is not memoised).
+  static bool pack(const Node& node, Key& key) {
+    std::memset(&key, 0, sizeof(Key));
+    uint8_t* out = key.bytes;
+    int fits = 0;
+    auto put = [&](const int16_t* values, int n) {
+      for (int i = 0; i < n; ++i) {
+        fits |= values[i];
+        *out++ = static_cast<uint8_t>(values[i]);
+      }
+    };
+    put(node.hand, NUM_KINDS);
+    put(node.nat, NUM_SLOTS);
+    put(node.two, NUM_SLOTS);
+    put(node.jok, NUM_SLOTS);
+    put(node.held, NUM_KINDS);
+    put(&node.closed_count, 1);
+    put(&node.closed_clean, 1);
+    *out++ = node.closed_b3;
+    *out++ = node.hidden_open;
+    *out++ = node.opened;
+    *out++ = node.took;
+    *out++ = node.clean_only;
+    std::memcpy(out, &node.total, 4);
+    std::memcpy(out + 4, &node.staged, 4);
+    return (fits & ~0xff) == 0;
+  }
+  static uint64_t hash(const Key& key) {
+    uint64_t words[sizeof(Key) / 8];
+    static_assert(sizeof(Key) % 8 == 0, "a key is a whole number of words");
+    std::memcpy(words, &key, sizeof(Key));
+    // two independent multiply chains (cheap; the probe compares whole keys anyway)
+    uint64_t a = 0x9e3779b97f4a7c15ULL, b = 0xc2b2ae3d27d4eb4fULL;
+    constexpr int N = sizeof(Key) / 8;
+    for (int i = 0; i + 1 < N; i += 2) {
+      a = (a ^ words[i]) * 0xff51afd7ed558ccdULL;
+      b = (b ^ words[i + 1]) * 0xc4ceb9fe1a85ec53ULL;
+    }
+    if (N % 2) a = (a ^ words[N - 1]) * 0xff51afd7ed558ccdULL;
+    const uint64_t h = a ^ (b >> 1) ^ (a >> 31);
+    return h ^ (h >> 29);
+  }
+  int find(const Key& key, uint64_t h) const {  // -1 absent, else 0/1
+    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
+      const Entry& e = entries[i];
+      if (e.generation != generation) return -1;
+      if (std::memcmp(&e.key, &key, sizeof(Key)) == 0) return e.result;
+    }
+  }
+  void store(const Key& key, uint64_t h, bool result) {
+    if (used >= entries.size() / 2) {
+      if (entries.size() < MAX_SIZE) grow();
+      else reset(false);  // as opening.py clears its memo past 200,000 nodes
+    }
+    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
+      Entry& e = entries[i];
+      if (e.generation != generation) {
+        e.key = key;
+        e.generation = generation;
+        e.result = result;
+        ++used;
+        return;
+      }
+      if (std::memcmp(&e.key, &key, sizeof(Key)) == 0) {
+        e.result = result;
+        return;
+      }
+    }
+  }
+  void grow() {
+    std::vector<Entry> old(entries.size() * 2);
+    old.swap(entries);
+    mask = static_cast<uint32_t>(entries.size()) - 1;
+    const uint32_t current = generation;
+    generation = 1;
+    for (const Entry& e : old) {
+      if (e.generation != current) continue;
+      for (uint32_t i = hash(e.key) & mask;; i = (i + 1) & mask) {
+        Entry& slot = entries[i];
+        if (slot.generation != generation) {
+          slot.key = e.key;
+          slot.generation = generation;
+          slot.result = e.result;
+          break;
+        }
+      }
+    }
+  }
+};
+
+thread_local NodeMemo node_memo;
+
+// An expansion budget spent: the slot search answers instead.
+struct OverBudget {};
+
+
 bool any_of(const int16_t* values, int n) {
   for (int i = 0; i < n; ++i)
     if (values[i]) return true;
@@ -146,6 +276,8 @@ void search_memo_for_turn(uint64_t turn) {
   if (memo.turn == turn) return;
   memo.reset(true);
   memo.turn = turn;
+  node_memo.reset(true);
+  node_memo.turn = turn;
 }
 
 TurnSearch::TurnSearch(Game& g) : game(g), rules(g.rules), team(g.s.team_of[g.s.current]) {}
@@ -267,8 +399,138 @@ void TurnSearch::child(const Node& node, const Move& move, Node& out) const {
 }
 
 bool TurnSearch::node_ok(const Node& node) {
-  SlotSearch search(game, team, node);
-  return search.run();
+  const int64_t need = game.s.need[team];
+  const bool opened = node.opened || node.staged >= need || node.hidden_open;
+  int64_t total = node.total;
+  if (opened && !node.opened)
+    for (int k = 0; k < NUM_KINDS; ++k) total += node.held[k];
+  const bool goo = going_out_only(rules, node.nat);
+  if (opened && total >= 2 && !goo) return true;  // a discard ends the turn, at once
+  if (!opened && !goo && opens_plainly(node)) return true;
+  if (goo) {  // only going out ends the turn (C-7): the slot search prunes that best
+    if (stuck(node) >= 2 && !rules.black3_canasta_wins_game) return false;
+    SlotSearch search(game, team, node);
+    return search.run();
+  }
+  // the search over whole positions answers most positions fastest (its memo serves
+  // every move of the turn); past its budget the slot search, whose states are bounded,
+  // answers instead: both are exact, so the answer is the same
+  budget = DFS_BUDGET;
+  try {
+    return dfs_ok(node);
+  } catch (const OverBudget&) {
+    SlotSearch search(game, team, node);
+    return search.run();
+  }
+}
+
+// Cards of the hand no meld move can take (opening.py _stuck).
+int64_t TurnSearch::stuck(const Node& node) const {
+  if (any_of(node.held, NUM_KINDS)) return 0;
+  const int64_t least = std::max<int64_t>(2, rules.min_naturals);
+  int64_t count = 0;
+  for (int rank = 0; rank < NUM_NATURALS; ++rank) {
+    const int64_t have = node.hand[rank];
+    if (have && have < least && !(node.nat[rank] || node.two[rank] || node.jok[rank]))
+      count += have;
+  }
+  const int64_t black3 = node.hand[BLACK3];
+  if (black3 && !rules.meld_closes_at) {
+    if (!rules.black3_melds) count += black3;
+    else if (node.nat[SLOT_BLACK3])
+      count += std::max<int64_t>(0, black3 - (rules.black3_meld_max_size - node.nat[SLOT_BLACK3]));
+    else if (black3 < std::max<int64_t>(3, rules.min_meld_size)) count += black3;
+    else count += std::max<int64_t>(0, black3 - rules.black3_meld_max_size);
+  }
+  return count;
+}
+
+// The search over whole positions (opening.py _dfs_ok).
+bool TurnSearch::dfs_ok(const Node& in) {
+  Node node = in;
+  const bool opened = node.opened || node.staged >= game.s.need[team] || node.hidden_open;
+  const bool concealed_ok = rules.concealed_go_out_ignores_minimum && !node.took;
+  if (opened && any_of(node.held, NUM_KINDS)) {
+    // C-8: the pot cards held aside join the hand once the minimum is reached
+    for (int k = 0; k < NUM_KINDS; ++k) {
+      node.total += node.held[k];
+      node.hand[k] += node.held[k];
+    }
+    std::memset(node.held, 0, sizeof(node.held));
+  }
+  if (rules.black3_canasta_wins_game && opened && node.total && black3_canasta(rules, node))
+    return true;  // S-11: a black-3 canasta ends the game at once
+  if (opened && node.total >= 2 && !going_out_only(rules, node.nat)) return true;
+  if (node.total == 0)
+    return !rules.go_out_needs_discard && go_out_allowed(node, opened || concealed_ok);
+  if (node.total == 1 && go_out_allowed(node, opened || concealed_ok)) return true;
+  if (!opened && node.total > 0 && !may_still_open(node, concealed_ok)) return false;
+  node.opened = opened;
+  return dfs_expand(node);
+}
+bool TurnSearch::may_still_open(const Node& node, bool concealed_ok) const {
+  const int16_t* hand = node.hand;
+  const int64_t wilds = hand[TWO] + hand[JOKER];
+  const int64_t size = rules.canasta_size;  // S-8: a whole canasta laid at once opens
+  if (concealed_ok || (rules.hidden_canasta_opens && (wilds >= size || hand[BLACK3] >= size)))
+    return true;
+  int64_t bound = node.staged + CARD_VALUES[TWO] * hand[TWO] + CARD_VALUES[JOKER] * hand[JOKER];
+  for (int rank = 0; rank < NUM_NATURALS; ++rank) {
+    const int64_t have = hand[rank];
+    if (have >= 2 || (have && node.nat[rank] + node.two[rank] + node.jok[rank])) {
+      bound += CARD_VALUES[rank] * have;
+      if (rules.hidden_canasta_opens && have + wilds >= size && 2 * have >= size) return true;
+    }
+  }
+  if (rules.black3_melds) bound += CARD_VALUES[BLACK3] * hand[BLACK3];
+  return bound >= game.s.need[team];
+}
+
+bool TurnSearch::dfs_expand(const Node& node) {
+  NodeMemo::Key key;
+  const bool memoised = NodeMemo::pack(node, key);
+  const uint64_t h = memoised ? NodeMemo::hash(key) : 0;
+  if (memoised) {
+    const int found = node_memo.find(key, h);
+    if (found >= 0) return found == 1;
+  }
+  if (--budget < 0) throw OverBudget{};
+  int16_t moves[NUM_ACTIONS];
+  const int count =
+      meld_moves(game.tables, node.hand, node.nat, node.two, node.jok, node.clean_only, moves);
+  bool result = false;
+  Node next;
+  for (int i = 0; i < count; ++i) {
+    child(node, MOVES[moves[i]], next);
+    if (dfs_ok(next)) {
+      result = true;
+      break;
+    }
+  }
+  if (memoised) node_memo.store(key, h, result);
+  return result;
+}
+
+// A witness, found at once where it exists: new melds of naturals alone, a rank at a
+// time (up to 7 cards, C-5's limits), reach the minimum and keep two cards in hand (the
+// held pot cards joining, C-8) -- opening.py _opens_plainly.
+bool TurnSearch::opens_plainly(const Node& node) const {
+  const int64_t need = game.s.need[team];
+  int64_t points = node.staged, left = node.total;
+  for (int rank = 0; rank < NUM_NATURALS; ++rank) {
+    const int have = node.hand[rank];
+    if (have < 3 || node.nat[rank] || node.two[rank] || node.jok[rank]) continue;
+    const int laid = std::min(have, MAX_NEW_MELD);
+    if (!game.tables.natural_meld_ok(laid, 0, 0)) continue;
+    points += CARD_VALUES[rank] * laid;
+    left -= laid;
+    if (points >= need) {
+      int64_t held = 0;
+      for (int k = 0; k < NUM_KINDS; ++k) held += node.held[k];
+      return left + held >= 2;
+    }
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------- the slot search
@@ -329,7 +591,9 @@ SlotSearch::SlotSearch(Game& g, int team_, const Node& start)
     suffix_held[i] = suffix_held[i + 1] + in_held;
     const bool meldable = in_hand >= 2 || (in_hand && n + t + j);
     suffix_points[i] = suffix_points[i + 1] + (natural && meldable ? CARD_VALUES[slot] * in_hand : 0);
-    suffix_room[i] = suffix_room[i + 1] + (natural ? room(n, t, in_hand + in_held) : 0);
+    suffix_room[i] = suffix_room[i + 1];
+    if (rules.black3_meld_only_going_out || concealed_ok)  // read then only
+      suffix_room[i] += natural ? room(n, t, in_hand + in_held) : 0;
     suffix_count[i] = suffix_count[i + 1];
     suffix_clean[i] = suffix_clean[i + 1];
     suffix_dirty[i] = suffix_dirty[i + 1];
@@ -398,6 +662,20 @@ bool SlotSearch::run() {
   return visit(st);
 }
 
+// Where only going out can end the turn: are two cards sure to stay in hand?
+bool SlotSearch::stranded(const State& st) const {
+  const bool frozen = st.wild_added && !closes_at && (st.post || !has_held);
+  const int64_t behind =
+      st.left_hand + st.left_held + st.hb + st.qb + (frozen ? st.hn + st.qn : 0);
+  if (behind >= 2) return true;
+  if (st.i >= FIRST_NATURAL || !rules.wild_melds) {  // the wild cards need room
+    int64_t space = suffix_room[st.i + 1];
+    if (st.i >= FIRST_NATURAL) space += room(st.cn, st.ct, st.hn + st.qn);
+    return st.ht + st.hj + st.qt + st.qj - space + behind >= 2;
+  }
+  return false;
+}
+
 int64_t SlotSearch::points_bound(const State& st) const {
   int64_t bound = CARD_VALUES[TWO] * st.ht + CARD_VALUES[JOKER] * st.hj + suffix_points[st.i + 1];
   if (st.i == 0 && rules.black3_melds) bound += CARD_VALUES[BLACK3] * st.hb;
@@ -418,18 +696,14 @@ bool SlotSearch::visit(const State& in) {
       st.hj = 0;
     }
   }
-  if (st.i > 0 && st.goo && !(b3_escape && st.b3c)) {
-    // C-7: only going out ends the turn: two cards left behind end the search
-    const bool frozen = st.wild_added && !closes_at && (st.post || !has_held);
-    const int64_t behind =
-        st.left_hand + st.left_held + st.hb + st.qb + (frozen ? st.hn + st.qn : 0);
-    if (behind >= 2) return false;
-    if (st.i >= FIRST_NATURAL || !rules.wild_melds) {  // the wild cards need room
-      int64_t space = suffix_room[st.i + 1];
-      if (st.i >= FIRST_NATURAL) space += room(st.cn, st.ct, st.hn + st.qn);
-      if (st.ht + st.hj + st.qt + st.qj - space + behind >= 2) return false;
-    }
+  bool must_empty = st.i > 0 && st.goo && !(b3_escape && st.b3c);  // C-7
+  if (st.staged < need && !(was_opened || st.hidden || may_hide) &&
+      st.staged + points_bound(st) < need) {
+    // G-5: the opening is out of reach; only a concealed going out (C-15) is left
+    if (!concealed_ok) return false;
+    must_empty = st.i > 0;
   }
+  if (must_empty && stranded(st)) return false;
   Memo::Key key;
   std::memset(&key, 0, sizeof(key));
   key.suffix = suffix_of(st.i);
@@ -444,13 +718,7 @@ bool SlotSearch::visit(const State& in) {
   const uint64_t h = Memo::hash(key);
   const int found = memo.find(key, h);
   if (found >= 0) return found == 1;
-  bool result;
-  if (st.staged < need && !(was_opened || st.hidden || concealed_ok || may_hide) &&
-      st.staged + points_bound(st) < need) {
-    result = false;  // G-5: the opening is out of reach, and with it every end
-  } else {
-    result = ends(st) || step(st);
-  }
+  const bool result = ends(st) || step(st);
   memo.store(key, h, result);
   return result;
 }

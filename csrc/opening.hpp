@@ -58,6 +58,14 @@ class TurnSearch {
   bool go_out_allowed(const Node& node, bool opening_ok) const;
   void child(const Node& node, const Move& move, Node& out) const;
   bool node_ok(const Node& node);
+  bool opens_plainly(const Node& node) const;
+  int64_t stuck(const Node& node) const;
+  // the search over whole positions, within DFS_BUDGET expansions (opening.py _dfs_ok)
+  static constexpr int DFS_BUDGET = 2000;
+  int budget = 0;
+  bool dfs_ok(const Node& node);
+  bool dfs_expand(const Node& node);
+  bool may_still_open(const Node& node, bool concealed_ok) const;
 };
 
 // The search from one node (opening.py _SlotSearch, state for state).
@@ -92,6 +100,7 @@ class SlotSearch {
   int64_t room(int64_t n, int64_t wilds, int64_t more) const;
   uint32_t suffix_of(int i);
   int64_t points_bound(const State& st) const;
+  bool stranded(const State& st) const;
   bool visit(const State& st);
   bool ends(const State& st) const;
   bool step(const State& st);

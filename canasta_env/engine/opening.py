@@ -17,11 +17,15 @@ reaches a legal end of turn:
 Once black 3s are melded where they may be melded only when going out (C-7),
 only the second way remains: the turn must end by going out.
 
-The search (:class:`_SlotSearch`) takes the moves the engine offers, slot by
-slot, and memoises on a polynomial number of states (the slot, its meld and
-cards, the wild cards left, the points staged and a few capped counts), with an
-upper bound on the points the hand can still add: exact, and bounded on the
-largest hands and pots the rules allow (benchmarks/bench_turn_search.py).
+Two exact searches answer, so the answer is one: first a depth-first search over
+whole positions, memoised for the turn (its memo serves every move of the turn:
+the fastest on the hands of real play), within ``DFS_BUDGET`` expansions; past
+that budget, and wherever only going out can end the turn (C-7), the slot search
+(:class:`_SlotSearch`), which takes the moves slot by slot and memoises on a
+polynomial number of states (the slot, its meld and cards, the wild cards left,
+the points staged and a few capped counts): bounded on the largest hands and
+pots the rules allow (benchmarks/bench_turn_search.py). Both count only melds
+the action layout can lay.
 """
 
 from __future__ import annotations
@@ -41,10 +45,12 @@ from canasta_env.cards import (
     TWO,
 )
 from canasta_env.engine.melds import (
+    black3_canasta,
     canasta_kind,
     canasta_summary,
     canastas_let_go_out,
     going_out_only,
+    meld_moves,
     meld_points,
 )
 from canasta_env.engine.transitions import lay, take_top
@@ -80,7 +86,9 @@ class TurnSearch:
 
     def __init__(self, game):
         self.game = game
-        self.memo: dict = {}
+        self.memo: dict = {}  # whole positions (the first search)
+        self.slot_memo: dict = {}  # slot-search states
+        self.suffixes: dict = {}
         self.memo_turn = None
 
     # ---------------------------------------------------------------- going out
@@ -239,16 +247,185 @@ class TurnSearch:
     def _node_ok(self, node: Node) -> bool:
         """Can the turn still end legally from ``node``? (the search: see :class:`_SlotSearch`)"""
         game = self.game
+        rules = game.rules
+        need = game.need[game.team_of[game.current]]
+        opened = node.opened or node.staged >= need or node.hidden_open
+        total = node.total + (sum(node.held) if opened and not node.opened else 0)
+        goo = going_out_only(rules, node.nat)
+        if opened and total >= 2 and not goo:
+            return True  # a discard ends the turn (the search's first answer, at once)
+        if not opened and not goo and self._opens_plainly(node, need):
+            return True
         turn_key = (game.hand_index, id(game.hands), game.current)
-        if self.memo_turn != turn_key or len(self.memo) > MEMO_MAX:
+        if self.memo_turn != turn_key or len(self.memo) + len(self.slot_memo) > MEMO_MAX:
             self.memo = {}
+            self.slot_memo = {}
             self.suffixes = {}
             self.memo_turn = turn_key
-        return _SlotSearch(self, node).run()
+        # the search over whole positions answers most positions fastest (its memo serves
+        # every move of the turn); where it grows past its budget, the slot search, whose
+        # states are bounded, answers instead: both are exact, so the answer is the same
+        if goo:  # only going out ends the turn (C-7): the slot search prunes that best
+            if self._stuck(node) >= 2 and not rules.black3_canasta_wins_game:
+                return False  # two cards no meld can take: going out is out of reach
+            return _SlotSearch(self, node).run()
+        self.budget = DFS_BUDGET
+        limit = sys.getrecursionlimit()
+        if limit < 3 * DFS_BUDGET + 200:  # two frames an expansion, at most
+            sys.setrecursionlimit(3 * DFS_BUDGET + 200)
+        try:
+            return self._dfs_ok(node)
+        except _OverBudget:
+            return _SlotSearch(self, node).run()
+        finally:
+            sys.setrecursionlimit(limit)
+
+    def _dfs_ok(self, node: Node) -> bool:
+        """The depth-first search over whole positions: can the turn end legally from
+        ``node``? Raises :class:`_OverBudget` past ``DFS_BUDGET`` expansions."""
+        game = self.game
+        rules = game.rules
+        team = game.team_of[game.current]
+        hand, total, nat, two, jok, closed, staged, hidden_open, held, was_opened, took, _ = node
+        opened = was_opened or staged >= game.need[team] or hidden_open
+        concealed_ok = rules.concealed_go_out_ignores_minimum and not took
+        if opened and held is not NO_HELD and any(held):
+            # C-8: the pot cards held aside join the hand once the minimum is reached,
+            # and may be melded in the same turn
+            total += sum(held)
+            hand = [have + extra for have, extra in zip(hand, held)]
+            held = NO_HELD
+        if (
+            rules.black3_canasta_wins_game
+            and opened
+            and total
+            and black3_canasta(rules, nat, closed)
+        ):
+            # S-11: a black-3 canasta ends the game at once, with cards left in hand (an
+            # emptied hand still needs going out to be allowed, S-16: below)
+            return True
+        if opened and total >= 2 and not going_out_only(rules, nat):
+            return True
+        if total == 0:
+            return not rules.go_out_needs_discard and self.go_out_allowed(
+                nat, two, jok, closed, opened or concealed_ok
+            )
+        if total == 1 and self.go_out_allowed(nat, two, jok, closed, opened or concealed_ok):
+            return True
+        if (
+            not opened
+            and total > 0
+            and not self._may_still_open(hand, nat, two, jok, staged, concealed_ok)
+        ):
+            return False
+        if opened != was_opened or held is not node.held:
+            node = node._replace(hand=hand, total=total, held=held, opened=opened)
+        return self._dfs_expand(node)
+
+    def _may_still_open(self, hand, nat, two, jok, staged, concealed_ok) -> bool:
+        """A quick upper bound: can the hand still add enough points, or open another way?"""
+        game = self.game
+        rules = game.rules
+        team = game.team_of[game.current]
+        wilds = hand[TWO] + hand[JOKER]
+        size = rules.canasta_size  # S-8: a whole canasta laid at once opens
+        if concealed_ok or (rules.hidden_canasta_opens and (wilds >= size or hand[BLACK3] >= size)):
+            return True
+        bound = staged + CARD_VALUES[TWO] * hand[TWO] + CARD_VALUES[JOKER] * hand[JOKER]
+        for rank in range(NUM_NATURALS):
+            have = hand[rank]
+            if have >= 2 or (have and nat[rank] + two[rank] + jok[rank]):
+                bound += CARD_VALUES[rank] * have
+                if rules.hidden_canasta_opens and have + wilds >= size and 2 * have >= size:
+                    return True
+        if rules.black3_melds:  # C-7: black 3s melded while going out count too (G-2, G-5)
+            bound += CARD_VALUES[BLACK3] * hand[BLACK3]
+        return bound >= game.need[team]
+
+    def _dfs_expand(self, node: Node) -> bool:
+        """Depth-first over the meld moves from ``node``, memoised for the turn."""
+        game = self.game
+        hand, _, nat, two, jok, closed = node[:6]
+        key = (
+            game.current,
+            tuple(hand),
+            tuple(nat),
+            tuple(two),
+            tuple(jok),
+            tuple(closed),
+            *node[6:],
+            game.had_clean_at_turn_start,
+        )
+        found = self.memo.get(key)
+        if found is not None:
+            return found
+        self.budget -= 1
+        if self.budget < 0:
+            raise _OverBudget
+        result = False  # every move melds a card: no cycle, and nothing stored until known
+        for move in meld_moves(game.tables, hand, nat, two, jok, node.clean_only):
+            if self._dfs_ok(self._child(node, move)):
+                result = True
+                break
+        self.memo[key] = result
+        return result
+
+    def _stuck(self, node: Node) -> int:
+        """Cards of the hand that no meld move can take: naturals of a rank without a
+        meld and too few to start one (C-5), black 3s beyond what their meld may still
+        hold (C-7); 0 while held pot cards may still join the hand."""
+        if any(node.held):
+            return 0
+        rules = self.game.rules
+        hand, nat, two, jok = node.hand, node.nat, node.two, node.jok
+        least = max(2, rules.min_naturals)
+        stuck = 0
+        for rank in range(NUM_NATURALS):
+            have = hand[rank]
+            if have and have < least and not (nat[rank] or two[rank] or jok[rank]):
+                stuck += have
+        black3 = hand[BLACK3]
+        if black3 and not rules.meld_closes_at:  # (closing melds start anew: not counted)
+            if not rules.black3_melds:
+                stuck += black3
+            elif nat[SLOT_BLACK3]:
+                stuck += max(0, black3 - (rules.black3_meld_max_size - nat[SLOT_BLACK3]))
+            elif black3 < max(3, rules.min_meld_size):
+                stuck += black3
+            else:
+                stuck += max(0, black3 - rules.black3_meld_max_size)
+        return stuck
+
+    def _opens_plainly(self, node: Node, need: int) -> bool:
+        """A witness, found at once where it exists: new melds of naturals alone, a rank
+        at a time (up to 7 cards, C-5's limits), reach the minimum and keep two cards in
+        hand (the held pot cards joining, C-8). True only where the search says so."""
+        ok = self.game.tables.natural_ok
+        nat, two, jok = node.nat, node.two, node.jok
+        points, left = node.staged, node.total
+        for rank in range(NUM_NATURALS):
+            have = node.hand[rank]
+            if have < 3 or nat[rank] or two[rank] or jok[rank]:
+                continue
+            laid = have if have < 7 else 7
+            if not ok[laid][0]:
+                continue
+            points += CARD_VALUES[rank] * laid
+            left -= laid
+            if points >= need:
+                return left + sum(node.held) >= 2
+        return False
 
 
-#: The memo of one turn is dropped past this many entries (and at the next turn).
+#: The memos of one turn are dropped past this many entries (and at the next turn).
 MEMO_MAX = 400_000
+#: Expansions the search over whole positions may make for one answer before the slot
+#: search takes over (bench_turn_search.py: presets' positions need far fewer).
+DFS_BUDGET = 2_000
+
+
+class _OverBudget(Exception):
+    """The search over whole positions went past ``DFS_BUDGET`` expansions."""
 
 
 #: The order the search takes the slots in: black 3s first (so that C-7's "only going
@@ -305,7 +482,7 @@ class _SlotSearch:
         self.search = search
         self.rules = rules
         self.tables = game.tables
-        self.memo = search.memo
+        self.memo = search.slot_memo
         self.node = node
         team = game.team_of[game.current]
         self.need = game.need[team]
@@ -352,8 +529,9 @@ class _SlotSearch:
             self.suffix_points[i] = self.suffix_points[i + 1] + (
                 CARD_VALUES[slot] * in_hand if natural and meldable else 0
             )
-            room = self._room(n, t, in_hand + (self.held_nat[slot] if natural else 0))
-            self.suffix_room[i] = self.suffix_room[i + 1] + (room if natural else 0)
+            if rules.black3_meld_only_going_out or self.concealed_ok:  # read then only
+                room = self._room(n, t, in_hand + self.held_nat[slot]) if natural else 0
+                self.suffix_room[i] = self.suffix_room[i + 1] + room
             count, clean, dirty = self.suffix_counts[i + 1]
             if n + t + j >= size:
                 count += 1
@@ -449,19 +627,20 @@ class _SlotSearch:
             qt, qj = qt + qj, 0  # held wild cards are laid after the opening: one count
             if opened:
                 ht, hj = ht + hj, 0  # the points no longer matter: one count
-        if i > 0 and goo and not (self.b3_escape and b3c):
-            # C-7: only going out ends the turn: two cards left behind end the search
-            frozen = wild_added and not self.closes_at and (post or not self.has_held)
-            behind = left_hand + left_held + hb + qb + (hn + qn if frozen else 0)
-            if behind >= 2:
+        must_empty = i > 0 and goo and not (self.b3_escape and b3c)  # C-7
+        if (
+            staged < self.need
+            and not (self.was_opened or hidden or self.may_hide)
+            and staged + self._points_bound(i, cn, ct, cj, hn, hb, ht, hj) < self.need
+        ):
+            # G-5: the opening is out of reach; only a concealed going out (C-15) is left
+            if not self.concealed_ok:
                 return False
-            if i >= FIRST_NATURAL or not self.rules.wild_melds:
-                # the wild cards must find room on natural melds
-                room = self.suffix_room[i + 1]
-                if i >= FIRST_NATURAL:
-                    room += self._room(cn, ct, hn + qn)
-                if ht + hj + qt + qj - room + behind >= 2:
-                    return False
+            must_empty = i > 0
+        if must_empty and self._stranded(
+            i, cn, ct, hn, qn, wild_added, post, hb, ht, hj, qb, qt, qj, left_hand, left_held
+        ):
+            return False
         key = (
             self._suffix_id(i), cn, ct, cj, hn, qn, post, wild_added, hb, ht, hj, qb, qt, qj,
             staged, hidden, used_post, count, clean, dirty, b3c, goo, left_hand, left_held,
@@ -471,12 +650,6 @@ class _SlotSearch:
         if found is not None:
             return found
         memo[key] = False  # every move melds a card: no cycle, but be safe
-        if (
-            staged < self.need
-            and not (self.was_opened or hidden or self.concealed_ok or self.may_hide)
-            and staged + self._points_bound(i, cn, ct, cj, hn, hb, ht, hj) < self.need
-        ):
-            return False  # G-5: the opening is out of reach, and with it every end
         result = self._ends(
             i, cn, ct, cj, hn, qn, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
             count, clean, dirty, b3c, goo, left_hand, left_held,
@@ -486,6 +659,24 @@ class _SlotSearch:
         )  # fmt: skip
         memo[key] = result
         return result
+
+    def _stranded(
+        self, i, cn, ct, hn, qn, wild_added, post, hb, ht, hj, qb, qt, qj, left_hand, left_held
+    ) -> bool:  # fmt: skip
+        """Where only going out can end the turn: are two cards sure to stay in hand
+        (cards of the slots passed, black 3s once their slot is passed, naturals a run
+        that laid wild cards can no longer add, wild cards beyond the room left on
+        natural melds)?"""
+        frozen = wild_added and not self.closes_at and (post or not self.has_held)
+        behind = left_hand + left_held + hb + qb + (hn + qn if frozen else 0)
+        if behind >= 2:
+            return True
+        if i >= FIRST_NATURAL or not self.rules.wild_melds:
+            room = self.suffix_room[i + 1]
+            if i >= FIRST_NATURAL:
+                room += self._room(cn, ct, hn + qn)
+            return ht + hj + qt + qj - room + behind >= 2
+        return False
 
     def _points_bound(self, i, cn, ct, cj, hn, hb, ht, hj) -> int:
         """At least the points the moves from here before the opening can add (G-2, G-5)."""
