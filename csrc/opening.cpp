@@ -49,7 +49,7 @@ struct Memo {
   }
 
   void reset(bool shrink) {
-    if (shrink) suffixes.clear();  // a new turn: its ids start again
+    if (shrink && !suffixes.empty()) suffixes.clear();  // a new turn: its ids start again
     if (shrink && entries.size() > MIN_SIZE) {  // a big search is over: give its memory back
       std::vector<Entry>(MIN_SIZE).swap(entries);
       mask = MIN_SIZE - 1;
@@ -408,7 +408,14 @@ bool TurnSearch::node_ok(const Node& node) {
   if (opened && total >= 2 && !goo) return true;  // a discard ends the turn, at once
   if (!opened && !goo && opens_plainly(node)) return true;
   if (goo) {  // only going out ends the turn (C-7): the slot search prunes that best
-    if (stuck(node) >= 2 && !rules.black3_canasta_wins_game) return false;
+    if (!rules.black3_canasta_wins_game) {
+      if (stuck(node) >= 2) return false;  // two cards no meld can take
+      if (!any_of(node.held, NUM_KINDS)) {  // (held cards join mid-turn: the search's)
+        const bool concealed_ok = rules.concealed_go_out_ignores_minimum && !node.took;
+        const int out = can_meld_out(node, opened, concealed_ok);
+        if (out >= 0) return out == 1;
+      }
+    }
     SlotSearch search(game, team, node);
     return search.run();
   }
@@ -422,6 +429,103 @@ bool TurnSearch::node_ok(const Node& node) {
     SlotSearch search(game, team, node);
     return search.run();
   }
+}
+
+int TurnSearch::can_meld_out(const Node& node, bool opened, bool concealed_ok) const {
+  if (rules.meld_closes_at || rules.wild_melds || rules.min_natural_excess ||
+      rules.go_out_needs_discard || rules.go_out_needs_clean_and_dirty ||
+      rules.no_go_out_on_first_clean_turn || rules.hidden_canasta_opens || node.clean_only ||
+      node.closed_count)
+    return -1;
+  const int16_t* hand = node.hand;
+  int lone[2];
+  int lone_count = 0;
+  for (int rank = 0; rank < NUM_NATURALS; ++rank) {
+    const int have = hand[rank];
+    // a new meld from the hand: 2 naturals at least (the action layout)
+    if (have && have < std::max<int64_t>(2, rules.min_naturals) &&
+        !(node.nat[rank] || node.two[rank] || node.jok[rank])) {
+      if (lone_count >= 1) return 0;  // two such ranks: melding out is impossible
+      lone[lone_count++] = rank;
+    }
+  }
+  int choices[NUM_HAND_KINDS + 1];
+  int num_choices = 0;
+  if (lone_count) {
+    choices[num_choices++] = lone[0];
+  } else {
+    choices[num_choices++] = -1;  // None: no discard
+    for (int kind = 0; kind < NUM_HAND_KINDS; ++kind)
+      if (hand[kind]) choices[num_choices++] = kind;
+  }
+  const bool check_points = !(opened || concealed_ok);
+  int64_t lacking = 0, points = 0;
+  if (check_points) {
+    lacking = game.s.need[team] - node.staged;
+    for (int kind = 0; kind < NUM_HAND_KINDS; ++kind) points += CARD_VALUES[kind] * hand[kind];
+  }
+  for (int i = 0; i < num_choices; ++i) {
+    const int discard = choices[i];
+    int16_t left[NUM_KINDS];
+    std::memcpy(left, hand, sizeof(left));
+    if (discard >= 0) --left[discard];
+    if (check_points) {
+      const int64_t melded = discard < 0 ? points : points - CARD_VALUES[discard];
+      if (melded < lacking) continue;
+    }
+    if (melds_out(left, node)) return 1;
+  }
+  return 0;
+}
+
+bool TurnSearch::melds_out(const int16_t* left, const Node& node) const {
+  const int64_t size_needed = rules.canasta_size;
+  const int64_t wilds = left[TWO] + left[JOKER];
+  int64_t least = 0, room = 0;
+  int64_t canastas = 0;
+  int64_t extra[NUM_NATURALS];
+  int num_extra = 0;
+  for (int rank = 0; rank < NUM_NATURALS; ++rank) {
+    const int64_t have = left[rank];
+    const int64_t placed = node.two[rank] + node.jok[rank];
+    int64_t minimum;
+    if (node.nat[rank] + placed) {
+      minimum = 0;
+    } else if (!have) {
+      continue;
+    } else if (have < std::max<int64_t>(2, rules.min_naturals)) {
+      return false;  // a natural that no meld can take
+    } else {
+      // a new meld from the hand has at least 3 cards (the action layout)
+      const int64_t least_size = std::max<int64_t>(3, rules.min_meld_size);
+      minimum = have < least_size ? least_size - have : 0;
+    }
+    const int64_t naturals = node.nat[rank] + have;
+    const int64_t free =
+        (rules.max_wilds_per_meld < naturals ? rules.max_wilds_per_meld : naturals) - placed;
+    if (free < minimum) return false;
+    least += minimum;
+    room += free;
+    const int64_t lacking = size_needed - naturals - placed;
+    if (lacking <= 0) {
+      ++canastas;
+    } else if (lacking <= free) {
+      extra[num_extra++] = (lacking > minimum ? lacking : minimum) - minimum;
+    }
+  }
+  const int64_t black3 = node.nat[SLOT_BLACK3] + left[BLACK3];
+  if (left[BLACK3] &&
+      (black3 > rules.black3_meld_max_size || black3 < std::max<int64_t>(3, rules.min_meld_size)))
+    return false;
+  if (black3 >= size_needed) ++canastas;
+  if (!(least <= wilds && wilds <= room)) return false;
+  const int64_t missing = rules.go_out_min_canastas - canastas;
+  if (missing <= 0) return true;
+  std::sort(extra, extra + num_extra);
+  if (num_extra < missing) return false;
+  int64_t sum = 0;
+  for (int64_t i = 0; i < missing; ++i) sum += extra[i];
+  return sum <= wilds - least;
 }
 
 // Cards of the hand no meld move can take (opening.py _stuck).

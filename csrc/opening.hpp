@@ -60,6 +60,9 @@ class TurnSearch {
   bool node_ok(const Node& node);
   bool opens_plainly(const Node& node) const;
   int64_t stuck(const Node& node) const;
+  // C-7's going out by counting, where the rules allow (-1: the search decides)
+  int can_meld_out(const Node& node, bool opened, bool concealed_ok) const;
+  bool melds_out(const int16_t* left, const Node& node) const;
   // the search over whole positions, within DFS_BUDGET expansions (opening.py _dfs_ok)
   static constexpr int DFS_BUDGET = 2000;
   int budget = 0;

@@ -17,7 +17,10 @@ reaches a legal end of turn:
 Once black 3s are melded where they may be melded only when going out (C-7),
 only the second way remains: the turn must end by going out.
 
-Two exact searches answer, so the answer is one: first a depth-first search over
+Where only going out can end the turn (C-7), counting answers first where the
+rules allow it (:meth:`TurnSearch._can_meld_out`: every card but the discard must
+join a meld the action layout can lay). Then two exact searches answer, so the
+answer is one: first a depth-first search over
 whole positions, memoised for the turn (its memo serves every move of the turn:
 the fastest on the hands of real play), within ``DFS_BUDGET`` expansions; past
 that budget, and wherever only going out can end the turn (C-7), the slot search
@@ -39,6 +42,7 @@ from canasta_env.cards import (
     BLACK3,
     CARD_VALUES,
     JOKER,
+    NUM_HAND_KINDS,
     NUM_KINDS,
     NUM_NATURALS,
     RED3,
@@ -266,8 +270,14 @@ class TurnSearch:
         # every move of the turn); where it grows past its budget, the slot search, whose
         # states are bounded, answers instead: both are exact, so the answer is the same
         if goo:  # only going out ends the turn (C-7): the slot search prunes that best
-            if self._stuck(node) >= 2 and not rules.black3_canasta_wins_game:
-                return False  # two cards no meld can take: going out is out of reach
+            if not rules.black3_canasta_wins_game:
+                if self._stuck(node) >= 2:
+                    return False  # two cards no meld can take: going out is out of reach
+                if not any(node.held):  # (held cards join mid-turn: the search's)
+                    concealed_ok = rules.concealed_go_out_ignores_minimum and not node.took
+                    out = self._can_meld_out(node.hand, node, opened, concealed_ok)
+                    if out is not None:
+                        return out
             return _SlotSearch(self, node).run()
         self.budget = DFS_BUDGET
         limit = sys.getrecursionlimit()
@@ -369,6 +379,114 @@ class TurnSearch:
                 break
         self.memo[key] = result
         return result
+
+    def _can_meld_out(self, hand, node: Node, opened: bool, concealed_ok: bool):
+        """Can the player go out from here by melding every card but at most one (C-7, C-14)?
+
+        Used once black 3s are melded (the turn must end by going out). Every card but
+        the discard must join a meld, so the answer is counting, not search: naturals of
+        a rank without a meld need ``min_naturals`` of them; the wild cards must fit the
+        melds' room (C-5: at most ``max_wilds_per_meld``, never more than the naturals)
+        and cover the new melds' minimum size; enough melds must reach a canasta. Any
+        such final table is reached by laying the naturals first and the wilds last.
+        Returns None where the rules need the full search (other presets' limits).
+        """
+        game = self.game
+        rules = game.rules
+        nat, two, jok, closed, staged = node.nat, node.two, node.jok, node.closed, node.staged
+        if (
+            rules.meld_closes_at
+            or rules.wild_melds
+            or rules.min_natural_excess
+            or rules.go_out_needs_discard
+            or rules.go_out_needs_clean_and_dirty
+            or rules.no_go_out_on_first_clean_turn
+            or rules.hidden_canasta_opens
+            or node.clean_only
+            or closed
+        ):
+            return None
+        team = game.team_of[game.current]
+        # Naturals too few for a new meld of a rank without one: all but one must go
+        # (the discard), so two such ranks already make melding out impossible.
+        least = max(2, rules.min_naturals)  # a new meld from the hand: 2 naturals at least
+        lone = []
+        for rank in range(NUM_NATURALS):
+            have = hand[rank]
+            if have and have < least and not (nat[rank] or two[rank] or jok[rank]):
+                lone.append(rank)
+                if len(lone) >= 2:
+                    return False
+        # with one such rank, it is the discard
+        choices = lone or [None] + [kind for kind in range(NUM_HAND_KINDS) if hand[kind]]
+        # G-5: unopened, the melded cards (all but the discard) must reach the minimum
+        check_points = not (opened or concealed_ok)
+        if check_points:
+            lacking = game.need[team] - staged
+            points = sum([CARD_VALUES[kind] * hand[kind] for kind in range(NUM_HAND_KINDS)])
+        for discard in choices:
+            left = list(hand)
+            if discard is not None:
+                left[discard] -= 1
+            if check_points:
+                melded = points if discard is None else points - CARD_VALUES[discard]
+                if melded < lacking:
+                    continue
+            if self._melds_out(left, nat, two, jok):
+                return True
+        return False
+
+    def _melds_out(self, left, nat, two, jok) -> bool:
+        """Can all of ``left`` be melded onto these melds with a canasta (C-5, C-7, C-14)?"""
+        rules = self.game.rules
+        size_needed = rules.canasta_size
+        wilds = left[TWO] + left[JOKER]
+        least = room = 0
+        canastas = 0
+        extra_for_canasta = []  # wilds beyond its minimum that a meld needs to be a canasta
+        min_naturals = max(2, rules.min_naturals)
+        # a new meld from the hand has at least 3 cards (the action layout), whatever
+        # min_meld_size allows: 2-card melds are made only by a take (docs/rules.md)
+        min_meld_size = max(3, rules.min_meld_size)
+        max_wilds = rules.max_wilds_per_meld
+        for rank in range(NUM_NATURALS):
+            have = left[rank]
+            placed = two[rank] + jok[rank]
+            if nat[rank] + placed:  # a meld on the table
+                minimum = 0
+            elif not have:
+                continue
+            elif have < min_naturals:
+                return False  # a natural that no meld can take
+            else:
+                minimum = min_meld_size - have if have < min_meld_size else 0
+            naturals = nat[rank] + have
+            free = (max_wilds if max_wilds < naturals else naturals) - placed
+            if free < minimum:
+                return False
+            least += minimum
+            room += free
+            lacking = size_needed - naturals - placed
+            if lacking <= 0:
+                canastas += 1
+            elif lacking <= free:
+                extra_for_canasta.append((lacking if lacking > minimum else minimum) - minimum)
+        black3 = nat[SLOT_BLACK3] + left[BLACK3]
+        if left[BLACK3] and (
+            black3 > rules.black3_meld_max_size or black3 < max(3, rules.min_meld_size)
+        ):
+            return False
+        if black3 >= size_needed:
+            canastas += 1
+        if not least <= wilds <= room:
+            return False
+        missing = rules.go_out_min_canastas - canastas
+        if missing <= 0:
+            return True
+        extra_for_canasta.sort()
+        return (
+            len(extra_for_canasta) >= missing and sum(extra_for_canasta[:missing]) <= wilds - least
+        )
 
     def _stuck(self, node: Node) -> int:
         """Cards of the hand that no meld move can take: naturals of a rank without a
