@@ -41,6 +41,7 @@ bench: install
 	$(PY) benchmarks/bench.py
 	$(PY) benchmarks/bench_core.py
 	$(PY) benchmarks/bench_train.py
+	$(PY) benchmarks/bench_turn_search.py
 
 lint: install
 	$(VENV)/bin/ruff check .
