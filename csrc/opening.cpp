@@ -11,23 +11,16 @@ namespace canasta {
 
 namespace {
 
-// A memo of slot-search state -> feasible, one per thread, valid for one turn of one game
-// (the answers are functions of the state and of facts fixed for the turn: the player and
-// so the team, its opening minimum, S-15's clean canasta at turn start): the searches
-// after each meld of the turn find the untouched slots' subtrees already answered. Open
-// addressing; a generation stamp clears it. It grows with the search up to MAX_SIZE
-// slots (40-byte entries: 2 M slots, 80 MB, hold far more states than the adversarial
-// positions of benchmarks/bench_turn_search.py reach), and shrinks back at the next turn.
-struct Memo {
+// An open-addressing table of key -> feasible, one per thread and search, valid for one
+// turn of one game (the answers are functions of the key and of facts fixed for the
+// turn: the player and so the team, its opening minimum, S-15's clean canasta at turn
+// start). A generation stamp clears it; it grows with the search up to MAX_SIZE slots
+// (a table that forgets answers mid-search makes a search repeat itself) and shrinks
+// back at the next turn. Key: a plain struct of whole words, compared byte for byte.
+template <class Key, uint32_t MAX_SIZE>
+struct Table {
   static constexpr uint32_t MIN_SIZE = 1u << 12;
-  static constexpr uint32_t MAX_SIZE = 1u << 21;
-  static constexpr int VALUES = 13;  // cn ct cj hn qn hb ht hj qb qt qj staged count
-  struct Key {
-    uint32_t suffix;  // the id of (slot, facts of the turn, the untouched slots after it)
-    int16_t values[VALUES];
-    uint16_t flags;
-  };
-  static_assert(sizeof(Key) == 32, "a key is four words, without padding");
+  static_assert(sizeof(Key) % 8 == 0, "a key is a whole number of words");
   struct Entry {
     Key key;
     uint32_t generation;
@@ -38,18 +31,8 @@ struct Memo {
   uint32_t generation = 1;
   uint32_t used = 0;
   uint64_t turn = 0;  // the turn id (Game::turn_id_) the entries belong to
-  std::unordered_map<std::string, uint32_t> suffixes;  // suffix key -> id, for the turn
-
-  uint32_t suffix(const std::string& key) {
-    auto found = suffixes.find(key);
-    if (found != suffixes.end()) return found->second;
-    const uint32_t id = static_cast<uint32_t>(suffixes.size());
-    suffixes.emplace(key, id);
-    return id;
-  }
 
   void reset(bool shrink) {
-    if (shrink && !suffixes.empty()) suffixes.clear();  // a new turn: its ids start again
     if (shrink && entries.size() > MIN_SIZE) {  // a big search is over: give its memory back
       std::vector<Entry>(MIN_SIZE).swap(entries);
       mask = MIN_SIZE - 1;
@@ -62,7 +45,6 @@ struct Memo {
   }
   static uint64_t hash(const Key& key) {
     uint64_t words[sizeof(Key) / 8];
-    static_assert(sizeof(Key) % 8 == 0, "a key is a whole number of words");
     std::memcpy(words, &key, sizeof(Key));
     // two independent multiply chains (cheap; the probe compares whole keys anyway)
     uint64_t a = 0x9e3779b97f4a7c15ULL, b = 0xc2b2ae3d27d4eb4fULL;
@@ -85,7 +67,7 @@ struct Memo {
   void store(const Key& key, uint64_t h, bool result) {
     if (used >= entries.size() / 2) {
       if (entries.size() < MAX_SIZE) grow();
-      else reset(false);  // as opening.py clears its memo past 200,000 nodes
+      else reset(false);  // as opening.py clears its memos past MEMO_MAX entries
     }
     for (uint32_t i = h & mask;; i = (i + 1) & mask) {
       Entry& e = entries[i];
@@ -123,42 +105,47 @@ struct Memo {
   }
 };
 
+// The slot search's key (opening.py _SlotSearch._visit): the id of (position, facts of
+// the turn, the untouched slots after it), the state's counts and its flags.
+struct SlotKey {
+  static constexpr int VALUES = 13;  // cn ct cj hn qn hb ht hj qb qt qj staged count
+  uint32_t suffix;
+  int16_t values[VALUES];
+  uint16_t flags;
+};
+static_assert(sizeof(SlotKey) == 32, "a key is four words, without padding");
+
+// The slot search's memo (40-byte entries: 2 M slots, 80 MB, hold far more states than
+// the adversarial positions of benchmarks/bench_turn_search.py reach), with the ids of
+// the suffixes met this turn.
+struct Memo : Table<SlotKey, (1u << 21)> {
+  using Key = SlotKey;
+  static constexpr int VALUES = SlotKey::VALUES;
+  std::unordered_map<std::string, uint32_t> suffixes;  // suffix key -> id, for the turn
+
+  uint32_t suffix(const std::string& key) {
+    auto found = suffixes.find(key);
+    if (found != suffixes.end()) return found->second;
+    const uint32_t id = static_cast<uint32_t>(suffixes.size());
+    suffixes.emplace(key, id);
+    return id;
+  }
+  void reset(bool shrink) {
+    if (shrink && !suffixes.empty()) suffixes.clear();  // a new turn: its ids start again
+    Table::reset(shrink);
+  }
+};
+
 thread_local Memo memo;
 
-// The memo of the search over whole positions (the first search, as opening.py's
-// _dfs_expand): node -> feasible for one turn, keys are nodes packed into bytes (a node
-// whose counts do not fit a byte is not memoised).
-struct NodeMemo {
-  static constexpr uint32_t MIN_SIZE = 1u << 12;
-  static constexpr uint32_t MAX_SIZE = 1u << 19;
-  static constexpr int COUNTS = 2 * NUM_KINDS + 3 * NUM_SLOTS + 2;  // + closed count/clean
-  static constexpr int FLAGS = 5;
-  static constexpr int KEY_BYTES = COUNTS + FLAGS + 2 * 4;  // + total, staged
-  struct Key {
-    uint8_t bytes[(KEY_BYTES + 7) / 8 * 8];
-  };
-  struct Entry {
-    Key key;
-    uint32_t generation;
-    uint8_t result;
-  };
-  std::vector<Entry> entries = std::vector<Entry>(MIN_SIZE);
-  uint32_t mask = MIN_SIZE - 1;
-  uint32_t generation = 1;
-  uint32_t used = 0;
-  uint64_t turn = 0;  // the turn id (Game::turn_id_) the entries belong to
+// The search over whole positions' key (opening.py _dfs_expand): a node packed into bytes.
+constexpr int NODE_KEY_BYTES = 2 * NUM_KINDS + 3 * NUM_SLOTS + 2 + 5 + 2 * 4;
+struct NodeKey {
+  uint8_t bytes[(NODE_KEY_BYTES + 7) / 8 * 8];
+};
 
-  void reset(bool shrink) {
-    if (shrink && entries.size() > MIN_SIZE) {  // a big search is over: give its memory back
-      std::vector<Entry>(MIN_SIZE).swap(entries);
-      mask = MIN_SIZE - 1;
-      generation = 1;
-    } else if (++generation == 0) {  // wrapped: entries stamped long ago would look current
-      for (Entry& e : entries) e.generation = 0;
-      generation = 1;
-    }
-    used = 0;
-  }
+struct NodeMemo : Table<NodeKey, (1u << 19)> {
+  using Key = NodeKey;
   // Pack a node; false where a count does not fit a byte (then it is not memoised).
   static bool pack(const Node& node, Key& key) {
     std::memset(&key, 0, sizeof(Key));
@@ -185,67 +172,6 @@ struct NodeMemo {
     std::memcpy(out, &node.total, 4);
     std::memcpy(out + 4, &node.staged, 4);
     return (fits & ~0xff) == 0;
-  }
-  static uint64_t hash(const Key& key) {
-    uint64_t words[sizeof(Key) / 8];
-    static_assert(sizeof(Key) % 8 == 0, "a key is a whole number of words");
-    std::memcpy(words, &key, sizeof(Key));
-    // two independent multiply chains (cheap; the probe compares whole keys anyway)
-    uint64_t a = 0x9e3779b97f4a7c15ULL, b = 0xc2b2ae3d27d4eb4fULL;
-    constexpr int N = sizeof(Key) / 8;
-    for (int i = 0; i + 1 < N; i += 2) {
-      a = (a ^ words[i]) * 0xff51afd7ed558ccdULL;
-      b = (b ^ words[i + 1]) * 0xc4ceb9fe1a85ec53ULL;
-    }
-    if (N % 2) a = (a ^ words[N - 1]) * 0xff51afd7ed558ccdULL;
-    const uint64_t h = a ^ (b >> 1) ^ (a >> 31);
-    return h ^ (h >> 29);
-  }
-  int find(const Key& key, uint64_t h) const {  // -1 absent, else 0/1
-    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
-      const Entry& e = entries[i];
-      if (e.generation != generation) return -1;
-      if (std::memcmp(&e.key, &key, sizeof(Key)) == 0) return e.result;
-    }
-  }
-  void store(const Key& key, uint64_t h, bool result) {
-    if (used >= entries.size() / 2) {
-      if (entries.size() < MAX_SIZE) grow();
-      else reset(false);  // as opening.py clears its memo past 200,000 nodes
-    }
-    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
-      Entry& e = entries[i];
-      if (e.generation != generation) {
-        e.key = key;
-        e.generation = generation;
-        e.result = result;
-        ++used;
-        return;
-      }
-      if (std::memcmp(&e.key, &key, sizeof(Key)) == 0) {
-        e.result = result;
-        return;
-      }
-    }
-  }
-  void grow() {
-    std::vector<Entry> old(entries.size() * 2);
-    old.swap(entries);
-    mask = static_cast<uint32_t>(entries.size()) - 1;
-    const uint32_t current = generation;
-    generation = 1;
-    for (const Entry& e : old) {
-      if (e.generation != current) continue;
-      for (uint32_t i = hash(e.key) & mask;; i = (i + 1) & mask) {
-        Entry& slot = entries[i];
-        if (slot.generation != generation) {
-          slot.key = e.key;
-          slot.generation = generation;
-          slot.result = e.result;
-          break;
-        }
-      }
-    }
   }
 };
 
