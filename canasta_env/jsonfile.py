@@ -204,6 +204,23 @@ def read_npz(file: BinaryIO, label: str, max_bytes: int, names: Collection[str])
         file.seek(0)
 
 
+def npy_header(stream, label: str, name: str):
+    """(shape, fortran order, dtype) from the header of a ``.npy`` stream (versions 1.0
+    and 2.0), read without its data; ``ValueError`` naming ``label`` and the member."""
+    import numpy as np
+
+    try:
+        version = np.lib.format.read_magic(stream)
+        if version == (1, 0):
+            return np.lib.format.read_array_header_1_0(stream)
+        if version == (2, 0):
+            return np.lib.format.read_array_header_2_0(stream)
+        raise ValueError(f"npy format version {version} (1.0 and 2.0 are read)")
+    except (ValueError, SyntaxError, EOFError) as error:
+        detail = (str(error).splitlines() or [""])[0][:120]
+        raise ValueError(f"{label}: member {name!r} is not a .npy array ({detail})") from None
+
+
 def _read_npy(archive: zipfile.ZipFile, member: zipfile.ZipInfo, label: str):
     """The array of one ``.npy`` member, its header checked against the member's size."""
     import math
@@ -212,18 +229,7 @@ def _read_npy(archive: zipfile.ZipFile, member: zipfile.ZipInfo, label: str):
 
     name = member.filename
     with archive.open(member) as stream:
-        try:
-            version = np.lib.format.read_magic(stream)
-            if version == (1, 0):
-                header = np.lib.format.read_array_header_1_0(stream)
-            elif version == (2, 0):
-                header = np.lib.format.read_array_header_2_0(stream)
-            else:
-                raise ValueError(f"npy format version {version} (1.0 and 2.0 are read)")
-        except (ValueError, SyntaxError, EOFError) as error:
-            detail = (str(error).splitlines() or [""])[0][:120]
-            raise ValueError(f"{label}: member {name!r} is not a .npy array ({detail})") from None
-        shape, fortran, dtype = header
+        shape, fortran, dtype = npy_header(stream, label, name)
         if any(length < 0 for length in shape):
             raise ValueError(f"{label}: member {name!r} claims shape {shape}")
         if dtype.hasobject:

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from canasta_env.actions import NUM_ACTIONS
-from canasta_env.jsonfile import loads_bounded, open_regular
+from canasta_env.jsonfile import loads_bounded, npy_header, open_regular
 from canasta_env.observation import OBS_SIZE
 
 FORMAT = "canasta-mlp-1"
@@ -286,17 +286,7 @@ def _read_array(
     ``shape`` (float32 or float64), or (``shape`` None) the meta bytes (uint8, 1-D)."""
     name = info.filename
     with archive.open(info) as stream:
-        try:
-            version = np.lib.format.read_magic(stream)
-            if version == (1, 0):
-                header = np.lib.format.read_array_header_1_0(stream)
-            elif version == (2, 0):
-                header = np.lib.format.read_array_header_2_0(stream)
-            else:
-                raise ValueError(f"npy format version {version} (model files use 1.0 or 2.0)")
-        except ValueError as error:
-            raise ValueError(f"{what}: member {name!r} is not a .npy array ({error})") from None
-        claimed, fortran, dtype = header
+        claimed, fortran, dtype = npy_header(stream, what, name)
         if any(d < 0 for d in claimed):
             raise ValueError(f"{what}: member {name!r} claims shape {claimed}")
         count = math.prod(claimed)
