@@ -7,6 +7,7 @@ canasta play   [...]   play a hand in the terminal against bots
 canasta train  [...]   imitation warm start, then PPO against a league
 canasta demo   [...]   the main job: check, a short tournament, a trained agent
 canasta serve  [...]   a browser table: play the bots, watch replays (extra "web")
+canasta --version      the installed version
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__.strip())
+        return 0
+    if argv[0] in ("-V", "--version"):
+        from canasta_env import __version__
+
+        print(f"canasta-env {__version__}")
         return 0
     command, rest = argv[0], argv[1:]
     if command not in COMMANDS:

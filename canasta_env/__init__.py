@@ -13,6 +13,8 @@ Importing the package registers the Gymnasium single-agent env
 ``gymnasium.make("canasta_env/Canasta-v0", ...)`` (:mod:`canasta_env.gym_env`).
 """
 
+import importlib.metadata
+
 import gymnasium
 
 from canasta_env import canasta_v0
@@ -23,7 +25,10 @@ from canasta_env.rules import PRESETS, Rules, make_rules
 from canasta_env.table import BatchedTable, Table
 from canasta_env.vector import vector_env
 
-__version__ = "0.1.0"
+try:  # one version source: pyproject.toml, as the installed metadata carries it
+    __version__ = importlib.metadata.version("canasta-env")
+except importlib.metadata.PackageNotFoundError:  # imported from sources never installed
+    __version__ = "0+unknown"
 
 # The Gymnasium single-agent face; the string entry point imports it only in gymnasium.make.
 if "canasta_env/Canasta-v0" not in gymnasium.registry:
