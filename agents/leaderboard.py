@@ -569,10 +569,11 @@ def readme_block(document: dict, page: str = "docs/leaderboard.md") -> str:
         "runs at 4 players), on duplicate deals, with hands won and 95% intervals for each "
         f"pairing and OpenSkill ratings, a chart, and every figure in {figures}. "
         "One command writes the page, the chart and the JSON file: `canasta leaderboard "
-        f"--jobs 2` ({FULL_DEALS:,} deals per pairing by default; `--tables`, `--agents`, "
-        "`--hands` for less; the search agents, which take seconds a hand, play only when "
-        "named with `--agents`), and `canasta leaderboard --readme` writes this block from "
-        "the JSON file."
+        f"--jobs 2 --out {page}` ({FULL_DEALS:,} deals per pairing by default; `--tables`, "
+        "`--agents`, `--hands` for less, into `leaderboard/` unless `--out` says where; the "
+        "search agents, which take seconds a hand, play only when named with `--agents`), "
+        f"and `canasta leaderboard --out {page} --readme` writes this block from the JSON "
+        "file."
     )
     lines = ["### Leaderboard", "", _wrap(about), ""]
     if not is_full_run(document):

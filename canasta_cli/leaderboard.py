@@ -1,9 +1,12 @@
-"""``canasta leaderboard``: every bot and shipped agent on every table, written to
-docs/leaderboard.md with its chart and a JSON file of every figure (:mod:`agents.leaderboard`).
+"""``canasta leaderboard``: every bot and shipped agent on every table, written to a page
+with its chart and a JSON file of every figure (:mod:`agents.leaderboard`): by default into
+``leaderboard/``; the project's board is ``docs/leaderboard.md``.
 
-    canasta leaderboard --jobs 2                     # the full run: every table and agent
+    canasta leaderboard --jobs 2 --out docs/leaderboard.md   # the full run, the project's board
     canasta leaderboard --tables classic-2p,classic-4p --agents random,greedy --hands 50
-    canasta leaderboard --readme                     # README.md's block from the JSON file
+    canasta leaderboard --out docs/leaderboard.md --readme   # README.md's block from its JSON
+
+A smaller run never replaces a full board (or the README's block) without ``--overwrite``.
 """
 
 from __future__ import annotations
@@ -24,10 +27,15 @@ from canasta_cli.options import (
     name_list,
     table_notes,
 )
+from canasta_env.jsonfile import read_json_file
 
 
 def _names(text: str) -> list[str]:
     return [item for item in text.split(",") if item]
+
+
+#: Where the page goes by default: a folder of its own, never the project's docs/.
+DEFAULT_OUT = "leaderboard/leaderboard.md"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,12 +79,22 @@ def build_parser() -> argparse.ArgumentParser:
     add_seed_option(parser)
     add_jobs_option(parser)
     parser.add_argument(
-        "--out", default="docs/leaderboard.md", metavar="PATH", help="the page (.md)"
+        "--out",
+        default=DEFAULT_OUT,
+        metavar="PATH",
+        help=f"the page (.md; default {DEFAULT_OUT}, a folder of its own: the project's "
+        "board is docs/leaderboard.md)",
     )
     parser.add_argument(
         "--json",
         metavar="PATH",
-        help="the JSON file (if not given: beside --out, docs/leaderboard.json by default)",
+        help="the JSON file (if not given: beside --out)",
+    )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace a full leaderboard (every table, the default agents and deals) with a "
+        "smaller run, or write a smaller run's JSON into the README's block",
     )
     parser.add_argument(
         "--readme",
@@ -98,6 +116,13 @@ def main(argv: list[str] | None = None) -> int:
     json_path = args.json or str(Path(args.out).with_suffix(".json"))
     if args.readme:
         try:
+            if not args.overwrite:
+                document = read_json_file(json_path, "leaderboard")
+                if not leaderboard.is_full_run(document):
+                    raise ValueError(
+                        f"{json_path} holds a smaller run than the full leaderboard; the "
+                        "README's block shows a full run: refused (--overwrite writes it)"
+                    )
             changed = leaderboard.write_readme_block(args.readme, json_path)
         except (OSError, ValueError) as error:
             print(f"canasta leaderboard: {error}", file=sys.stderr)
@@ -107,6 +132,19 @@ def main(argv: list[str] | None = None) -> int:
     tables = None if args.tables is None else [t for group in args.tables for t in group]
     agents = None if args.agents is None else [a for group in args.agents for a in group]
     without = [a for group in args.without or () for a in group]
+    full = tables is None and agents is None and args.hands >= leaderboard.FULL_DEALS
+    if not full and not args.overwrite and Path(json_path).exists():
+        try:  # checked before any hand is played: a refusal costs nothing
+            earlier = read_json_file(json_path, "leaderboard")
+        except ValueError:
+            earlier = None
+        if isinstance(earlier, dict) and leaderboard.is_full_run(earlier):
+            print(
+                f"canasta leaderboard: {json_path} holds the full leaderboard; this smaller "
+                "run would replace it: refused (--out elsewhere, or --overwrite)",
+                file=sys.stderr,
+            )
+            return 2
     started = time.perf_counter()
     try:
         for key in (tables or leaderboard.TABLES) if agents else ():  # given agents only

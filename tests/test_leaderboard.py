@@ -215,3 +215,30 @@ def test_only_a_full_run_writes_figures_into_the_readme(tiny, tmp_path):
     assert readme.read_text().endswith(f"{leaderboard.README_END}\nrest\n")
     readme.write_text("# no markers\n")
     assert command.main(argv) == 2
+
+
+def test_a_smaller_run_never_replaces_the_full_board(tiny, tmp_path, capsys):
+    """The default output is a folder of its own, never docs/; a smaller run refuses to
+    replace a full board (and the README's block) unless --overwrite, before playing."""
+    assert command.build_parser().parse_args([]).out == "leaderboard/leaderboard.md"
+    _out, document = tiny
+    full = dict(document, tables_option=None, agents_option=None,
+                deals_per_pairing=leaderboard.FULL_DEALS)  # fmt: skip
+    full["tables"] = [dict(document["tables"][0], table=key) for key in leaderboard.TABLES]
+    board = tmp_path / "board.md"
+    board.with_suffix(".json").write_text(json.dumps(full))
+    argv = [*TINY, "--seed", str(TINY_SEED), "--out", str(board), "--no-progress"]
+    assert command.main(argv) == 2
+    assert "holds the full leaderboard" in capsys.readouterr().err
+    assert json.loads(board.with_suffix(".json").read_text()) == full  # nothing changed
+    assert not board.exists()
+    readme = tmp_path / "README.md"
+    text = f"# x\n\n{leaderboard.README_BEGIN}\nold\n{leaderboard.README_END}\n"
+    readme.write_text(text)
+    small = tmp_path / "small.json"
+    small.write_text(json.dumps(document))
+    assert command.main(["--readme", str(readme), "--json", str(small)]) == 2
+    assert "smaller run" in capsys.readouterr().err and readme.read_text() == text
+    assert command.main(["--readme", str(readme), "--json", str(small), "--overwrite"]) == 0
+    assert command.main([*argv, "--overwrite"]) == 0  # the positive control
+    assert json.loads(board.with_suffix(".json").read_text())["deals_per_pairing"] == 2
