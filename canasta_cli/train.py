@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -115,6 +116,16 @@ def add_league_options(parser: argparse.ArgumentParser, defaults: dict | None = 
     ):
         key = option[2:].replace("-", "_")
         parser.add_argument(option, type=int, default=None, help=what + new_run(key))
+
+
+def _require_torch() -> None:
+    """Name the missing extra in one line before any work (without it, a run recorded
+    its teachers' games for most of a minute, then failed with a traceback)."""
+    if importlib.util.find_spec("torch") is None:
+        _fail(
+            "training needs PyTorch, which is not installed: pip install -e '.[train]' "
+            "(the 'train' extra; make test installs it)"
+        )
 
 
 def _fail(message: str) -> None:
@@ -263,6 +274,7 @@ def _summary(result: dict) -> str:
 
 def evaluate_main(argv: list[str]) -> int:
     args = build_evaluate_parser().parse_args(argv)
+    _require_torch()
     model = args.evaluate.removeprefix("ppo:")
     try:
         import torch
@@ -390,6 +402,7 @@ def main(argv: list[str] | None = None) -> int:
         return rllib_main(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
+    _require_torch()
     if (args.run_dir is None) == (args.resume is None):
         _fail("give exactly one of --run-dir (a new or existing run) and --resume RUN_DIR")
     overrides = {

@@ -178,3 +178,25 @@ def test_train_names_a_mistyped_league_entry_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "unknown league entry 'exprt' (did you mean 'expert'?)" in err
     assert err.count("\n") == 1 and not (tmp_path / "r").exists()
+
+
+def test_train_names_the_missing_extra_before_any_work(monkeypatch, tmp_path, capsys):
+    """Without torch, `canasta train` and `--evaluate` say which extra to install in one
+    line and write nothing (a run had recorded for most of a minute, then failed)."""
+    import importlib.util
+
+    from canasta_cli import train
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a)
+    )
+    for argv in (["--run-dir", str(tmp_path / "run")], ["--evaluate", "ppo:classic-2p"]):
+        with pytest.raises(SystemExit) as raised:
+            train.main(argv)
+        assert raised.value.code == 2
+        err = capsys.readouterr().err
+        assert "pip install -e '.[train]'" in err and err.count("\n") == 1
+    assert not (tmp_path / "run").exists()
+    monkeypatch.setattr(importlib.util, "find_spec", real)
+    train._require_torch()  # the positive control: torch is installed here, nothing said
