@@ -13,6 +13,7 @@ A test regenerates them and compares, so the pages cannot drift.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import re
 import sys
@@ -199,9 +200,17 @@ def generate() -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(
+        prog="python -m canasta_env.docs",
+        description="Write the generated documentation pages (docs/presets.md, "
+        "docs/rules_<preset>.md, docs/observation.md, observation.py's block table).",
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 if a page is stale"
+    )
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     pages = generate()
-    if "--check" in argv:
+    if args.check:
         stale = [p for p, text in pages.items() if (ROOT / p).read_text() != text]
         if stale:
             print("stale generated docs:", ", ".join(stale), "(run python -m canasta_env.docs)")

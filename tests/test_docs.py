@@ -202,3 +202,17 @@ def test_page_offsets_and_scales_read_the_observation(num_players, seed):
         assert got == expected, name
         checked_nonzero += bool(np.any(entries))
     assert checked_nonzero >= 15  # a position with content, not an empty table
+
+
+def test_the_generator_reads_its_options_and_help_writes_nothing(capsys, monkeypatch):
+    """`python -m canasta_env.docs --help` prints its usage and writes no page (it used to
+    ignore --help and rewrite every page); --check reports fresh pages with status 0."""
+    written = []
+    monkeypatch.setattr(Path, "write_text", lambda self, *a, **k: written.append(self))
+    with pytest.raises(SystemExit) as raised:
+        docs.main(["--help"])
+    assert raised.value.code == 0 and "--check" in capsys.readouterr().out
+    assert docs.main(["--check"]) == 0 and not written
+    with pytest.raises(SystemExit):
+        docs.main(["--chek"])  # a mistyped option is refused, not taken as "write"
+    assert not written
