@@ -19,7 +19,7 @@ Play. Each table is one :func:`agents.arena.run_arena` tournament, round robin o
 table's agents, with duplicate deals: every deal of a pairing is played once in every
 seat arrangement of the pair (:mod:`agents.schedule`), so the luck of the cards cancels.
 At 2 players that is the two seatings (A B, B A); at 4 and 6 players each agent is one
-team, the partners of one kind (A B A B and B A B A: ``--hands`` deals, twice as many
+team, the partners of one kind (A B A B and B A B A: ``--deals`` deals, twice as many
 hands); at 3 players, where each player scores alone, the pair fills the seats as
 A B A and B A B, each rotated over the three seats, so each deal is played six times and
 each agent plays it from every seat both alone against two of the other and as two
@@ -27,7 +27,7 @@ against one. "Agent A wins a hand" means A's best seat scored more than the othe
 (ties count half; at 3 players, A alone wins only above both B seats), as in the arena.
 The training evaluation (:mod:`training.evaluation`) plays its learner once in every team
 against copies of one opponent: these arrangements at 2, 4 and 6 players, and at 3 players
-the half where the learner sits alone. ``deals`` (``--hands``) is per pairing; hands
+the half where the learner sits alone. ``deals`` (``--deals``) is per pairing; hands
 per pairing are ``deals x arrangements``.
 
 Figures (the arena's, :mod:`agents.stats`): per pair, the first agent's hands won with a
@@ -347,7 +347,7 @@ def equivalent_command(
     without: Sequence[str] = (),
 ) -> str:
     """The ``canasta leaderboard`` command that plays the same hands."""
-    parts = ["canasta leaderboard", f"--hands {deals}", f"--seed {seed}"]
+    parts = ["canasta leaderboard", f"--deals {deals}", f"--seed {seed}"]
     if tables is not None:
         parts.append(f"--tables {','.join(tables)}")
     if agents is not None:
@@ -570,7 +570,7 @@ def readme_block(document: dict, page: str = "docs/leaderboard.md") -> str:
         f"pairing and OpenSkill ratings, a chart, and every figure in {figures}. "
         "One command writes the page, the chart and the JSON file: `canasta leaderboard "
         f"--jobs 2 --out {page}` ({FULL_DEALS:,} deals per pairing by default; `--tables`, "
-        "`--agents`, `--hands` for less, into `leaderboard/` unless `--out` says where; the "
+        "`--agents`, `--deals` for less, into `leaderboard/` unless `--out` says where; the "
         "search agents, which take seconds a hand, play only when named with `--agents`), "
         f"and `canasta leaderboard --out {page} --readme` writes this block from the JSON "
         "file."

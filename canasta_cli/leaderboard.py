@@ -3,7 +3,7 @@ with its chart and a JSON file of every figure (:mod:`agents.leaderboard`): by d
 ``leaderboard/``; the project's board is ``docs/leaderboard.md``.
 
     canasta leaderboard --jobs 2 --out docs/leaderboard.md   # the full run, the project's board
-    canasta leaderboard --tables classic-2p,classic-4p --agents random,greedy --hands 50
+    canasta leaderboard --tables classic-2p,classic-4p --agents random,greedy --deals 50
     canasta leaderboard --out docs/leaderboard.md --readme   # README.md's block from its JSON
 
 A smaller run never replaces a full board (or the README's block) without ``--overwrite``.
@@ -70,11 +70,14 @@ def build_parser() -> argparse.ArgumentParser:
         "its agents), a list",
     )
     parser.add_argument(
-        "--hands",
+        "--deals",
+        "--hands",  # the former name: a deal is played as several hands (arena's --hands)
+        dest="hands",
         type=int,
         default=leaderboard.FULL_DEALS,
         metavar="N",
-        help="duplicate deals per pairing (each played in every seat arrangement)",
+        help="duplicate deals per pairing, each played in every seat arrangement (so N "
+        "deals are N x arrangements hands; --hands is the former name of this option)",
     )
     add_seed_option(parser)
     add_jobs_option(parser)
