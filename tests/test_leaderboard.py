@@ -221,6 +221,8 @@ def test_a_smaller_run_never_replaces_the_full_board(tiny, tmp_path, capsys):
     """The default output is a folder of its own, never docs/; a smaller run refuses to
     replace a full board (and the README's block) unless --overwrite, before playing."""
     assert command.build_parser().parse_args([]).out == "leaderboard/leaderboard.md"
+    parse = command.build_parser().parse_args
+    assert parse(["--deals", "3"]).hands == parse(["--hands", "3"]).hands == 3  # one option
     _out, document = tiny
     full = dict(document, tables_option=None, agents_option=None,
                 deals_per_pairing=leaderboard.FULL_DEALS)  # fmt: skip
