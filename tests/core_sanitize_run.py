@@ -181,7 +181,7 @@ def main() -> None:
     ):
         check()
     refused = refused_input()
-    positions, scrambled_actions = play_scrambled(TABLES, max(4, steps // 2000))
+    positions, scrambled_actions = play_scrambled(TABLES, max(4, steps // 2_000))
     print(
         f"{done} parity actions, {hands} C++ playout hands, {refused} bad-input checks, "
         f"{positions} scrambled positions ({scrambled_actions} actions): sanitized core checked"
