@@ -393,6 +393,16 @@ def play_task_hands(task: Task) -> Iterator[HandResult]:
         )
 
 
+class _NoBar:
+    """What the arena asks of a progress bar, doing nothing (``--no-progress``)."""
+
+    def update(self, count: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 def play_tasks(
     tasks: Sequence[Task],
     variant: str,
@@ -410,8 +420,6 @@ def play_tasks(
     has a factory that cannot be pickled for the workers; :class:`ArenaInterrupted`
     (a ``KeyboardInterrupt``) with the hands finished so far on Ctrl-C.
     """
-    from tqdm import tqdm
-
     factories = b""
     if jobs > 1:
         names = (n for t in tasks for _a, _s, seats in t.hands for n in seats)
@@ -424,7 +432,12 @@ def play_tasks(
                 f"must be picklable, e.g. module-level functions, not lambdas: {error}"
             ) from error
     total = sum(len(t.hands) for t in tasks)
-    bar = tqdm(total=total, desc="arena", unit="hand", file=sys.stderr, disable=not progress)
+    if progress:  # the bar is the 'arena' extra's; without it, a stand-in that says nothing
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, desc="arena", unit="hand", file=sys.stderr)
+    else:
+        bar = _NoBar()
     results: list[HandResult] = []
     try:
         if jobs <= 1:

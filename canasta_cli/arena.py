@@ -28,6 +28,7 @@ from canasta_cli.options import (
     add_trust_pickle_option,
     agent_names_help,
     command_parser,
+    missing_extra,
     table_notes,
 )
 from canasta_env.rules import parse_rule_overrides
@@ -93,6 +94,11 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.speed:
         return _print_speeds(args)
+    modules = ["openskill"] + ([] if args.no_progress else ["tqdm"])
+    problem = missing_extra("arena", modules + ([] if args.no_plot else ["matplotlib"]))
+    if problem:
+        print(f"canasta arena: {problem}", file=sys.stderr)
+        return 2
     started = time.perf_counter()
     try:
         overrides = parse_rule_overrides(args.rule)

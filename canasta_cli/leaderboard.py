@@ -24,6 +24,7 @@ from canasta_cli.options import (
     add_seed_option,
     add_trust_pickle_option,
     command_parser,
+    missing_extra,
     name_list,
     table_notes,
 )
@@ -135,6 +136,11 @@ def main(argv: list[str] | None = None) -> int:
     tables = None if args.tables is None else [t for group in args.tables for t in group]
     agents = None if args.agents is None else [a for group in args.agents for a in group]
     without = [a for group in args.without or () for a in group]
+    modules = ["openskill"] + ([] if args.no_progress else ["tqdm"])
+    problem = missing_extra("arena", modules + ([] if args.no_plot else ["matplotlib"]))
+    if problem:
+        print(f"canasta leaderboard: {problem}", file=sys.stderr)
+        return 2
     full = tables is None and agents is None and args.hands >= leaderboard.FULL_DEALS
     if not full and not args.overwrite and Path(json_path).exists():
         try:  # checked before any hand is played: a refusal costs nothing

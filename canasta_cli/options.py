@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import importlib.util
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -41,6 +42,18 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
         if default is None or default is False or default == [] or default is argparse.SUPPRESS:
             return action.help
         return super()._get_help_string(action)
+
+
+def missing_extra(extra: str, modules: Iterable[str]) -> str | None:
+    """One line naming the extra to install where a module it brings is missing (said
+    before any work: without it a run failed late, or with a traceback), else None."""
+    missing = [name for name in modules if importlib.util.find_spec(name) is None]
+    if not missing:
+        return None
+    return (
+        f"needs the '{extra}' extra ({', '.join(missing)} not installed): "
+        f"pip install 'canasta-env[{extra}]' (from a checkout: pip install -e '.[{extra}]')"
+    )
 
 
 def command_parser(prog: str, description: str) -> argparse.ArgumentParser:

@@ -200,3 +200,27 @@ def test_train_names_the_missing_extra_before_any_work(monkeypatch, tmp_path, ca
     assert not (tmp_path / "run").exists()
     monkeypatch.setattr(importlib.util, "find_spec", real)
     train._require_torch()  # the positive control: torch is installed here, nothing said
+
+
+def test_arena_names_the_missing_extra_before_any_work(monkeypatch, tmp_path, capsys):
+    """Without the 'arena' extra, `canasta arena` names it in one line and plays nothing;
+    with --no-progress it no longer needs tqdm (it failed on it after a plain install)."""
+    import importlib.util
+
+    from canasta_cli import arena
+
+    real = importlib.util.find_spec
+    gone = {"tqdm"}
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name in gone else real(name, *a)
+    )
+    out = tmp_path / "out"
+    argv = ["--agents", "random", "greedy", "--hands", "2", "--no-plot", "--out", str(out)]
+    assert arena.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "'arena' extra (tqdm not installed)" in err and err.count("\n") == 1
+    assert not out.exists()
+    assert arena.main([*argv, "--no-progress"]) == 0  # no bar, no tqdm needed
+    gone.add("openskill")
+    assert arena.main([*argv, "--no-progress"]) == 2
+    assert "openskill" in capsys.readouterr().err
