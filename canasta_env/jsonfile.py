@@ -195,7 +195,7 @@ def read_npz(file: BinaryIO, label: str, max_bytes: int, names: Collection[str])
     try:
         with zipfile.ZipFile(file) as archive:
             return {
-                member.filename.removesuffix(".npy"): _read_npy(archive, member, label)
+                member.filename.removesuffix(".npy"): read_npy(archive, member, label)
                 for member in members
             }
     except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError) as error:
@@ -221,8 +221,10 @@ def npy_header(stream, label: str, name: str):
         raise ValueError(f"{label}: member {name!r} is not a .npy array ({detail})") from None
 
 
-def _read_npy(archive: zipfile.ZipFile, member: zipfile.ZipInfo, label: str):
-    """The array of one ``.npy`` member, its header checked against the member's size."""
+def read_npy(archive: zipfile.ZipFile, member: zipfile.ZipInfo, label: str, check=None):
+    """The array of one ``.npy`` member, its header checked before any data is read: no
+    negative or object shape, no more data than the member holds, and ``check(shape,
+    dtype)`` (the caller's own rules: it raises ``ValueError``) where given."""
     import math
 
     import numpy as np
@@ -232,6 +234,8 @@ def _read_npy(archive: zipfile.ZipFile, member: zipfile.ZipInfo, label: str):
         shape, fortran, dtype = npy_header(stream, label, name)
         if any(length < 0 for length in shape):
             raise ValueError(f"{label}: member {name!r} claims shape {shape}")
+        if check is not None:
+            check(shape, dtype)
         if dtype.hasobject:
             raise ValueError(
                 f"{label}: member {name!r} holds Python objects (dtype {dtype}), which only "
@@ -246,6 +250,8 @@ def _read_npy(archive: zipfile.ZipFile, member: zipfile.ZipInfo, label: str):
             )
         data = stream.read(size)
     if len(data) != size:
-        raise ValueError(f"{label}: member {name!r} is truncated")
+        raise ValueError(
+            f"{label}: member {name!r} is truncated ({len(data):,} of {size:,} bytes of data)"
+        )
     order = "F" if fortran else "C"
     return np.frombuffer(bytearray(data), dtype=dtype).reshape(shape, order=order)

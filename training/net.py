@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from canasta_env.actions import NUM_ACTIONS
-from canasta_env.jsonfile import loads_bounded, npy_header, open_regular
+from canasta_env.jsonfile import loads_bounded, open_regular, read_npy
 from canasta_env.observation import OBS_SIZE
 
 FORMAT = "canasta-mlp-1"
@@ -285,20 +285,17 @@ def _read_array(
     """The array of member ``info``, its header checked first: a weight array of
     ``shape`` (float32 or float64), or (``shape`` None) the meta bytes (uint8, 1-D)."""
     name = info.filename
-    with archive.open(info) as stream:
-        claimed, fortran, dtype = npy_header(stream, what, name)
-        if any(d < 0 for d in claimed):
-            raise ValueError(f"{what}: member {name!r} claims shape {claimed}")
-        count = math.prod(claimed)
+
+    def check(claimed: tuple[int, ...], dtype: np.dtype) -> None:
         if shape is None:
             if dtype != np.dtype(np.uint8) or len(claimed) != 1:
                 raise ValueError(
                     f"{what}: member {name!r} claims dtype {dtype} and shape {claimed} "
                     "(the meta entry is 1-D uint8 bytes)"
                 )
-            if count > MAX_META_BYTES:
+            if math.prod(claimed) > MAX_META_BYTES:
                 raise ValueError(
-                    f"{what}: member {name!r} claims {count:,} bytes: larger than "
+                    f"{what}: member {name!r} claims {math.prod(claimed):,} bytes: larger than "
                     f"{MAX_META_BYTES:,}"
                 )
         else:
@@ -311,20 +308,8 @@ def _read_array(
                     f"{what}: member {name!r} claims shape {claimed}, but its meta "
                     f"(obs_size, hidden, num_actions) needs {shape}"
                 )
-        size = count * dtype.itemsize
-        room = info.file_size - stream.tell()
-        if size > room:
-            raise ValueError(
-                f"{what}: member {name!r} claims shape {claimed} ({size:,} bytes): larger "
-                f"than the member ({room:,} bytes of data)"
-            )
-        data = stream.read(size)
-    if len(data) != size:
-        raise ValueError(
-            f"{what}: member {name!r} is truncated ({len(data):,} of {size:,} bytes of data)"
-        )
-    order = "F" if fortran else "C"
-    array = np.frombuffer(bytearray(data), dtype=dtype).reshape(claimed, order=order)
+
+    array = read_npy(archive, info, what, check)
     if shape is not None and not np.isfinite(array).all():
         bad = int(np.size(array) - np.isfinite(array).sum())
         raise ValueError(f"{what}: member {name!r} holds {bad:,} NaN or infinite weights")
