@@ -4,6 +4,7 @@ and the compiled core side by side and compare masks, states and outcomes."""
 from __future__ import annotations
 
 import random
+import time
 
 import numpy as np
 
@@ -82,14 +83,19 @@ def compare_mask(py: Game, core: CoreGame, where: str) -> list[int]:
     return legal
 
 
-def fuzz_table(table, seed: int, steps: int, state_every: int = 1) -> int:
+def fuzz_table(table, seed: int, steps: int, state_every: int = 1, choose=None, bounds=None) -> int:
     """Random masked play of one seeded game (new hands until the game ends or ``steps``
-    actions), both engines side by side; returns the actions compared."""
+    actions), both engines side by side; returns the actions compared.
+
+    ``choose(rng, legal)``: the policy (uniform if None); ``bounds``: (Python, core) CPU
+    seconds no mask may take (tests/test_house_fuzz.py). The player to act must always
+    have a legal action."""
     name, overrides, n = table
     rules = make_rules(name, **overrides)
     py = Game(rules, n, seed=seed)
     core = CoreGame(rules, n, seed=seed)
     rng = random.Random(seed * 7919 + 1)
+    choose = choose or (lambda rng, legal: rng.choice(legal))
     done = 0
     where = f"{table_id(table)} seed {seed}"
     assert not difference(py, core), f"{where}: the deal differs: {difference(py, core)}"
@@ -103,8 +109,18 @@ def fuzz_table(table, seed: int, steps: int, state_every: int = 1) -> int:
             py.next_hand()
             core.next_hand()
             assert not difference(py, core), f"{where}: next hand deals differently"
-        legal = compare_mask(py, core, f"{where} step {done}")
-        action = rng.choice(legal)
+        at = f"{where} step {done}"
+        if bounds is not None:  # every decision in bounded time (CPU seconds)
+            start = time.process_time()
+            py.legal_actions()
+            py_time, start = time.process_time() - start, time.process_time()
+            core.mask()
+            core_time = time.process_time() - start
+            assert py_time <= bounds[0], f"{at}: the Python mask took {py_time:.3f} s"
+            assert core_time <= bounds[1], f"{at}: the core's mask took {core_time:.4f} s"
+        legal = compare_mask(py, core, at)
+        assert legal, f"{at}: the player to act has no legal action"
+        action = choose(rng, legal)
         py.apply(action)
         core.apply(action)
         done += 1

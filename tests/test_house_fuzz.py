@@ -22,10 +22,8 @@ bounded time, and the player to act always has a legal action (issue 32).
 from __future__ import annotations
 
 import random
-import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from canasta_env.actions import NEW_BLACK3, TAKE, TAKE_ONTO_MELD
@@ -33,7 +31,7 @@ from canasta_env.core import AVAILABLE, CoreGame
 from canasta_env.engine.game import Game
 from canasta_env.rules import make_rules
 from canasta_env.state_io import state_from_json
-from tests.core_parity import difference
+from tests.core_parity import fuzz_table
 from tests.house_rules import draw_house_rules
 from tests.reference_rules import STYLES, choose_action, reference_legal
 
@@ -49,46 +47,18 @@ POSITIONS = Path(__file__).parent / "positions"
 TAKES = range(TAKE, TAKE_ONTO_MELD + 1)
 
 
-def _timed(call):
-    start = time.process_time()
-    value = call()
-    return value, time.process_time() - start
-
-
 def play_both(preset: str, overrides: dict, players: int, seed: int, steps: int) -> int:
-    """One seeded game of a house-rule table on both engines, side by side; returns the
-    decisions compared."""
-    rules = make_rules(preset, **overrides)
-    where = f"{preset} {overrides} {players}p seed {seed}"
-    py = Game(rules, players, seed=seed)
-    core = CoreGame(rules, players, seed=seed)
-    rng = random.Random(seed)
+    """One seeded game of a house-rule table on both engines, side by side, each decision
+    under its bound (tests/core_parity.py fuzz_table); returns the decisions compared."""
     style = STYLES[seed % len(STYLES)]
-    assert not difference(py, core), f"{where}: the deal differs"
-    done = 0
-    while done < steps:
-        if py.hand_over:
-            assert core.hand_over and core.scores == py.scores, where
-            if py.game_over:
-                break
-            py.next_hand()
-            core.next_hand()
-            continue
-        legal, py_time = _timed(py.legal_actions)
-        mask, core_time = _timed(core.mask)
-        at = f"{where} step {done}"
-        assert legal, f"{at}: the player to act has no legal action"
-        assert py_time <= PY_BOUND, f"{at}: the Python mask took {py_time:.3f} s"
-        assert core_time <= CORE_BOUND, f"{at}: the core's mask took {core_time:.4f} s"
-        assert np.flatnonzero(mask).tolist() == legal, f"{at}: the masks differ"
-        action = choose_action(rng, legal, style)
-        py.apply(action)
-        core.apply(action)
-        done += 1
-        if done % STATE_EVERY == 0 or py.hand_over:
-            problem = difference(py, core)
-            assert not problem, f"{at} (action {action}): {problem}"
-    return done
+    return fuzz_table(
+        (preset, overrides, players),
+        seed,
+        steps,
+        state_every=STATE_EVERY,
+        choose=lambda rng, legal: choose_action(rng, legal, style),
+        bounds=(PY_BOUND, CORE_BOUND),
+    )
 
 
 def _tables(count: int, seed: int) -> list[tuple[str, dict, int, int]]:
