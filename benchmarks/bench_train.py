@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    from training.agent import DEFAULT_MODEL
+    from agents.network import DEFAULT_MODEL
     from training.league import Trainer
     from training.rollout import WorkerPool
     from training.run import Run, make_config

@@ -54,10 +54,10 @@ def tournament(hands: int, out_dir: str, overwrite: bool = False) -> int:
 
 def trained_agent(hands: int) -> None:
     from agents.base import RandomAgent, play_hands
+    from agents.network import DEFAULT_MODEL, load_agent
     from canasta_env.render import render_table
     from canasta_env.rules import make_rules
     from canasta_env.table import Table
-    from training.agent import DEFAULT_MODEL, load_agent
 
     _section(f"3. trained agent: {DEFAULT_MODEL.name}")
     meta_path = DEFAULT_MODEL.with_suffix(".json")

@@ -227,7 +227,7 @@ def _table_note(name: str, agent, variant: str, players: int) -> str | None:
 
 def _shipped() -> dict[str, Path]:
     try:
-        from training.agent import SHIPPED
+        from agents.network import SHIPPED
     except ImportError:
         return {}
     return SHIPPED

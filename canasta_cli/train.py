@@ -279,7 +279,7 @@ def evaluate_main(argv: list[str]) -> int:
     try:
         import torch
 
-        from training.agent import load_agent
+        from agents.network import load_agent
 
         torch.set_num_threads(args.threads)
         agent = load_agent(model, trust_pickle=args.trust_pickle)  # a bad model fails here

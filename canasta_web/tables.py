@@ -55,7 +55,7 @@ MAX_SEARCH_SIMULATIONS = 1000
 #: (1 <= N <= MAX_SEARCH_SIMULATIONS) and ``openspiel:random``.
 SEARCH_NAME = re.compile(r"openspiel:(?:random|ismcts(?:-(?P<simulations>[1-9][0-9]{0,3}))?)")
 #: The most rollouts per move a search over a shipped network may play here (about 0.15 to
-#: 0.3 s of CPU a searched move on the project's machines; training/search.py's default is 128).
+#: 0.3 s of CPU a searched move on the project's machines; agents/search.py's default is 128).
 MAX_SEARCH_ROLLOUTS = 256
 #: Searches over a shipped network: ``search:NAME`` (its default budget) and
 #: ``search:NAME@N`` (1 <= N <= MAX_SEARCH_ROLLOUTS), NAME a shipped numpy model; none of
@@ -105,7 +105,7 @@ def shipped_agents() -> dict[str, str]:
     server never does (docs/security.md).
     """
     try:
-        from training.agent import SHIPPED
+        from agents.network import SHIPPED
     except ImportError:  # the training package is absent
         return {}
     return {f"ppo:{name}": name for name, path in SHIPPED.items() if Path(path).suffix == ".npz"}
@@ -159,11 +159,11 @@ def make_bot(name: Any, seed: int | None):
             return make_agent(name, seed=seed)
         shipped = shipped_agents().get(name)
         if shipped is not None:
-            from training.agent import load_agent
+            from agents.network import load_agent
 
             agent = load_agent(shipped)
         elif name.startswith("search:"):  # a shipped network and a budget, checked above
-            from training.search import load_agent as load_search
+            from agents.search import load_agent as load_search
 
             agent = load_search(name.split(":", 1)[1])
         else:
@@ -682,7 +682,7 @@ def check_file_budget(name: str) -> None:
     prefix, _, path = name.partition(":")
     if prefix == "search":
         try:
-            from training.search import parse_name
+            from agents.search import parse_name
         except ImportError:  # the training package is absent: make_agent says so
             return
         rollouts = parse_name(path)[1].rollouts

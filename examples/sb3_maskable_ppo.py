@@ -8,7 +8,7 @@ observation is a dict (``observation``, ``action_mask``); the policy reads only 
 686 floats and MaskablePPO gets the mask from :class:`ActionMasker`. One episode is one
 hand against ``--opponent`` in the other seats. The saved ``model.zip`` is then measured
 in the arena (duplicate deals, both seat orders) as ``ppo:OUT/model.zip``, which
-:class:`training.agent.PPOAgent` loads. ``canasta train`` (:mod:`training.league`) is
+:class:`agents.network.PPOAgent` loads. ``canasta train`` (:mod:`training.league`) is
 the project's own recipe, faster and stronger; this example is the SB3 face of it.
 """
 

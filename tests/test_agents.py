@@ -438,12 +438,12 @@ def test_registry_seeds_agents_reproducibly():
 
 
 def test_registry_resolves_trained_agents_lazily(monkeypatch):
-    """``ppo:PATH`` imports the loader its entry point names (training.agent.load_agent) only
+    """``ppo:PATH`` imports the loader its entry point names (agents.network.load_agent) only
     when asked, and reports when it is missing."""
-    monkeypatch.setitem(sys.modules, "training.agent", None)  # import fails
-    with pytest.raises(ValueError, match="training.agent"):
+    monkeypatch.setitem(sys.modules, "agents.network", None)  # import fails
+    with pytest.raises(ValueError, match="agents.network"):
         make_agent("ppo:models/none.zip")
-    fake = types.ModuleType("training.agent")
+    fake = types.ModuleType("agents.network")
     loaded = []
 
     def load_agent(path):
@@ -451,7 +451,7 @@ def test_registry_resolves_trained_agents_lazily(monkeypatch):
         return RandomAgent(0)
 
     fake.load_agent = load_agent
-    monkeypatch.setitem(sys.modules, "training.agent", fake)
+    monkeypatch.setitem(sys.modules, "agents.network", fake)
     agent = make_agent("ppo:models/run1.zip", seed=3)
     assert loaded == ["models/run1.zip"] and isinstance(agent, RandomAgent)
 

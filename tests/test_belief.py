@@ -1,4 +1,4 @@
-"""The search's model of the hidden cards (training/belief.py): the shipped tables, the
+"""The search's model of the hidden cards (agents/belief.py): the shipped tables, the
 history classes of an exact position, weighted worlds (consistent, deterministic, and
 shifted the way the table says, against the uniform deal as the control)."""
 
@@ -10,11 +10,11 @@ import random
 import numpy as np
 import pytest
 
+from agents import belief
 from canasta_env.cards import KIND_NAMES, NUM_HAND_KINDS
 from canasta_env.engine.determinize import determinize
 from canasta_env.engine.game import Game
 from canasta_env.rules import make_rules
-from training import belief
 
 SEVEN = KIND_NAMES.index("7")
 
@@ -96,7 +96,9 @@ def test_weighted_worlds_follow_the_history_and_uniform_ones_do_not():
 
 def test_the_command_writes_a_table(tmp_path):
     out = tmp_path / "belief.json"
-    assert belief.main(["--players", "2", "--hands", "2", "--out", str(out)]) == 0
+    from research import belief_tables
+
+    assert belief_tables.main(["--players", "2", "--hands", "2", "--out", str(out)]) == 0
     table = json.loads(out.read_text())["2"]
     assert table["hands"] == 2
     counts = np.array([table["counts"][f"{c:03b}"] for c in range(belief.CLASSES)])

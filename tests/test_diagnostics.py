@@ -1,7 +1,7 @@
-"""training.diagnostics.losses: how an agent's lost hands end, counted per seating."""
+"""research.diagnostics.losses: how an agent's lost hands end, counted per seating."""
 
 from agents.base import HandRecord
-from training import diagnostics
+from research import diagnostics
 
 
 def _record(scores, went_out, reason="went out"):

@@ -1,4 +1,4 @@
-"""Expert iteration (training/expert_iteration.py): search self-play is recorded
+"""Expert iteration (research/expert_iteration.py): search self-play is recorded
 deterministically and consistently with what the search did, a data folder from elsewhere
 is checked as data, and training moves the network to the search's choices where it
 deviated while the rest stays the old network's."""
@@ -8,12 +8,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agents.model_file import ModelFile
+from agents.network import PolicyWeights
+from agents.search import SHIPPED, load_agent
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.observation import OBS_SIZE
-from training import expert_iteration as ei
-from training.agent import PolicyWeights
-from training.net import ModelFile
-from training.search import SHIPPED, load_agent
+from research import expert_iteration as ei
 
 SPEC = "classic-2p@16,depth=6"
 

@@ -138,8 +138,8 @@ def test_a_bad_table_or_agent_is_named_with_the_nearest(argv, said, tmp_path, ca
 
 
 def test_the_shipped_agents_play_the_tables_they_declare(monkeypatch):
-    pytest.importorskip("training.agent")
-    import training.agent as trained
+    pytest.importorskip("agents.network")
+    import agents.network as trained
 
     shipped = leaderboard.shipped_agents()
     assert shipped["ppo:classic-2p"] == ("classic-2p",)

@@ -10,6 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents.base import play_hands  # noqa: E402
+from agents.network import NetAgent, load_agent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from canasta_cli.train import main  # noqa: E402
 from canasta_env.actions import NUM_ACTIONS  # noqa: E402
@@ -17,7 +18,6 @@ from canasta_env.engine.game import PHASE_HAND_OVER, Game  # noqa: E402
 from canasta_env.observation import OBS_SIZE, ObservationBuilder  # noqa: E402
 from canasta_env.rules import make_rules  # noqa: E402
 from training import imitation, net  # noqa: E402
-from training.agent import NetAgent, load_agent  # noqa: E402
 from training.ppo import gae  # noqa: E402
 from training.rollout import (  # noqa: E402
     LEARNER,

@@ -18,11 +18,12 @@ pytest.importorskip("ray", reason="Ray is not installed (extra 'scale': pip inst
 torch = pytest.importorskip("torch", reason="torch is not installed (extra 'train')")
 
 from agents.arena import run_arena  # noqa: E402
+from agents.model_file import ModelFile  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from canasta_cli import play as play_command  # noqa: E402
 from canasta_cli.train import main as train_main  # noqa: E402
 from training import rllib_backend as rb  # noqa: E402
-from training.net import ModelFile, build, save  # noqa: E402
+from training.net import build, save  # noqa: E402
 
 ENV = {"variant": "classic", "players": 2, "seed": 3, "opponents": {"self": 1.0}}
 

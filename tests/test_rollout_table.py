@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from agents.base import Agent, RandomAgent
+from agents.network import PolicyWeights
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.engine.state import same_state
 from canasta_env.observation import OBS_SIZE, ObservationBuilder
 from canasta_env.rules import make_rules
 from canasta_env.table import Table
-from training.agent import PolicyWeights
 from training.rollout import (
     LEARNER,
     HandRunner,

@@ -7,8 +7,8 @@ import pytest
 pytest.importorskip("sb3_contrib")
 torch = pytest.importorskip("torch")
 
+from agents.network import PPOAgent  # noqa: E402
 from examples import sb3_maskable_ppo as example  # noqa: E402
-from training.agent import PPOAgent  # noqa: E402
 
 
 def test_the_example_trains_saves_and_is_measured_in_the_arena(tmp_path, capsys):

@@ -1,4 +1,4 @@
-"""The search agent (training/search.py): names, legality, budget, determinism, hidden
+"""The search agent (agents/search.py): names, legality, budget, determinism, hidden
 information (with a positive control), the choice rule."""
 
 from __future__ import annotations
@@ -11,11 +11,7 @@ import pytest
 
 from agents.base import RandomAgent, choose_action
 from agents.registry import make_agent
-from canasta_env.compliance import permute_hidden
-from canasta_env.engine.game import Game
-from canasta_env.rules import make_rules
-from canasta_env.table import Table
-from training.search import (
+from agents.search import (
     DEFAULT_ROLLOUTS,
     MAX_ROLLOUTS,
     SearchAgent,
@@ -26,6 +22,10 @@ from training.search import (
     parse_name,
     recording_times,
 )
+from canasta_env.compliance import permute_hidden
+from canasta_env.engine.game import Game
+from canasta_env.rules import make_rules
+from canasta_env.table import Table
 
 #: Small searches that still search at almost every decision with a choice.
 QUICK = "@8,depth=6,confident=1.0,margin_z=0,sure_margin_z=0"
@@ -106,7 +106,7 @@ def test_bad_names_say_what_is_wrong(name, problem):
 
 
 def test_a_zip_model_is_refused(tmp_path):
-    from training.agent import SHIPPED
+    from agents.network import SHIPPED
 
     with pytest.raises(ValueError, match="is not a .npz network"):
         make_agent(f"search:{SHIPPED['sb3-classic-2p']}")
@@ -264,7 +264,7 @@ def test_value_from_the_agents_side():
 
 
 def test_one_blas_thread_restores():
-    from training.search import _blas_threads
+    from agents.search import _blas_threads
 
     calls = _blas_threads()
     if calls is None:
@@ -278,7 +278,7 @@ def test_one_blas_thread_restores():
 
 # ---------------------------------------------------------------------- measuring
 def test_measuring_run_writes_timings(tmp_path, capsys):
-    from training.search import main
+    from research.search_timing import main
 
     out = tmp_path / "run"
     main(["--agents", "search:classic-2p@8,depth=4", "random", "--hands", "2", "--out", str(out)])
@@ -303,7 +303,7 @@ class _InterruptingAgent(RandomAgent):
 
 def test_interrupted_measuring_run_keeps_its_times(tmp_path, monkeypatch, capsys):
     from agents import registry
-    from training.search import main
+    from research.search_timing import main
 
     monkeypatch.setitem(registry._FACTORIES, "interrupting", _InterruptingAgent)
     out = tmp_path / "run"

@@ -1,4 +1,4 @@
-"""The budget curve (training/search_curve.py): processes start so that a stopped run leaves
+"""The budget curve (research/search_curve.py): processes start so that a stopped run leaves
 every budget about as many hands, budgets are compared on the hands every one finished,
 a run resumes without playing a finished chunk again, and a folder from elsewhere is read
 as data."""
@@ -10,14 +10,14 @@ import json
 import pytest
 
 from agents.stats import wilson_interval
-from training import search_curve as sc
+from research import search_curve as sc
 
 SEARCH = "search:classic-2p@{}"
 NET = "ppo:classic-2p"
 
 
 def write_chunk(root, budget, chunk, hands, cpu):
-    """A chunk folder as training.search writes it: hands are (seed, arrangement, winners)."""
+    """A chunk folder as agents.search writes it: hands are (seed, arrangement, winners)."""
     folder = root / f"b{budget}_k{chunk}"
     folder.mkdir(parents=True)
     name = SEARCH.format(budget)
@@ -82,7 +82,7 @@ def test_a_folder_from_elsewhere_is_read_as_data(tmp_path, capsys):
     with pytest.raises(ValueError, match="results .*b16_k0/results.json: not valid JSON"):
         sc.read_curve(tmp_path)
     (folder / "results.json").write_text('{"config": {"agents": ["ppo:a", "ppo:b"]}, "hands": []}')
-    with pytest.raises(ValueError, match="b16_k0: not the results of python -m training.search"):
+    with pytest.raises(ValueError, match="b16_k0: not the results of python -m research.search_timing"):
         sc.read_curve(tmp_path)
     assert sc.main(["report", str(tmp_path)]) == 2
     assert "b16_k0: not the results" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""The position tool (training/search_positions.py): true worlds keep every hand, a truth
+"""The position tool (research/search_positions.py): true worlds keep every hand, a truth
 file round-trips and is checked, and a setting's gain is read from it."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from training import search_positions as tool
-from training.search import SHIPPED, SearchAgent, SearchConfig
+from agents.search import SHIPPED, SearchAgent, SearchConfig
+from research import search_positions as tool
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from agents.base import RandomAgent, play_hands
+from agents.network import DEFAULT_MODEL, SHIPPED, NetAgent, load_agent
 from agents.registry import make_agent
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.observation import OBS_SIZE
-from training.agent import DEFAULT_MODEL, SHIPPED, NetAgent, load_agent
 
 NAMES = ["classic-2p", "classic-4p"]
 TABLES = [
@@ -72,7 +72,7 @@ def test_every_table_has_a_shipped_agent_that_beat_both_bots_there():
     beside its model shows it beat expert and greedy at that table (the 95% interval above
     50%, at least 2,000 duplicate hands) on the leaderboard's seatings."""
     from agents.leaderboard import TABLES
-    from training.agent import ALL_TABLES, ALL_TABLES_MODEL
+    from agents.network import ALL_TABLES, ALL_TABLES_MODEL
 
     assert set(TABLES) <= set(SHIPPED)  # every table, the two classic networks included
     report = json.loads(ALL_TABLES_MODEL.with_suffix(".json").read_text())

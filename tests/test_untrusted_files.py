@@ -129,7 +129,7 @@ def test_a_fifo_as_arena_results_is_refused_at_once(tmp_path):
 
 
 def test_a_fifo_as_search_curve_results_or_a_truth_file_is_refused_at_once(tmp_path):
-    from training import search_curve, search_positions
+    from research import search_curve, search_positions
 
     fifo = _fifo(tmp_path / "b8_k0" / "results.json")
     assert _outcome(lambda: search_curve.chunk_done(fifo.parent), fifo) is None  # "not done"
@@ -154,9 +154,9 @@ def test_a_fifo_as_a_run_config_is_one_line_and_writes_nothing(tmp_path, capsys)
 
 # ---------------------------------------------------------------------- model files
 def test_a_fifo_as_a_model_file_is_refused_at_once(tmp_path):
+    from agents.model_file import ModelFile
+    from agents.network import load_agent
     from agents.registry import make_agent
-    from training.agent import load_agent
-    from training.net import ModelFile
 
     fifo = _fifo(tmp_path / "model.npz")
     message = _refused(lambda: ModelFile(fifo), fifo)
@@ -168,7 +168,7 @@ def test_a_fifo_as_a_model_file_is_refused_at_once(tmp_path):
 
 def test_a_fifo_as_a_stable_baselines3_zip_is_refused_at_once_even_when_trusted(tmp_path):
     pytest.importorskip("sb3_contrib")
-    from training.agent import load_agent
+    from agents.network import load_agent
 
     fifo = _fifo(tmp_path / "model.zip")
     _refused(lambda: load_agent(fifo, trust_pickle=True), fifo)
@@ -199,7 +199,8 @@ def test_a_fifo_as_the_init_model_of_a_run_is_refused_before_writing(tmp_path, c
 
 def test_a_fifo_as_recorded_data_is_refused_at_once(tmp_path):
     from canasta_env.observation import OBS_SIZE
-    from training import expert_iteration, imitation
+    from research import expert_iteration
+    from training import imitation
 
     fifo = _fifo(tmp_path / "data" / "chunk000.npz")
     _refused(lambda: imitation.load_data([fifo]), fifo)

@@ -18,13 +18,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from agents.network import SHIPPED, load_agent
 from agents.registry import make_agent
 from canasta_cli import arena as arena_command
 from canasta_cli import play as play_command
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.observation import OBS_SIZE
 from training import net
-from training.agent import SHIPPED, load_agent
 
 OBS, HIDDEN, ACTIONS = 6, [4], 5
 
@@ -397,7 +397,7 @@ def test_a_stable_baselines3_model_with_nan_weights_is_refused_even_when_trusted
 
 def test_a_stable_baselines3_zip_bomb_is_refused_before_it_is_loaded(tmp_path):
     pytest.importorskip("sb3_contrib")
-    from training.agent import MAX_SB3_MODEL_BYTES
+    from agents.network import MAX_SB3_MODEL_BYTES
 
     path = tmp_path / "bomb.zip"
     with zipfile.ZipFile(SHIPPED["sb3-classic-2p"]) as source:

@@ -129,7 +129,7 @@ def test_a_live_table_builds_agents_from_the_allowlist_only(
 
 def test_the_allowlist_takes_the_shipped_agents_and_bounded_search(client):
     names = client.get("/api/options").json()["bots"]
-    from training.agent import SHIPPED
+    from agents.network import SHIPPED
 
     shipped = [name for name, path in SHIPPED.items() if path.suffix == ".npz"]
     assert shipped[:2] == ["classic-2p", "classic-4p"] and "canastone-4p" in shipped

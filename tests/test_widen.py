@@ -1,4 +1,4 @@
-"""training.widen: a wider network that plays exactly as the narrower one did."""
+"""research.widen: a wider network that plays exactly as the narrower one did."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from agents.model_file import ModelFile  # noqa: E402
+from agents.network import PolicyWeights  # noqa: E402
+from research.widen import main, widen  # noqa: E402
 from training import net  # noqa: E402
-from training.agent import PolicyWeights  # noqa: E402
-from training.widen import main, widen  # noqa: E402
 
 OBS, ACTIONS = 40, 12
 
@@ -25,7 +26,7 @@ def small(tmp_path):
 
 
 def outputs(path, obs):
-    model = net.ModelFile(path).to_torch()
+    model = net.to_torch(ModelFile(path))
     with torch.no_grad():
         logits, value = model(torch.from_numpy(obs))
     return logits.numpy(), value.numpy()

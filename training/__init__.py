@@ -6,7 +6,7 @@ settings; :mod:`training.ppo`: the update; :mod:`training.league`: the opponents
 the loop; :mod:`training.evaluation`: the evaluation and its curve);
 :mod:`training.rollout`: batched hands in worker processes (numpy only);
 :mod:`training.imitation`: the recorded teacher data and behaviour cloning;
-:mod:`training.net`: the network and its ``.npz`` model file; :mod:`training.agent`:
+:mod:`training.net`: the network and its ``.npz`` model file; :mod:`agents.network`:
 ``load_agent`` (``ppo:classic-2p``, ``ppo:classic-4p``, files, run folders); the
 Stable-Baselines3 face is the example ``examples/sb3_maskable_ppo.py``.
 Submodules import torch lazily; this package does not.

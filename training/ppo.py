@@ -38,7 +38,7 @@ def kick_weight(config: dict, steps: int) -> float:
 
 
 def init_model(init: Path):
-    """The model file ``init`` (:class:`training.net.ModelFile`), when PPO can start from it:
+    """The model file ``init`` (:class:`agents.model_file.ModelFile`), when PPO can start from it:
     it scores every action id of the table. ``RunFileError`` (one line naming it) otherwise;
     the command line asks before it writes anything."""
     from training import net
@@ -74,7 +74,7 @@ class Learner:
         torch.manual_seed(config["seed"])
         self.torch = torch
         if init.exists():
-            self.model = init_model(init).to_torch()
+            self.model = net.to_torch(init_model(init))
         else:
             from canasta_env.observation import OBS_SIZE
 

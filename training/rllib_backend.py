@@ -448,11 +448,12 @@ def copy_module(algo, source: str, target: str) -> None:
 
 def load_init(algo, path: str) -> None:
     """Start ``main`` (and the snapshots) from a :mod:`training.net` model file."""
-    from training.net import ModelFile
+    from agents.model_file import ModelFile
+    from training.net import load_into
 
     model = ModelFile(path)
     module = main_module(algo)
-    model.load_into(module.net)
+    load_into(model, module.net)
     state = module.get_state()
     modules = algo.learner_group._learner.module.keys()
     algo.set_state({"learner_group": {"learner": {"rl_module": dict.fromkeys(modules, state)}}})

@@ -42,13 +42,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from agents.network import PolicyWeights
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.engine.game import teams_of
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import make_rules
 from canasta_env.table import Table
 from training import league_pool
-from training.agent import PolicyWeights
 from training.league_pool import LEARNER
 
 #: The margin of a hand is counted in units of this many points, clipped to +-MARGIN_CLIP.

@@ -216,12 +216,12 @@ def check_weights(key: str, weights, names: tuple | None) -> None:
 
 def check_hidden(hidden, name: str = "hidden") -> None:
     """``SettingError`` unless ``hidden`` is a list of layer widths whose network (of the
-    table's observation and action ids) fits a model file: at most :data:`net.MAX_LAYERS
-    <training.net.MAX_LAYERS>` layers, its float32 weights at most :data:`net.MAX_MODEL_BYTES
-    <training.net.MAX_MODEL_BYTES>` (the file a run writes must be one it can read back)."""
+    table's observation and action ids) fits a model file: at most :data:`MAX_LAYERS
+    <agents.model_file.MAX_LAYERS>` layers, its float32 weights at most :data:`MAX_MODEL_BYTES
+    <agents.model_file.MAX_MODEL_BYTES>` (the file a run writes must be one it can read back)."""
+    from agents.model_file import MAX_LAYERS, MAX_MODEL_BYTES
     from canasta_env.actions import NUM_ACTIONS
     from canasta_env.observation import OBS_SIZE
-    from training.net import MAX_LAYERS, MAX_MODEL_BYTES
 
     if not isinstance(hidden, list) or not all(is_int(w) and w >= 1 for w in hidden):
         raise SettingError("hidden", f"{name} must be layer widths of at least 1, got {hidden!r}")

@@ -1,6 +1,6 @@
 """Expert iteration: the search agent's choices taught back to the network (issue 24, item 4).
 
-The search (:mod:`training.search`) plays the network's move unless its rollouts show a
+The search (:mod:`agents.search`) plays the network's move unless its rollouts show a
 better one by a clear margin; on 1,000 duplicate deals a table it beats the network alone
 in 58-59% of hands. This module asks whether the network can learn those corrections:
 
@@ -25,9 +25,9 @@ in 58-59% of hands. This module asks whether the network can learn those correct
 Data files are ``.npz`` of plain arrays, read with ``allow_pickle=False``, their shapes
 checked; the model is written with :func:`training.net.save` (no pickle anywhere).
 
-    python -m training.expert_iteration record --players 2 --hands 400 --seed 60000 \\
+    python -m research.expert_iteration record --players 2 --hands 400 --seed 60000 \\
         --out runs/ei_2p/data
-    python -m training.expert_iteration train --players 2 --data runs/ei_2p/data \\
+    python -m research.expert_iteration train --players 2 --data runs/ei_2p/data \\
         --out runs/ei_2p/model.npz
 """
 
@@ -42,12 +42,12 @@ from typing import BinaryIO
 
 import numpy as np
 
+from agents.search import SearchAgent, load_agent
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.jsonfile import open_regular, read_npz
 from canasta_env.rules import make_rules
 from canasta_env.table import Table
 from training.rollout import hand_reward
-from training.search import SearchAgent, load_agent
 
 #: Candidate slots kept per decision (the search's default number of candidates).
 SLOTS = 4
@@ -223,13 +223,13 @@ def train(
     import torch
     import torch.nn.functional as F
 
+    from agents.network import resolve_model
     from training import net
-    from training.agent import resolve_model
 
     torch.manual_seed(seed)
     source = net.ModelFile(resolve_model(model_spec))
-    model = source.to_torch()
-    old = source.to_torch().eval()
+    model = net.to_torch(source)
+    old = net.to_torch(source).eval()
     data = load(folder, source.obs_size)
     n = len(data["chosen"])
     hands = np.unique(data["hand"])
@@ -350,7 +350,7 @@ def agreement(model, obs, masks_of, chosen, deviated, old_logp, index) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m training.expert_iteration",
+        prog="python -m research.expert_iteration",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

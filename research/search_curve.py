@@ -1,12 +1,12 @@
 """How the search agent's strength grows with its budget: many budgets, one deal set.
 
-    python -m training.search_curve run --players 2 --budgets 16,32,64,128,256,512 \\
+    python -m research.search_curve run --players 2 --budgets 16,32,64,128,256,512 \\
         --chunks 16 --hands 32 --seed 7100 --jobs 16 --deadline 400 --out runs/curve_2p
-    python -m training.search_curve report runs/curve_2p --chart docs/search_budget_2p.png
+    python -m research.search_curve report runs/curve_2p --chart docs/search_budget_2p.png
 
 ``run`` splits the deals into chunks: chunk ``k`` is ``--hands`` duplicate hands (every deal
 played from both sides) dealt from ``--seed`` + ``k``, and every budget plays every chunk
-against the network alone, each (budget, chunk) in its own ``python -m training.search``
+against the network alone, each (budget, chunk) in its own ``python -m research.search_timing``
 process (which times the search agent's decisions), ``--jobs`` at a time. The processes
 start chunk by chunk, the largest budget first, so a run stopped by ``--deadline`` (or from
 outside) leaves every budget about as many hands: at the deadline every running process gets
@@ -33,9 +33,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from agents.search import MAX_ROLLOUTS
 from agents.stats import mean_interval, wilson_interval
 from canasta_env.jsonfile import read_json_file
-from training.search import MAX_ROLLOUTS
 
 #: A chunk's folder: ``b{budget}_k{chunk}``.
 CHUNK_FOLDER = re.compile(r"b(\d{1,4})_k(\d{1,4})")
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         while pending and len(running) < args.jobs and time.monotonic() < deadline:
             budget, chunk, folder = pending.pop(0)
             command = [
-                sys.executable, "-m", "training.search", "--variant", args.variant,
+                sys.executable, "-m", "research.search_timing", "--variant", args.variant,
                 "--players", str(args.players), "--hands", str(args.hands),
                 "--seed", str(args.seed + chunk), "--out", str(folder),
                 "--agents", f"search:{model}@{budget}{settings}", opponent,
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
                 running[budget, chunk] = subprocess.Popen(
                     command, stdout=log, stderr=subprocess.STDOUT, env=env,
                     # SIGINT as the default, also where this process was started ignoring it
-                    # (nohup, a background job): training.search then writes partial results
+                    # (nohup, a background job): research.search_timing then writes partial results
                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
                 )  # fmt: skip
         if time.monotonic() >= deadline:
@@ -155,7 +155,7 @@ def read_curve(folder: str | Path) -> dict[int, Budget]:
                 entry.cpu_seconds += float(cpu["mean"]) * int(cpu["decisions"])
                 entry.cpu_p99_max = max(entry.cpu_p99_max, float(cpu["p99"]))
         except (KeyError, TypeError, ValueError, StopIteration):
-            raise ValueError(f"{path}: not the results of python -m training.search") from None
+            raise ValueError(f"{path}: not the results of python -m research.search_timing") from None
     if not budgets:
         raise ValueError(f"{folder}: no chunk folders (b<budget>_k<chunk>) in it")
     return budgets
@@ -252,7 +252,7 @@ def budgets_argument(text: str) -> list[int]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m training.search_curve",
+        prog="python -m research.search_curve",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -60,7 +60,7 @@ drawn from that one. ``tests/test_search.py`` checks that two games which differ
 in cards the seat cannot see give the same rollouts, and that an agent handed the true
 game instead is caught by the same check.
 
-``python -m training.search --players 2 --agents search:classic-2p ppo:classic-2p
+``python -m research.search_timing --players 2 --agents search:classic-2p ppo:classic-2p
 expert --hands 200 --out runs/search_x`` runs the arena in this process (one job) and
 writes, beside its ``results.json``, ``timings.json``: every decision's seconds of
 each search agent (mean, percentiles), measured around ``see_world`` + ``act``.
@@ -68,13 +68,10 @@ each search agent (mean, percentiles), measured around ``see_world`` + ``act``.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import ctypes
 import functools
-import json
 import math
-import os
 import random
 import time
 from dataclasses import dataclass, field, replace
@@ -82,14 +79,14 @@ from pathlib import Path
 
 import numpy as np
 
+from agents import belief
 from agents.base import Agent
+from agents.model_file import ModelFile
+from agents.network import SHIPPED as POLICIES
+from agents.network import PolicyWeights, resolve_model
 from canasta_env.engine.determinize import determinize
 from canasta_env.engine.game import Game
 from canasta_env.table import Table
-from training import belief
-from training.agent import SHIPPED as POLICIES
-from training.agent import PolicyWeights, resolve_model
-from training.net import ModelFile
 from training.rollout import hand_reward
 
 #: Rollouts a decision when the name gives no budget (``search:classic-2p``).
@@ -136,7 +133,7 @@ class SearchConfig:
     max_ms: float | None = None
     #: the worlds' model of the hidden cards: ``uniform`` (every deal consistent with the
     #: seat's view alike) or ``history`` (weighted by what the public history says of the
-    #: other hands, :mod:`training.belief`)
+    #: other hands, :mod:`agents.belief`)
     belief: str = "uniform"
     #: with ``history``: uniform worlds drawn for each world kept
     pool: int = 4
@@ -302,7 +299,7 @@ def load_agent(path: str | None = None) -> SearchAgent:
     resolved = resolve_model(SHIPPED.get(model, model))
     if resolved.suffix != ".npz":
         raise ValueError(
-            f"search:{path}: {resolved} is not a .npz network (training/net.py); the search "
+            f"search:{path}: {resolved} is not a .npz network (agents/model_file.py); the search "
             "needs the network's policy and value heads"
         )
     return SearchAgent(resolved, config, name=f"search:{path}")
@@ -559,54 +556,6 @@ def _choose(scores: np.ndarray, margin_z: float) -> int:
     return best if diff.mean() > margin_z * error else 0
 
 
-# ---------------------------------------------------------------------- measuring
-def main(argv: list[str] | None = None) -> int:
-    """The arena in this process (one job), with every search agent's decision timed.
-    Interrupted (Ctrl-C, SIGINT), it still writes the hands and the times so far, marked
-    partial, and returns 130."""
-    from agents.arena import run_arena
-    from agents.schedule import ArenaInterrupted
-
-    parser = argparse.ArgumentParser(prog="python -m training.search", description=main.__doc__)
-    parser.add_argument("--variant", default="classic")
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--agents", nargs="+", required=True)
-    parser.add_argument("--hands", type=int, default=200, help="hands per pairing")
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--out", required=True, help="output folder (results.json, timings.json)")
-    parser.add_argument("--progress", action="store_true")
-    args = parser.parse_args(argv)
-    load_before = os.getloadavg()
-    with recording_times() as (wall, cpu):
-        started = time.time()
-        try:
-            result = run_arena(
-                args.agents,
-                variant=args.variant,
-                num_players=args.players,
-                hands=args.hands,
-                seed=args.seed,
-                jobs=1,
-                out_dir=args.out,
-                progress=args.progress,
-                plot=False,
-                overwrite=False,
-            )
-        except ArenaInterrupted as interrupted:  # results.json is written, marked partial
-            result = interrupted.result
-        elapsed = time.time() - started
-    timing = {"partial": result.partial, "wall": timing_summary(wall), "cpu": timing_summary(cpu)}
-    timing["run_seconds"] = round(elapsed, 1)
-    timing["load_average_1_5_15min"] = {
-        "start": [round(x, 2) for x in load_before],
-        "end": [round(x, 2) for x in os.getloadavg()],
-    }
-    Path(args.out, "timings.json").write_text(json.dumps(timing, indent=1) + "\n")
-    print(result.report)
-    print("\nsearch decisions:", json.dumps(timing))
-    return 130 if result.partial else 0
-
-
 def timing_summary(times: list[float]) -> dict:
     """Count, mean and percentiles (seconds) of decision times."""
     if not times:
@@ -635,10 +584,3 @@ __all__ = [
     "recording_times",
     "timing_summary",
 ]
-
-if __name__ == "__main__":
-    import sys
-
-    from training.search import main as _main  # the module the loader imports, not __main__
-
-    sys.exit(_main())

@@ -1,6 +1,6 @@
 """Trained agents: a MaskablePPO model behind the one :class:`~agents.base.Agent` interface.
 
-    from training.agent import DEFAULT_MODEL, load_agent
+    from agents.network import DEFAULT_MODEL, load_agent
     agent = load_agent(DEFAULT_MODEL)          # or load_agent("runs/x/model.npz")
     action = agent.act(observation, action_mask)
 
@@ -227,7 +227,7 @@ class PPOAgent(PolicyAgent):
 def _check_sb3_policy(model, what: str) -> None:
     """``ValueError`` ("WHAT: ...") unless the loaded SB3 model fits the table and every
     weight of its policy is finite."""
-    from training.net import check_fits_table
+    from agents.model_file import check_fits_table
 
     check_fits_table(model.observation_space.shape[0], model.action_space.n, what)
     for name, tensor in model.policy.state_dict().items():
@@ -236,7 +236,7 @@ def _check_sb3_policy(model, what: str) -> None:
 
 
 class NetAgent(PolicyAgent):
-    """A model file of :mod:`training.net` (``.npz``), acting with numpy only (no torch).
+    """A model file of :mod:`agents.model_file` (``.npz``), acting with numpy only (no torch).
 
     Greedy among legal actions (``deterministic=False`` samples with ``seed``).
     """
@@ -248,7 +248,7 @@ class NetAgent(PolicyAgent):
         seed: int | None = None,
         name: str | None = None,
     ):
-        from training.net import ModelFile
+        from agents.model_file import ModelFile
 
         self.path = Path(path)
         if not self.path.exists():
@@ -290,7 +290,7 @@ def load_agent(
     ``None`` or ``"default"`` loads :data:`DEFAULT_MODEL`. Used by the arena for
     agent names like ``ppo:classic-2p`` or ``ppo:runs/x/model.npz``.
 
-    A ``.npz`` model file is data (:class:`training.net.ModelFile` checks it before
+    A ``.npz`` model file is data (:class:`agents.model_file.ModelFile` checks it before
     reading it). A Stable-Baselines3 ``.zip`` is unpickled, which can run code that
     the file carries: it is loaded only when ``trust_pickle`` is true or it is one of
     the :data:`SHIPPED` files of this package; any other raises ``ValueError``.

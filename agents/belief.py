@@ -4,7 +4,7 @@
 uniformly. Real players are not uniform: a kind a player has discarded and drawn past
 (declined as the pot's top card) is rarely one it holds a pair of, and the kinds it has
 shown nothing of are held in pairs more often than a uniform deal says. In
-``ppo:classic-2p`` self-play (600 hands, ``python -m training.belief``), an opponent held
+``ppo:classic-2p`` self-play (600 hands, ``python -m research.belief_tables``), an opponent held
 two or more of a kind it had both discarded and declined in 1.0% of the cases, where a
 uniform deal gives it 5.8%; two or more of a kind with no history in 34.1%, a uniform deal
 23.7%. A search that reads every world as equally likely may misjudge the discards that
@@ -23,10 +23,11 @@ It reads only what a determinization keeps (the seat's own view and the public h
 so it leaks nothing a uniform world does not: ``tests/test_search.py`` checks the search
 with it as without.
 
-Tables: ``training/models/belief_classic.json``, one per player count, made by
+Tables: ``agents/models/belief_classic.json``, one per player count, made by
+:mod:`research.belief_tables`:
 
-    python -m training.belief --players 2 --hands 600
-    python -m training.belief --players 4 --hands 400
+    python -m research.belief_tables --players 2 --hands 600
+    python -m research.belief_tables --players 4 --hands 400
 
 (a table per ``--players``, into ``--out``, by default the shipped file; a file that exists
 keeps its other counts). Each counts
@@ -36,7 +37,6 @@ other presets use the classic table of their player count.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 import math
@@ -105,72 +105,3 @@ def pick_worlds(
     keys = [math.log(rng.random() or 1e-300) / w for w in weights]
     order = sorted(range(len(candidates)), key=lambda i: keys[i], reverse=True)
     return [candidates[i] for i in order[:count]]
-
-
-# ---------------------------------------------------------------------- making a table
-def measure(num_players: int, hands: int, seed: int = 50000, agent_name: str | None = None):
-    """``(true, uniform)`` counts ``[class, bucket]`` over the draw-phase decisions of
-    ``hands`` self-play hands: the other seats' real counts and those of one uniform world."""
-    from agents.registry import make_agent
-    from canasta_env.rules import make_rules
-    from canasta_env.table import Table
-
-    rules = make_rules("classic")
-    agent = make_agent(agent_name or f"ppo:classic-{num_players}p", seed=1)
-    true, uniform = np.zeros((CLASSES, BUCKETS)), np.zeros((CLASSES, BUCKETS))
-    rng = random.Random(seed)
-    for hand in range(hands):
-        table = Table(rules, num_players, seed=seed + hand)
-        while not table.hand_over:
-            seat, game = table.current, table.game
-            if game.phase == 0:  # a draw decision: the moment the pot is taken or not
-                world = determinize(game, seat, rng)
-                classes = history_classes(game, seat)
-                for other in range(num_players):
-                    if other == seat:
-                        continue
-                    real = np.minimum(game.hands[other][:NUM_HAND_KINDS], BUCKETS - 1)
-                    dealt = np.minimum(world.hands[other][:NUM_HAND_KINDS], BUCKETS - 1)
-                    np.add.at(true, (classes[other], real), 1)
-                    np.add.at(uniform, (classes[other], dealt), 1)
-            table.step(agent.act(table.observation(seat), table.mask()))
-    return true, uniform
-
-
-def ratios(true: np.ndarray, uniform: np.ndarray) -> np.ndarray:
-    """``P(bucket | class)`` in play over the same in uniform worlds, add-one smoothed."""
-    p_true = (true + 1) / (true.sum(axis=1, keepdims=True) + BUCKETS)
-    p_uniform = (uniform + 1) / (uniform.sum(axis=1, keepdims=True) + BUCKETS)
-    return p_true / p_uniform
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--players", type=int, required=True)
-    parser.add_argument("--hands", type=int, default=600)
-    parser.add_argument("--seed", type=int, default=50000)
-    parser.add_argument("--agent", default=None, help="the self-play agent (ppo:classic-Np)")
-    parser.add_argument("--out", type=Path, default=TABLES)
-    args = parser.parse_args(argv)
-    true, uniform = measure(args.players, args.hands, args.seed, args.agent)
-    table = ratios(true, uniform)
-    tables = json.loads(args.out.read_text()) if args.out.exists() else {}
-    tables[str(args.players)] = {
-        "agent": args.agent or f"ppo:classic-{args.players}p",
-        "hands": args.hands,
-        "seed": args.seed,
-        "counts": {f"{c:03b}": [int(n) for n in true[c]] for c in range(CLASSES)},
-        "ratios": {f"{c:03b}": [round(float(r), 4) for r in table[c]] for c in range(CLASSES)},
-    }
-    args.out.write_text(json.dumps(tables, indent=1, sort_keys=True) + "\n")
-    p_true = true / np.maximum(true.sum(axis=1, keepdims=True), 1)
-    p_uniform = uniform / np.maximum(uniform.sum(axis=1, keepdims=True), 1)
-    for c in range(CLASSES):
-        shown = " ".join(f"{p_true[c, b]:.3f}/{p_uniform[c, b]:.3f}" for b in range(BUCKETS))
-        print(f"{c:03b} {int(true[c].sum()):7d}  in play / uniform by count: {shown}")
-    print(f"wrote {args.out} ({args.players} players)")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

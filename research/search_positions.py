@@ -17,9 +17,9 @@ tool scores single decisions instead (docs/search.md, "Tuning on positions"):
    (a world dealt from the seat's view), with ``--seeds`` seeds. Its **gain** is the mean
    of ``Q(its move) - Q(the network's move)``: what it adds to the network, a decision.
 
-    python -m training.search_positions truth --players 2 --hands 150 --worlds 200 \\
+    python -m research.search_positions truth --players 2 --hands 150 --worlds 200 \\
         --out runs/positions_2p.json
-    python -m training.search_positions eval runs/positions_2p.json 128 128,belief=history
+    python -m research.search_positions eval runs/positions_2p.json 128 128,belief=history
 
 The truth file is JSON: ``{"players", "worlds", "seed", "positions": [{"deal", "step",
 "candidates", "q"}]}``; loading one checks its shape and replays each position, so a
@@ -37,11 +37,11 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import choose_action
+from agents.search import SHIPPED, SearchAgent, SearchConfig, load_agent
 from canasta_env.engine.game import Game
 from canasta_env.jsonfile import read_json_file
 from canasta_env.rules import make_rules
 from canasta_env.table import Table
-from training.search import SHIPPED, SearchAgent, SearchConfig, load_agent
 
 #: A prior at or above this on the network's move: not a position (the search's default).
 HESITANT = 0.95

@@ -1,6 +1,6 @@
 """Widen a model file: more hidden units, the same policy and value.
 
-    python -m training.widen training/models/classic_4p.npz runs/wide.npz --hidden 768,384
+    python -m research.widen agents/models/classic_4p.npz runs/wide.npz --hidden 768,384
 
 Each hidden layer gets new units whose incoming weights are random (with the
 spread of the layer's old weights) and whose outgoing weights are zero, so the

@@ -1,6 +1,6 @@
 """Measurements behind training/README.md's "why learning plateaued" section.
 
-    python -m training.diagnostics --hands 400 --data runs/c24/data
+    python -m research.diagnostics --hands 400 --data runs/c24/data
 
 Each line measures one suspect of masked self-play in a long card game:
 
@@ -11,7 +11,7 @@ Each line measures one suspect of masked self-play in a long card game:
   reward that comes only at the end of the hand;
 * observation scaling: the largest value of each feature over recorded states;
 * entropy: legal ids per decision, and the entropy of the old shipped policy
-  (``training/models/sb3_classic_2p.zip``) against the uniform policy over legal ids;
+  (``agents/models/sb3_classic_2p.zip``) against the uniform policy over legal ids;
 * opponent pool: what the old default pool put in front of the learner;
 * losses (``--losses AGENT``): how the hands that an agent loses against ``random``
   end: the random team went out, the agent's team went out behind, or the stock ran out.
@@ -96,7 +96,7 @@ def entropy(data_dir: Path, limit: int = 20_000) -> dict:
         "uniform_entropy_mean": float(np.log(legal).mean()),
     }
     try:
-        from training.agent import SHIPPED, PolicyWeights, PPOAgent
+        from agents.network import SHIPPED, PolicyWeights, PPOAgent
 
         old = PPOAgent(SHIPPED["sb3-classic-2p"])
         weights: PolicyWeights = old.weights
