@@ -45,21 +45,19 @@ from dataclasses import asdict, dataclass
 from itertools import combinations
 from pathlib import Path
 
-from agents.base import refused_action
 from agents.registry import make_agent, registered_factories
 from agents.schedule import (
     ArenaInterrupted,
     HandResult,
     deck_seed,
-    hand_outcome,
     make_pairings,
     make_tasks,
     play_tasks,
 )
 from agents.stats import mean_interval, wilson_interval
-from canasta_env.engine.game import IllegalActionError, teams_of
+from canasta_env.engine.game import teams_of
 from canasta_env.rules import check_player_count, make_rules
-from canasta_env.table import Table
+from canasta_env.table import Table, agent_label
 
 
 @dataclass
@@ -127,7 +125,7 @@ def rate_hands(results: Sequence[HandResult], names: Sequence[str], num_players:
     model = PlackettLuce()
     ratings = {a: model.rating(name=a) for a in names}
     for hand in sorted(results, key=lambda r: (r.deal, r.pairing, r.arrangement)):
-        _winners, _diffs, best = hand_outcome(hand.seats, hand.team_scores, num_players)
+        _winners, _diffs, best = hand.result.by_agent(hand.seats)
         present = [a for a in names if a in best]
         if len(present) < 2:
             continue
@@ -148,7 +146,7 @@ def summarize(results: Sequence[HandResult], agents: Sequence[str], num_players:
     h2h_wins = {a: dict.fromkeys(names, 0.0) for a in names}
     h2h_hands = {a: dict.fromkeys(names, 0) for a in names}
     for hand in results:
-        _winners, hand_diffs, best = hand_outcome(hand.seats, hand.team_scores, num_players)
+        _winners, hand_diffs, best = hand.result.by_agent(hand.seats)
         present = [a for a in names if a in best]
         share = 1.0 / len(hand.winners)
         for agent in present:
@@ -363,6 +361,26 @@ def plot_ratings(path: Path, summary: dict, config: dict) -> None:
 # ---------------------------------------------------------------------- speed
 
 
+class _Timed:
+    """An agent whose time deciding is counted (``see_world`` of a search agent too)."""
+
+    def __init__(self, agent):
+        self.agent, self.seconds, self.name = agent, 0.0, agent_label(agent)
+        if getattr(agent, "see_world", None) is not None:
+            self.see_world, self.rng = self._see_world, agent.rng
+
+    def _see_world(self, world) -> None:
+        start = time.perf_counter()
+        self.agent.see_world(world)
+        self.seconds += time.perf_counter() - start
+
+    def act(self, observation, mask) -> int:
+        start = time.perf_counter()
+        action = self.agent.act(observation, mask)
+        self.seconds += time.perf_counter() - start
+        return action
+
+
 def measure_speed(
     name: str,
     variant: str = "classic",
@@ -371,30 +389,22 @@ def measure_speed(
     seed: int = 0,
     trust_pickle: bool = False,
 ) -> dict:
-    """Decisions per second of one agent kind playing every seat (time inside ``act``),
-    over hands played on a :class:`~canasta_env.table.Table`."""
+    """Decisions per second of one agent kind playing every seat,
+    over hands played on a :class:`~canasta_env.table.Table` (time inside ``see_world`` and
+    ``act``)."""
     rules = make_rules(variant)
     check_player_count(rules, num_players)
     agents = [
         make_agent(name, seed=seed + seat, trust_pickle=trust_pickle) for seat in range(num_players)
     ]
+    timed = [_Timed(agent) for agent in agents]
     decisions = 0
-    spent = 0.0
     for k in range(hands):
         table = Table(rules, num_players, seed=deck_seed(seed, k), backend=None)
         for seat, agent in enumerate(agents):
             agent.reset(seat, num_players, rules)
-        while not table.hand_over:
-            seat = table.current
-            observation, mask = table.observation(seat), table.mask()
-            start = time.perf_counter()
-            action = table.choose_action(agents[seat], observation, mask)
-            spent += time.perf_counter() - start
-            decisions += 1
-            try:
-                table.step(action)
-            except IllegalActionError as error:
-                raise refused_action(agents[seat], seat, error) from error
+        decisions += table.play(timed)
+    spent = sum(agent.seconds for agent in timed)
     return {
         "agent": name,
         "decisions": decisions,

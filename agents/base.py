@@ -24,10 +24,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-import canasta_env
 from canasta_env.engine.determinize import act_with_world
-from canasta_env.engine.game import IllegalActionError
-from canasta_env.rules import Rules
+from canasta_env.engine.game import IllegalActionError, team_of_seat
+from canasta_env.engine.outcome import Result
+from canasta_env.rules import Rules, check_player_count, make_rules
+from canasta_env.table import RefusedAction, Table
 
 #: The error of an agent that needs its table's rules, asked to act before ``reset``.
 NOT_RESET = (
@@ -68,16 +69,10 @@ class RandomAgent(Agent):
 def refused_action(
     agent, seat: int, error: IllegalActionError, where: str = ""
 ) -> IllegalActionError:
-    """The error for an agent whose ``act`` returned an action the table refused.
-
-    It names the agent and its seat, so an arena of several agents says whose bug
-    it is; ``error`` (the engine's reason) is kept as the cause. It is an
-    :class:`~canasta_env.engine.game.IllegalActionError` (a ``ValueError``).
-    """
-    label = getattr(agent, "name", None) or type(agent).__name__
-    return IllegalActionError(
-        f"agent {label!r} in seat {seat} returned an illegal action{where}: {error}"
-    )
+    """The error for an agent whose ``act`` returned an action the table refused: a
+    :class:`~canasta_env.table.RefusedAction` naming the agent and its seat (so an arena
+    of several agents says whose bug it is), the engine's reason kept as the cause."""
+    return RefusedAction.of(agent, seat, 0, error, where)
 
 
 #: The action of an agent at a table's turn; search agents get a determinized world first
@@ -98,6 +93,13 @@ class HandRecord:
     went_out: int | None = None  # the seat that went out, if one did
     extra: dict = field(default_factory=dict)
 
+    @property
+    def result(self) -> Result:
+        """The hand's (or game's) result by the one convention of
+        :mod:`canasta_env.engine.outcome` (the game's winner is the top score here)."""
+        players = len(self.seats)
+        return Result.of(self.team_scores, [team_of_seat(players, s) for s in range(players)])
+
 
 def play_hands(
     agents: Sequence[Agent],
@@ -106,44 +108,42 @@ def play_hands(
     seed: int = 0,
     episode: str = "hand",
     deck_seeds: Sequence[int] | None = None,
-    **env_kwargs,
+    backend: str | None = None,
+    **rules,
 ) -> list[HandRecord]:
     """Play ``num_hands`` episodes with ``agents[i]`` in seat ``i``.
 
     Episode ``k`` is dealt with seed ``deck_seeds[k]`` (default ``seed + k``), so the
-    same seeds with the seats permuted replay the same decks (duplicate deals).
-    An action the table refuses raises ``IllegalActionError`` naming the agent,
-    its seat, the step and the deal seed (the default table refuses; an
-    ``illegal_action="terminate"`` in ``env_kwargs`` ends the hand instead).
+    same seeds with the seats permuted replay the same decks (duplicate deals). ``rules``
+    are house rules of ``variant`` (:func:`~canasta_env.rules.make_rules`); ``backend``
+    the engine (:func:`~canasta_env.table.resolve_backend`). Rewards are the env's
+    default (``"score"``, scale 1000). An action the table refuses raises
+    ``IllegalActionError`` naming the agent, its seat, the step and the deal seed.
     """
     num_players = len(agents)
-    env = canasta_env.raw_env(
-        variant=variant, num_players=num_players, episode=episode, **env_kwargs
-    )
+    table_rules = make_rules(variant, **rules)
+    check_player_count(table_rules, num_players)
     records = []
     for k in range(num_hands):
         deal_seed = deck_seeds[k] if deck_seeds is not None else seed + k
-        env.reset(seed=deal_seed)
+        table = Table(table_rules, num_players, seed=deal_seed, backend=backend)
         for seat, agent in enumerate(agents):
-            agent.reset(seat, num_players, env.rules)
+            agent.reset(seat, num_players, table_rules)
         rewards = [0.0] * num_players
         steps = 0
-        for name in env.agent_iter():
-            obs, reward, terminated, truncated, _info = env.last()
-            seat = env.agent_name_mapping[name]
-            rewards[seat] += reward
-            if terminated or truncated:
-                env.step(None)
-                continue
-            table = env.table
-            action = table.choose_action(agents[seat], obs["observation"], obs["action_mask"])
+        while True:
             try:
-                env.step(action)
-            except IllegalActionError as error:
-                where = f" at step {steps} of the hand dealt with seed {deal_seed}"
-                raise refused_action(agents[seat], seat, error, where) from error
-            steps += 1
-        table = env.table
+                steps += table.play(agents)
+            except RefusedAction as refused:
+                where = f" at step {steps + refused.step} of the hand dealt with seed {deal_seed}"
+                raise RefusedAction(
+                    refused.label, refused.seat, refused.step, refused.reason, where
+                ) from refused.reason
+            for seat, earned in enumerate(table.seat_rewards(episode=episode)):
+                rewards[seat] += earned
+            if table.episode_ends(episode):
+                break
+            table.next_hand()
         scores = table.game_scores if episode == "game" else table.team_scores
         records.append(
             HandRecord(

@@ -27,7 +27,6 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from agents.base import refused_action
 from agents.registry import make_agent
 from canasta_env.actions import DISCARD, MOVE_DISCARD, MOVE_KINDS, action_to_str, str_to_action
 from canasta_env.engine.game import PHASE_MELD, Game, IllegalActionError, team_of_seat, teams_of
@@ -143,23 +142,26 @@ def play_hand(
         bot.reset(seat, num_players, table_rules)
         bots[seat] = (name, bot)
     say(f"you are player {human}; {HELP}")
-    while not table.hand_over:
+    bot_agents = {seat: bot for seat, (_name, bot) in bots.items()}
+    thinking: list[float] = []
+
+    def announce(table) -> bool:  # before each bot decision: a search says it is thinking
         seat = table.current
-        if seat != human:
-            name, bot = bots[seat]
-            searches = getattr(bot, "see_world", None) is not None
-            if searches:  # a search agent may take a moment: say so before it starts
-                print(f"player {seat} ({name}) is thinking...", end="", file=output, flush=True)
-            started = time.perf_counter()
-            action = table.choose_action(bot, table.observation(seat), table.mask())
-            if searches:
-                print(f" {time.perf_counter() - started:.2f} s", file=output)
-            try:
-                table.step(action)
-            except IllegalActionError as error:
-                raise refused_action(bot, seat, error) from error
-            say(f"player {seat} ({name}): {action_to_str(action)}")
-            continue
+        name, bot = bots[seat]
+        if getattr(bot, "see_world", None) is not None:
+            print(f"player {seat} ({name}) is thinking...", end="", file=output, flush=True)
+            thinking.append(time.perf_counter())
+        return False
+
+    def played(seat, _observation, _mask, action) -> None:
+        if thinking:
+            print(f" {time.perf_counter() - thinking.pop():.2f} s", file=output)
+        say(f"player {seat} ({bots[seat][0]}): {action_to_str(action)}")
+
+    while not table.hand_over:
+        table.play(bot_agents, until=announce, on_decision=played)  # up to the person
+        if table.hand_over:
+            break
         legal = table.legal_actions()
         say()
         say(render_table(game, viewer=human, color=color))

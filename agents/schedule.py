@@ -12,11 +12,12 @@ each deal is replayed once per arrangement, so luck of the cards cancels;
 ``--hands`` is per pairing, rounded up to a whole number of deals. Without
 duplicate deals every hand has its own deal.
 
-Outcome of a hand. A team's score is its hand total (the score sheet's
-``total``). An agent's *best score* is the highest score among the teams it
-plays in; the agents with the highest best score share the win (1, or 1/k for
-a k-way tie, e.g. an agent on both teams). An agent's *score difference* is the
-mean score of its teams minus the mean score of the other agents' teams.
+Outcome of a hand: :meth:`canasta_env.engine.outcome.Result.by_agent`, the one
+convention. A team's score is its hand total (the score sheet's ``total``). An agent's
+*best score* is the highest score among the teams it plays in; the agents with the
+highest best score share the win (1, or 1/k for a k-way tie, e.g. an agent on both
+teams). An agent's *score difference* is the mean score of its teams minus the mean
+score of the other agents' teams.
 
 Reproducibility. Deck seeds come from ``--seed`` and the deal index; each agent
 is re-seeded before every hand from ``--seed``, the pairing, the deal, the
@@ -58,6 +59,7 @@ from multiprocessing.connection import Connection, wait
 from agents.base import play_hands
 from agents.registry import make_agent, register_agent, registered_factories, reseed
 from canasta_env.engine.game import team_of_seat
+from canasta_env.engine.outcome import Result
 
 PAIRINGS = ("round-robin", "given")
 
@@ -172,26 +174,12 @@ class HandResult:
     def key(self) -> tuple[int, int, int]:
         return (self.pairing, self.deal, self.arrangement)
 
-
-def hand_outcome(
-    seats: Sequence[str], team_scores: Sequence[int], num_players: int
-) -> tuple[list[str], dict[str, float], dict[str, int]]:
-    """(winners, score difference per agent, best score per agent) of one hand."""
-    teams_of: dict[str, set[int]] = {}
-    for seat, agent in enumerate(seats):
-        teams_of.setdefault(agent, set()).add(team_of_seat(num_players, seat))
-    best = {a: max(team_scores[t] for t in teams) for a, teams in teams_of.items()}
-    top = max(best.values())
-    winners = sorted(a for a, b in best.items() if b == top)
-    diffs = {}
-    for agent, teams in teams_of.items():
-        own = sum(team_scores[t] for t in teams) / len(teams)
-        others = {t for a, ts in teams_of.items() if a != agent for t in ts}
-        if others:
-            diffs[agent] = own - sum(team_scores[t] for t in others) / len(others)
-        else:
-            diffs[agent] = 0.0
-    return winners, diffs, best
+    @property
+    def result(self) -> Result:
+        """The hand's result (:mod:`canasta_env.engine.outcome`); ``result.by_agent(seats)``
+        gives the agents' winners, margins and best scores."""
+        players = len(self.seats)
+        return Result.of(self.team_scores, [team_of_seat(players, s) for s in range(players)])
 
 
 class ArenaInterrupted(KeyboardInterrupt):
@@ -370,7 +358,7 @@ def play_task_hands(task: Task) -> Iterator[HandResult]:
     """:func:`play_task` hand by hand: each hand as soon as it is played."""
     if _WORKER.get("error") is not None:
         raise RuntimeError("the arena worker could not be set up") from _WORKER["error"]
-    variant, num_players, seed = _WORKER["variant"], _WORKER["num_players"], _WORKER["seed"]
+    variant, seed = _WORKER["variant"], _WORKER["seed"]
     for arrangement, deal_seed, seats in task.hands:
         agents = []
         for seat, name in enumerate(seats):
@@ -378,7 +366,7 @@ def play_task_hands(task: Task) -> Iterator[HandResult]:
             reseed(agent, agent_seed(seed, task.pairing, task.deal, arrangement, seat))
             agents.append(agent)
         record = play_hands(agents, 1, variant, deck_seeds=[deal_seed], **_WORKER["rules"])[0]
-        winners, diffs, _best = hand_outcome(seats, record.team_scores, num_players)
+        winners, diffs, _best = record.result.by_agent(seats)
         yield HandResult(
             pairing=task.pairing,
             deal=task.deal,

@@ -82,22 +82,19 @@ def trained_agent(hands: int) -> None:
     variant = meta.get("variant", "classic")
     players = int(meta.get("num_players", 2))
     table = Table(make_rules(variant), players, seed=2026, backend=None)
-    opponents = [RandomAgent(seed) for seed in range(players)]
-    while not table.hand_over:
-        seat = table.current
-        player = agent if seat == 0 else opponents[seat]
-        table.step(table.choose_action(player, table.observation(seat), table.mask()))
+    table.play([agent] + [RandomAgent(seed) for seed in range(1, players)])
     print("one hand, trained agent in seat 0 against random (final table):")
     print(render_table(table.game))
-    wins = total = 0
+    outcomes = []
     for seats in ((agent, RandomAgent(7)), (RandomAgent(7), agent)):
         records = play_hands(list(seats), hands, variant=variant, seed=100)
         me = 0 if seats[0] is agent else 1
-        for record in records:
-            scores = record.team_scores
-            total += 1
-            wins += scores[me] > scores[1 - me]
-    print(f"fresh match against random, both seat orders: won {wins}/{total} hands")
+        outcomes += [record.result.outcome(me) for record in records]
+    won, tied = outcomes.count(1), outcomes.count(0)
+    print(
+        f"fresh match against random, both seat orders: won {won}, tied {tied} of "
+        f"{len(outcomes)} hands"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

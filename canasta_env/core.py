@@ -31,6 +31,7 @@ from canasta_env.engine.game import (
     _deck_suited,
     action_id,
 )
+from canasta_env.engine.outcome import Result, result_of
 from canasta_env.engine.state import PHASE_HAND_OVER, STATE_FIELDS, team_of_seat, teams_of
 from canasta_env.engine.suits import NO_SUITS, Suits
 from canasta_env.rules import Rules, check_player_count
@@ -253,6 +254,12 @@ class CoreGame:
         """``seat``'s observation (a new float32 array), bit for bit
         :meth:`~canasta_env.observation.ObservationBuilder.build` of the same state."""
         return _core.observation(self._game, seat, to_act)
+
+    def result(self, scope: str = "hand") -> Result:
+        """The result of the hand that ended (``"hand"``) or of the game so far
+        (``"game"``): points, margins and outcomes per team and seat, by the one
+        convention of :mod:`canasta_env.engine.outcome`."""
+        return result_of(self, scope)
 
     def copy(self) -> CoreGame:
         """An independent core game at the same position."""

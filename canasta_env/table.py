@@ -17,8 +17,12 @@ a seat's view             ``view(seat)``: ``{"observation", "action_mask"}``, th
 stepping                  ``step(action)``: an illegal action raises the engine's
                           :class:`~canasta_env.engine.game.IllegalActionError` and changes
                           nothing
+playing with agents      ``play(agents, until, on_decision)``: the one loop that plays a
+                          hand with agents (every driver's); :func:`play_together` steps
+                          many tables a round at a time with one batched chooser
 the hand's outcome        ``hand_over``, ``end_reason``, ``team_scores``, ``game_scores``,
-                          ``went_out``, ``outcome()``
+                          ``went_out``, ``result(scope)`` (points, margins, outcomes:
+                          :mod:`~canasta_env.engine.outcome`), ``outcome()``
                           (the env's end-of-hand info), ``seat_rewards(reward, scale,
                           episode)`` (the env's rewards, bit for bit), ``episode_ends``
 the next hand             ``next_hand()`` (the first player rotates one seat)
@@ -48,7 +52,7 @@ from __future__ import annotations
 import os
 import random
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -56,6 +60,7 @@ from canasta_env import core
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.engine.determinize import act_with_world, determinize
 from canasta_env.engine.game import PHASE_HAND_OVER, Game, IllegalActionError
+from canasta_env.engine.outcome import Result
 from canasta_env.observation import OBS_SIZE, ObservationBuilder
 from canasta_env.rules import Rules
 
@@ -261,28 +266,54 @@ class Table:
         """What each seat earns from the hand that ended (see the module docstring): the
         env adds these to its rewards, every hand for ``"score"``, at the episode's end for
         ``"win"`` (zeros before)."""
-        game = self.engine
-        totals = [sheet["total"] for sheet in game.hand_scores]
-        teams = game.num_teams
-        team_of = game.team_of
         if reward == "score":
-            rewards = []
-            for seat in self.seats:
-                team = team_of[seat]
-                others = [totals[t] for t in range(teams) if t != team]
-                diff = totals[team] - sum(others) / len(others)
-                rewards.append(diff / reward_scale)
-            return rewards
+            return [margin / reward_scale for margin in self.result("hand").seat_margins()]
         if not self.episode_ends(episode):
             return [0.0] * self.num_players
-        final = totals if episode == "hand" else game.scores
-        if game.winner_team is not None and episode == "game":
-            best = [game.winner_team]
-        else:
-            top = max(final)
-            best = [t for t in range(teams) if final[t] == top]
-        won = 1.0 if len(best) == 1 else 0.0
-        return [won if team_of[seat] in best else -1.0 for seat in self.seats]
+        return [float(outcome) for outcome in self.result(episode).seat_outcomes()]
+
+    def result(self, scope: str = "hand") -> Result:
+        """The result of the hand that ended (``"hand"``) or of the game so far
+        (``"game"``), by the one convention of :mod:`canasta_env.engine.outcome`."""
+        return self.engine.result(scope)
+
+    # ------------------------------------------------------------------ playing
+    def play(
+        self,
+        agents: Sequence | Mapping,
+        until: Callable[[Table], bool] | None = None,
+        on_decision: Callable[[int, np.ndarray, np.ndarray, int], None] | None = None,
+    ) -> int:
+        """Let ``agents`` play: the one loop that plays a hand with agents.
+
+        ``agents`` gives each seat's agent (a sequence by seat, or a mapping seat ->
+        agent); play goes on until the hand is over, a seat without an agent is to act
+        (the learner's or a person's: "let the others move until it is their turn"), or
+        ``until(table)``, asked before each decision, is true. Each agent acts through
+        :meth:`choose_action` (a search agent gets its world first) on the seat's
+        observation and mask; ``on_decision(seat, observation, mask, action)`` sees each
+        decision before it is played. Returns the number of decisions played. An action
+        the table refuses raises :class:`RefusedAction` (an ``IllegalActionError``)
+        naming the agent and its seat, the table unchanged by it.
+        """
+        if not isinstance(agents, Mapping):
+            agents = dict(enumerate(agents))
+        played = 0
+        while not self.hand_over:
+            seat = self.current
+            agent = agents.get(seat)
+            if agent is None or (until is not None and until(self)):
+                break
+            observation, mask = self.observation(seat), self.mask()
+            action = self.choose_action(agent, observation, mask)
+            if on_decision is not None:
+                on_decision(seat, observation, mask, action)
+            try:
+                self.step(action)
+            except IllegalActionError as error:
+                raise RefusedAction.of(agent, seat, played, error) from error
+            played += 1
+        return played
 
     # ------------------------------------------------------------------ search
     def world_for(self, seat: int, rng: random.Random) -> Game:
@@ -296,6 +327,71 @@ class Table:
         if getattr(agent, "see_world", None) is None:
             return agent.act(observation, mask)  # no world asked for: no copy of the game
         return act_with_world(agent, self.game, observation, mask)
+
+
+class RefusedAction(IllegalActionError):
+    """An agent's action the table refused: ``label`` (the agent's name), ``seat``,
+    ``step`` (the decision of :meth:`Table.play` it came at, from 0) and the engine's
+    ``reason``. Pickles (an arena worker sends it to its parent)."""
+
+    def __init__(
+        self, label: str, seat: int, step: int, reason: IllegalActionError, where: str = ""
+    ):
+        super().__init__(
+            f"agent {label!r} in seat {seat} returned an illegal action{where}: {reason}"
+        )
+        self.label, self.seat, self.step, self.reason, self.where = label, seat, step, reason, where
+
+    @classmethod
+    def of(cls, agent, seat: int, step: int, reason: IllegalActionError, where: str = ""):
+        return cls(agent_label(agent), seat, step, reason, where)
+
+    def __reduce__(self):
+        return (type(self), (self.label, self.seat, self.step, self.reason, self.where))
+
+
+def agent_label(agent) -> str:
+    """An agent's name in messages: its ``name``, else its class's."""
+    return getattr(agent, "name", None) or type(agent).__name__
+
+
+def play_together(
+    tables: Sequence[Table],
+    choose: Callable[[list[Table]], Sequence[int] | None],
+    on_hand_over: Callable[[int, Table], None] | None = None,
+) -> int:
+    """Play many tables a round at a time: the batched form of :meth:`Table.play`.
+
+    Each round ``choose(live)`` gets the tables whose hands go on (in their order in
+    ``tables``) and returns one action for the seat to act at each (a network evaluated
+    once over them all), or None to stop there (a search's cut: the hands left are
+    valued, not played). ``on_hand_over(index, table)`` is told of each hand that ends,
+    with its index in ``tables``; a hand over from the start is told at once. Returns
+    the rounds played.
+    """
+    live = []
+    for index, table in enumerate(tables):
+        if table.hand_over:
+            if on_hand_over is not None:
+                on_hand_over(index, table)
+        else:
+            live.append(index)
+    rounds = 0
+    while live:
+        actions = choose([tables[i] for i in live])
+        if actions is None:
+            break
+        rounds += 1
+        still = []
+        for index, action in zip(live, actions):
+            table = tables[index]
+            table.step(action)
+            if not table.hand_over:
+                still.append(index)
+            elif on_hand_over is not None:
+                on_hand_over(index, table)
+        live = still
+    return rounds
 
 
 class BatchedTable:
@@ -445,6 +541,8 @@ __all__ = [
     "OBS_DTYPE",
     "REWARD_MODES",
     "BatchedTable",
+    "RefusedAction",
     "Table",
+    "play_together",
     "resolve_backend",
 ]

@@ -17,6 +17,7 @@ from agents.base import Agent, HandRecord
 from agents.registry import register_agent
 from agents.stats import Z_95, mean_interval, t_quantile_95, wilson_interval
 from canasta_cli import arena as arena_command
+from canasta_env.engine.outcome import Result
 from canasta_env.observation import decode_view
 from canasta_env.rules import make_rules
 from tests.processes import run_group
@@ -71,9 +72,9 @@ def test_seat_arrangements_put_every_agent_in_every_seat():
 
 
 def test_hand_outcome_shares_ties_and_averages_teams():
-    winners, diffs, best = schedule.hand_outcome(["a", "b", "a", "b"], [500, 500], 4)
+    winners, diffs, best = Result.of([500, 500], [0, 1, 0, 1]).by_agent(["a", "b", "a", "b"])
     assert winners == ["a", "b"] and diffs == {"a": 0, "b": 0}
-    winners, diffs, best = schedule.hand_outcome(["a", "b", "a"], [100, 400, 300], 3)
+    winners, diffs, best = Result.of([100, 400, 300], [0, 1, 2]).by_agent(["a", "b", "a"])
     assert winners == ["b"] and best == {"a": 300, "b": 400}
     assert diffs == {"a": 200 - 400, "b": 400 - 200}
 

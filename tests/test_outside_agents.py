@@ -262,7 +262,7 @@ def test_an_illegal_action_names_the_agent_seat_step_and_deal(bots_dir):
         play_hands([first, make_agent("outside_bots:Silent")], 1, deck_seeds=[11])
     assert str(caught.value).startswith(
         "agent 'outside_bots:Silent' in seat 1 returned an illegal action at step 2 of the hand "
-        "dealt with seed 11: a live agent must act: got action None"
+        "dealt with seed 11: action must be an integer id, got None"
     )
 
 

@@ -67,6 +67,7 @@ from canasta_env.engine.melds import (
     natural_kind,
 )
 from canasta_env.engine.opening import TurnSearch
+from canasta_env.engine.outcome import Result, result_of
 from canasta_env.engine.pot import frozen_until_opened, naturals_to_take, pot_frozen
 from canasta_env.engine.scoring import score_team
 from canasta_env.engine.sequences import assign_suits, run_of_action
@@ -768,6 +769,12 @@ class Game(GameState):
         self.start_hand(deck)
 
     # ------------------------------------------------------------------ copying
+    def result(self, scope: str = "hand") -> Result:
+        """The result of the hand that ended (``"hand"``) or of the game so far
+        (``"game"``): points, margins and outcomes per team and seat, by the one
+        convention of :mod:`canasta_env.engine.outcome`."""
+        return result_of(self, scope)
+
     def copy(self) -> Game:
         """An independent copy of the state, with fresh caches (for search agents and tests)."""
         other = object.__new__(Game)
