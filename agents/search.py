@@ -86,7 +86,7 @@ from agents.network import SHIPPED as POLICIES
 from agents.network import PolicyWeights, resolve_model
 from canasta_env.engine.determinize import determinize
 from canasta_env.engine.game import Game
-from canasta_env.table import Table
+from canasta_env.table import Table, play_together
 from training.rollout import hand_reward
 
 #: Rollouts a decision when the name gives no budget (``search:classic-2p``).
@@ -488,29 +488,32 @@ class SearchAgent(Agent):
         team_of = tables[0].team_of
         num_teams = max(team_of) + 1
         scores = np.zeros(len(tables))
-        live = []
-        for i, table in enumerate(tables):
-            if table.hand_over:
-                scores[i] = hand_reward(table, seat, config.score_coef)[0]
-            else:
-                live.append(i)
         deadline = None if config.max_ms is None else started + config.max_ms / 1000.0
+        stats = self.stats
+        index_of = {id(table): i for i, table in enumerate(tables)}
         plies = 0
-        while live:
+
+        def ended(index: int, table: Table) -> None:
+            scores[index] = hand_reward(table, seat, config.score_coef)[0]
+
+        def choose(live: list[Table]) -> list[int] | None:
+            nonlocal plies
             cut = config.depth is not None and plies >= config.depth
             if deadline is not None and not cut and time.perf_counter() >= deadline:
-                cut = self.stats.cut_by_time = True
-            legal = [tables[i].legal_actions() for i in live]
+                cut = stats.cut_by_time = True
+            legal = [table.legal_actions() for table in live]
             rows = [r for r, ids in enumerate(legal) if cut or len(ids) > 1]
             actions = [ids[0] for ids in legal]
             if rows:
-                obs = np.stack([tables[live[r]].observation(tables[live[r]].current) for r in rows])
+                obs = np.stack([live[r].observation(live[r].current) for r in rows])
                 logits, values = self.net(obs)
-                if cut:
+                if cut:  # the hands left are valued by the network, not played
                     for r, value in zip(rows, values):
-                        table = tables[live[r]]
-                        scores[live[r]] = _from_side(value, team_of, table.current, seat, num_teams)
-                    break
+                        table = live[r]
+                        scores[index_of[id(table)]] = _from_side(
+                            value, team_of, table.current, seat, num_teams
+                        )
+                    return None
                 masks = np.full((len(rows), logits.shape[1]), -np.inf, dtype=np.float32)
                 for k, r in enumerate(rows):
                     masks[k, legal[r]] = 0.0
@@ -520,16 +523,10 @@ class SearchAgent(Agent):
                 for r, action in zip(rows, z.argmax(axis=1)):
                     actions[r] = int(action)
             plies += 1
-            still = []
-            for r, i in enumerate(live):
-                table = tables[i]
-                table.step(actions[r])
-                if table.hand_over:
-                    scores[i] = hand_reward(table, seat, config.score_coef)[0]
-                else:
-                    still.append(i)
-            live = still
-        self.stats.plies = plies
+            return actions
+
+        play_together(tables, choose, ended)
+        stats.plies = plies
         return scores
 
 

@@ -34,21 +34,22 @@ def measure(num_players: int, hands: int, seed: int = 50000, agent_name: str | N
     agent = make_agent(agent_name or f"ppo:classic-{num_players}p", seed=1)
     true, uniform = np.zeros((CLASSES, BUCKETS)), np.zeros((CLASSES, BUCKETS))
     rng = random.Random(seed)
+    def count(table) -> bool:  # before each decision; a draw decision is counted
+        seat, game = table.current, table.game
+        if game.phase == 0:  # the moment the pot is taken or not
+            world = determinize(game, seat, rng)
+            classes = history_classes(game, seat)
+            for other in range(num_players):
+                if other == seat:
+                    continue
+                real = np.minimum(game.hands[other][:NUM_HAND_KINDS], BUCKETS - 1)
+                dealt = np.minimum(world.hands[other][:NUM_HAND_KINDS], BUCKETS - 1)
+                np.add.at(true, (classes[other], real), 1)
+                np.add.at(uniform, (classes[other], dealt), 1)
+        return False
+
     for hand in range(hands):
-        table = Table(rules, num_players, seed=seed + hand)
-        while not table.hand_over:
-            seat, game = table.current, table.game
-            if game.phase == 0:  # a draw decision: the moment the pot is taken or not
-                world = determinize(game, seat, rng)
-                classes = history_classes(game, seat)
-                for other in range(num_players):
-                    if other == seat:
-                        continue
-                    real = np.minimum(game.hands[other][:NUM_HAND_KINDS], BUCKETS - 1)
-                    dealt = np.minimum(world.hands[other][:NUM_HAND_KINDS], BUCKETS - 1)
-                    np.add.at(true, (classes[other], real), 1)
-                    np.add.at(uniform, (classes[other], dealt), 1)
-            table.step(agent.act(table.observation(seat), table.mask()))
+        Table(rules, num_players, seed=seed + hand).play([agent] * num_players, until=count)
     return true, uniform
 
 

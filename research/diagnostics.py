@@ -140,8 +140,7 @@ def losses(
         seats = [make_agent(name, seed=seed + 7 * s + first) for s, name in enumerate(names)]
         for record in play_hands(seats, hands, variant="classic", seed=seed):
             counts["hands"] += 1
-            own, other = record.team_scores[first], record.team_scores[1 - first]
-            if own >= other:
+            if record.result.outcome(first) != -1:  # a tie is not a loss
                 continue
             counts["lost"] += 1
             if record.went_out is None:

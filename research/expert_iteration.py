@@ -45,6 +45,7 @@ import numpy as np
 from agents.search import SearchAgent, load_agent
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.jsonfile import open_regular, read_npz
+from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import make_rules
 from canasta_env.table import Table
 from training.rollout import hand_reward
@@ -70,35 +71,25 @@ def record_hand(agent: SearchAgent, players: int, deal: int, score_coef: float) 
     table = Table(make_rules("classic"), players, seed=deal)
     agent.seed(deal)
     rows: list[tuple] = []
-    while not table.hand_over:
-        seat = table.current
-        observation = table.observation(seat)
-        mask = table.mask()
-        action = table.choose_action(agent, observation, mask)
+
+    def record(seat: int, observation: np.ndarray, mask: np.ndarray, action: int) -> None:
         stats = agent.stats
-        if stats.legal > 1:
-            candidates = np.full(SLOTS, -1, np.int16)
-            q = np.full(SLOTS, np.nan, np.float32)
-            if stats.searched:
-                k = min(SLOTS, len(stats.candidates))
-                candidates[:k] = stats.candidates[:k]
-                q[:k] = stats.scores.mean(axis=1)[:k]
-            rows.append(
-                (
-                    seat,
-                    observation,
-                    np.packbits(mask.astype(bool)),
-                    stats.policy_move,
-                    action,
-                    stats.searched,
-                    candidates,
-                    q,
-                )
-            )
-        table.step(action)
+        if stats.legal <= 1:
+            return
+        candidates = np.full(SLOTS, -1, np.int16)
+        q = np.full(SLOTS, np.nan, np.float32)
+        if stats.searched:
+            k = min(SLOTS, len(stats.candidates))
+            candidates[:k] = stats.candidates[:k]
+            q[:k] = stats.scores.mean(axis=1)[:k]
+        packed = np.packbits(mask.astype(bool))
+        searched = stats.searched
+        rows.append((seat, observation, packed, stats.policy_move, action, searched, candidates, q))
+
+    table.play([agent] * players, on_decision=record)
     rewards = {s: hand_reward(table, s, score_coef)[0] for s in range(players)}
     data = {
-        "obs": np.array([r[1] for r in rows], np.float32).reshape(-1, len(observation)),
+        "obs": np.array([r[1] for r in rows], np.float32).reshape(-1, OBS_SIZE),
         "masks": np.array([r[2] for r in rows], np.uint8).reshape(-1, (NUM_ACTIONS + 7) // 8),
         "policy": np.array([r[3] for r in rows], np.int16),
         "chosen": np.array([r[4] for r in rows], np.int16),

@@ -155,7 +155,9 @@ def read_curve(folder: str | Path) -> dict[int, Budget]:
                 entry.cpu_seconds += float(cpu["mean"]) * int(cpu["decisions"])
                 entry.cpu_p99_max = max(entry.cpu_p99_max, float(cpu["p99"]))
         except (KeyError, TypeError, ValueError, StopIteration):
-            raise ValueError(f"{path}: not the results of python -m research.search_timing") from None
+            raise ValueError(
+                f"{path}: not the results of python -m research.search_timing"
+            ) from None
     if not budgets:
         raise ValueError(f"{folder}: no chunk folders (b<budget>_k<chunk>) in it")
     return budgets

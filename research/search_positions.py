@@ -60,14 +60,29 @@ def _priors(agent: SearchAgent, table: Table) -> tuple[np.ndarray, np.ndarray]:
     return legal, priors / priors.sum()
 
 
+class _Greedy:
+    """The search's network playing its top move; ``priors`` of its last decision."""
+
+    name = "network"
+
+    def __init__(self, agent: SearchAgent):
+        self.policy = agent.policy
+        self.legal = self.priors = None
+
+    def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        legal = np.flatnonzero(mask)
+        logits = self.policy.logits(observation)[legal]
+        priors = np.exp(logits - logits.max())
+        self.legal, self.priors = legal, priors / priors.sum()
+        return int(legal[np.argmax(self.priors)])
+
+
 def replay(agent: SearchAgent, players: int, deal: int, step: int) -> Game:
     """The game after ``step`` greedy moves of the network from ``deal``."""
     table = Table(make_rules("classic"), players, seed=deal)
-    for _ in range(step):
-        if table.hand_over:
-            raise ValueError(f"deal {deal}: the hand ends before move {step}")
-        legal, priors = _priors(agent, table)
-        table.step(int(legal[np.argmax(priors)]))
+    played = table.play([_Greedy(agent)] * players, until=lambda t: t.game.num_steps >= step)
+    if played < step:
+        raise ValueError(f"deal {deal}: the hand ends before move {step}")
     return table.game
 
 
@@ -83,16 +98,17 @@ def collect(
     legal ids where the network's top prior is within ``priors_within`` (from, below)."""
     low, high = priors_within
     rng = random.Random(seed)
+    greedy = _Greedy(agent)
     positions = []
     for deal in range(seed, seed + hands):
         table = Table(make_rules("classic"), players, seed=deal)
-        found, step = [], 0
-        while not table.hand_over:
-            legal, priors = _priors(agent, table)
-            if len(legal) > 1 and low <= priors.max() < high:
-                found.append((deal, step))
-            table.step(int(legal[np.argmax(priors)]))
-            step += 1
+        found: list[tuple[int, int]] = []
+
+        def look(_seat, _obs, _mask, _action, found=found, table=table, deal=deal) -> None:
+            if len(greedy.legal) > 1 and low <= greedy.priors.max() < high:
+                found.append((deal, table.game.num_steps))
+
+        table.play([greedy] * players, on_decision=look)
         positions += rng.sample(found, min(per_hand, len(found)))
     return positions
 

@@ -205,10 +205,10 @@ def test_identical_policies_split_duplicate_deals_evenly(policy):
     )
     assert len(results) == 24
     by_deal: dict[int, list[int]] = {}
-    for seed, outcome, _diff in results:
+    for seed, outcome, _diff, _share in results:
         by_deal.setdefault(seed, []).append(outcome)
     assert all(sorted(v) in ([-1, 1], [0, 0]) for v in by_deal.values())
-    wins = sum(1.0 if o > 0 else 0.5 if o == 0 else 0.0 for _, o, _ in results)
+    wins = sum(share for *_, share in results)
     assert wins / len(results) == 0.5
 
 

@@ -82,7 +82,9 @@ def test_a_folder_from_elsewhere_is_read_as_data(tmp_path, capsys):
     with pytest.raises(ValueError, match="results .*b16_k0/results.json: not valid JSON"):
         sc.read_curve(tmp_path)
     (folder / "results.json").write_text('{"config": {"agents": ["ppo:a", "ppo:b"]}, "hands": []}')
-    with pytest.raises(ValueError, match="b16_k0: not the results of python -m research.search_timing"):
+    with pytest.raises(
+        ValueError, match="b16_k0: not the results of python -m research.search_timing"
+    ):
         sc.read_curve(tmp_path)
     assert sc.main(["report", str(tmp_path)]) == 2
     assert "b16_k0: not the results" in capsys.readouterr().err

@@ -39,9 +39,9 @@ def evaluate(pool, config: dict, layers: list, snapshot: str | None) -> dict:
                     for share in shares
                 ],
             )
-            outcomes = [o for part in parts for _, o, _ in part]
-            diffs = [d for part in parts for _, _, d in part]
-            wins = sum(1.0 if o > 0 else 0.5 if o == 0 else 0.0 for o in outcomes)
+            outcomes = [o for part in parts for _, o, _, _ in part]
+            diffs = [d for part in parts for _, _, d, _ in part]
+            wins = sum(share for part in parts for *_, share in part)  # a tie: 1/k
             low, high = wilson_interval(wins, len(outcomes))
             name = "snapshot" if opponent[0] == "snapshot" else opponent[1]
             rows[f"{table[0]}-{table[1]}p/{name}"] = {

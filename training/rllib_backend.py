@@ -213,11 +213,7 @@ class CanastaMultiAgentEnv(MultiAgentEnv):
         return {self.role_of[seat]: self._observation(seat)}
 
     def _play_bots(self) -> None:
-        table = self.table
-        while not table.hand_over and table.current in self.bots:
-            seat = table.current
-            action = table.choose_action(self.bots[seat], table.observation(seat), table.mask())
-            table.step(int(action))
+        self.table.play(self.bots)  # until a network's seat is to act or the hand ends
 
     def step(self, action_dict: dict):
         seat = self.table.current

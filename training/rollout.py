@@ -68,13 +68,15 @@ def shaped_reward(outcome: int, diff: float, score_coef: float) -> float:
 def hand_reward(table: Table, seat: int, score_coef: float) -> tuple[float, int, float]:
     """(reward, outcome, diff) of ``seat``'s team for the hand that ended at ``table``.
 
-    Both parts are the table's: ``outcome`` is its ``"win"`` reward (+1 / 0 / -1 for
-    the best alone / a tied best / a lower hand score), ``diff`` its ``"score"``
-    reward in points (the team's hand score minus the other teams' mean);
+    Both parts are the hand's :class:`~canasta_env.engine.outcome.Result`: ``outcome``
+    (+1 / 0 / -1 for the best alone / a tied best / a lower hand score, the env's
+    ``"win"`` reward), ``diff`` the margin (the team's hand score minus the other teams'
+    mean, the env's ``"score"`` reward in points);
     the reward is :func:`shaped_reward` of the two.
     """
-    outcome = int(table.seat_rewards("win", episode="hand")[seat])
-    diff = table.seat_rewards("score", reward_scale=1.0)[seat]
+    result = table.result("hand")
+    team = table.team_of[seat]
+    outcome, diff = result.outcome(team), result.margin(team)
     return shaped_reward(outcome, diff, score_coef), outcome, diff
 
 
@@ -179,6 +181,9 @@ class HandRunner:
         """
         slots: list[_Slot] = []
         exhausted = False
+        # The rounds over many hands stay here (play_together has no refills and one
+        # chooser): ended hands' slots refill from make_slot, and each round the seats
+        # to act are batched by network; each hand's bot moves go through Table.play.
         while True:
             while not exhausted and len(slots) < self.envs:
                 slot = make_slot()
@@ -192,12 +197,7 @@ class HandRunner:
             still: list[_Slot] = []
             for slot in slots:
                 table = slot.table
-                while not table.hand_over:
-                    bot = slot.bots.get(table.current)
-                    if bot is None:
-                        break
-                    obs = table.observation(table.current)
-                    table.step(int(table.choose_action(bot, obs, table.mask())))
+                table.play(slot.bots)  # the bots move until a network's seat is to act
                 if table.hand_over:
                     on_done(slot)
                     continue
@@ -329,15 +329,16 @@ def evaluate_deals(
     opponent: tuple,
     deal_seeds: Sequence[int],
     policies: dict,
-) -> list[tuple[int, int, float]]:
+) -> list[tuple[int, int, float, float]]:
     """Duplicate deals: each deal once with the learner in every team, greedy play.
 
-    Returns (deal seed, outcome, score diff) of the learner per hand.
+    Returns (deal seed, outcome, score diff, win share) of the learner's team per hand
+    (:class:`~canasta_env.engine.outcome.Result`).
     """
     teams_n = teams_of(table[1])
     queue = [(seed, team) for seed in deal_seeds for team in range(teams_n)]
     position = {"i": 0}
-    results: list[tuple[int, int, float]] = []
+    results: list[tuple[int, int, float, float]] = []
 
     def make_slot():
         if position["i"] >= len(queue):
@@ -351,9 +352,9 @@ def evaluate_deals(
         return slot
 
     def on_done(slot: _Slot):
-        seat = slot.table.team_of.index(slot.info["team"])
-        _, outcome, diff = hand_reward(slot.table, seat, 0.0)
-        results.append((slot.deal_seed, outcome, diff))
+        team, result = slot.info["team"], slot.table.result("hand")
+        share = result.share(team)
+        results.append((slot.deal_seed, result.outcome(team), result.margin(team), share))
 
     runner.run(make_slot, policies, None, record=False, on_done=on_done)
     return results
