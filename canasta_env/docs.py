@@ -4,7 +4,7 @@
 of every rules field of every preset), ``docs/rules_<preset>.md`` (each rule id
 of the preset's sections of ``docs/rules.md`` with the code and the tests that
 name it), ``docs/observation.md`` and the block table in the docstring of
-``canasta_env/observation.py`` (:mod:`canasta_env.docs_observation`).
+``canasta_env/observation/layout.py`` (:mod:`canasta_env.docs_observation`).
 A test regenerates them and compares, so the pages cannot drift.
 
 ``docs/rules.md`` is written by hand; each rule is a heading ``### G-1 Cards``
@@ -30,7 +30,7 @@ CODE_DIRS = ("canasta_env",)
 CORE_DIR = "csrc"
 #: Where the Python engine implements rules: each rule id named here must be named in the
 #: core too (tests/test_docs.py), so that a rule cannot land in one engine only.
-ENGINE_SOURCES = ("canasta_env/engine", "canasta_env/observation.py")
+ENGINE_SOURCES = ("canasta_env/engine", "canasta_env/observation")
 #: Modules that name rule ids to document them, not to implement them.
 DOC_MODULES = ("canasta_env/docs.py", "canasta_env/docs_observation.py")
 TEST_DIR = "tests"
@@ -195,7 +195,7 @@ def generate() -> dict[str, str]:
     for name in PRESETS:
         pages[f"docs/rules_{name}.md"] = preset_page(name, code, tests, titles, core)
     pages["docs/observation.md"] = observation_page()
-    pages["canasta_env/observation.py"] = observation_module()  # its docstring's block table
+    pages["canasta_env/observation/layout.py"] = observation_module()  # its docstring's block table
     return pages
 
 
@@ -203,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m canasta_env.docs",
         description="Write the generated documentation pages (docs/presets.md, "
-        "docs/rules_<preset>.md, docs/observation.md, observation.py's block table).",
+        "docs/rules_<preset>.md, docs/observation.md, observation/layout.py's block table).",
     )
     parser.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 if a page is stale"

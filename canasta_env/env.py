@@ -16,8 +16,8 @@ Action Space
 
 Observation Space
     ``Dict(observation=Box(686,) float32, action_mask=Box(500,) int8)`` from the
-    observer's point of view (table in :mod:`canasta_env.observation`). The mask
-    is exact and never empty for the agent to act; other agents see an all-zero mask.
+    observer's point of view (table in :mod:`canasta_env.observation.layout`). The
+    mask is exact and never empty for the agent to act; other agents see an all-zero mask.
 
 Rewards
     Given when a hand ends. ``reward="score"``: the team's hand score minus the

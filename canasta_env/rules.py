@@ -33,7 +33,7 @@ ACE = NATURAL_RANKS.index("A")
 # ------------------------------------------------------------------- limits
 #: Table sizes the engine seats (teams of one, or two partnerships at 4 and 6).
 PLAYER_COUNTS = (2, 3, 4, 6)
-#: The observation packs small counts into one byte each (``observation.py``): the
+#: The observation packs small counts into one byte each (``observation/builder.py``): the
 #: cards of one kind in a hand, a meld or the pot, a team's canastas, the opening
 #: minimum, the face-down pot and the draw count. No rules value may push one past this.
 OBSERVATION_BYTE_MAX = 255

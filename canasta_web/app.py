@@ -1,4 +1,5 @@
-"""The web app: a FastAPI application over :mod:`canasta_web.tables`, and the page.
+"""The web app: a FastAPI application over the tables (:mod:`canasta_web.live`,
+:mod:`canasta_web.replays`, kept in :mod:`canasta_web.store`), and the page.
 
 Routes (every error is a 4xx JSON ``{"error": "..."}`` and changes nothing)::
 
@@ -17,7 +18,7 @@ Routes (every error is a 4xx JSON ``{"error": "..."}`` and changes nothing)::
 A POST body must be JSON (``Content-Type: application/json``), so that another web
 site cannot post to the local server with a plain form; every request passes
 :class:`canasta_web.guard.Guard` first (Host, Origin, body size, session cookie).
-Agents come from an allowlist only (:func:`canasta_web.tables.check_bot_name`):
+Agents come from an allowlist only (:func:`canasta_web.bots.check_bot_name`):
 what a request may name, and why, is in docs/security.md. ``create_app(startup=...)``
 preloads a replay table that the page opens first (``canasta serve --replay``).
 """
@@ -40,20 +41,17 @@ from starlette.routing import Match
 
 from canasta_env.replay import Replay
 from canasta_env.rules import PRESETS, Rules
+from canasta_web.bots import MAX_SEARCH_SIMULATIONS, bot_names, make_bot
 from canasta_web.guard import MAX_BODY, Guard, cut
-from canasta_web.store import TableStore
-from canasta_web.tables import (
+from canasta_web.live import HUMAN, LiveTable
+from canasta_web.replays import (
     ARENA_REPLAY_SECONDS,
-    HUMAN,
-    MAX_SEARCH_SIMULATIONS,
     REPLAY_BUILD_SECONDS,
-    LiveTable,
     ReplayTable,
-    TableError,
     arena_replay,
-    bot_names,
-    make_bot,
 )
+from canasta_web.store import TableStore
+from canasta_web.tables import TableError
 
 STATIC = resources.files("canasta_web") / "static"
 

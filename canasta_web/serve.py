@@ -29,7 +29,7 @@ MISSING_EXTRA = (
 def startup_replay(args):
     """The replay table that ``--replay`` or ``--arena/--hand`` names, or None."""
     from canasta_env.replay import Replay
-    from canasta_web.tables import ReplayTable, load_arena_hand
+    from canasta_web.replays import ReplayTable, load_arena_hand
 
     if args.replay:
         return ReplayTable(Replay.load(args.replay), title=args.replay)

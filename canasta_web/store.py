@@ -18,15 +18,10 @@ from collections.abc import Callable
 from typing import Any
 
 from canasta_web.guard import cut
-from canasta_web.tables import (
-    MAX_BUILDS,
-    MAX_THINKING,
-    LiveTable,
-    ReplayTable,
-    TableError,
-    Thinking,
-    short,
-)
+from canasta_web.live import LiveTable
+from canasta_web.replays import ReplayTable
+from canasta_web.tables import TableError, short
+from canasta_web.thinking import MAX_BUILDS, MAX_THINKING, Thinking
 
 #: A bound on the tables kept at once. A table used in the last PROTECTED_SECONDS is never
 #: evicted for another client's table: when the store holds only such tables, a new one is

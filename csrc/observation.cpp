@@ -1,10 +1,10 @@
 // The observation, written field by field at the offsets of observation.hpp (the
-// mirror of canasta_env/observation.py's ObservationBuilder.build).
+// mirror of canasta_env/observation/builder.py's ObservationBuilder.build).
 //
 // Each entry is float(value) * scale in float32, as numpy computes the Python vector
 // (uint8 * float32, or the big fields and scores as float32 numbers, times the scales).
 // Counts that the Python builder stores as bytes are the same numbers here; the public
-// history counts are clamped to 255 as observation.py's _count_bytes does.
+// history counts are clamped to 255 as observation/builder.py's _count_bytes does.
 #include "observation.hpp"
 
 #include <algorithm>
@@ -18,7 +18,7 @@ namespace canasta {
 namespace obs {
 namespace {
 
-// The scales of LAYOUT (observation.py _declare_layout), as numpy's float32 of them.
+// The scales of LAYOUT (observation/layout.py _declare_layout), as numpy's float32 of them.
 constexpr float POT_SIZE_SCALE = static_cast<float>(1.0 / 20);
 constexpr float POT_FACE_DOWN_SCALE = static_cast<float>(1.0 / 10);
 constexpr float OPENING_MINIMUM_SCALE = static_cast<float>(1.0 / 100);
@@ -34,9 +34,9 @@ constexpr float TARGET_SCALE = static_cast<float>(1.0 / 10000);
 
 // num_players' one-hot values
 constexpr int PLAYER_COUNTS[NUM_PLAYERS_SIZE] = {2, 3, 4, 6};
-// observation.py _ESCALA_REAL: a run of every rank of one suit
+// observation/builder.py _ESCALA_REAL: a run of every rank of one suit
 constexpr int ESCALA_REAL = NUM_NATURALS;
-// the largest count a byte of the Python vector holds (observation.py _count_bytes)
+// the largest count a byte of the Python vector holds (observation/builder.py _count_bytes)
 constexpr int BYTE_MAX = 255;
 
 // Counts as float(count) * scale, written whether 0 or not (a branch per entry costs more
@@ -47,7 +47,7 @@ constexpr int BYTE_MAX = 255;
   for (int i = 0; i < size; ++i) out[i] = static_cast<float>(counts[i]) * scale;
 }
 
-// The public history counts, clamped to a byte as observation.py's _count_bytes does.
+// The public history counts, clamped to a byte as observation/builder.py's _count_bytes does.
 [[gnu::noinline]] void put_clamped(float* out, const int16_t* counts, int size) {
   for (int i = 0; i < size; ++i) {
     const int16_t count = counts[i] < BYTE_MAX ? counts[i] : static_cast<int16_t>(BYTE_MAX);
@@ -55,7 +55,7 @@ constexpr int BYTE_MAX = 255;
   }
 }
 
-// (canastas, clean, dirty) of a team, as observation.py _team_block counts them
+// (canastas, clean, dirty) of a team, as observation/builder.py _team_block counts them
 struct TeamCounts {
   int canastas = 0, clean = 0, dirty = 0;
 };
@@ -105,7 +105,7 @@ TeamCounts write_team(const GameState& s, const Rules& rules, int team, float* a
 void write_table(const GameState& s, const Rules& rules, float* out) {
   for (int i = 0; i < NUM_PLAYERS_SIZE; ++i)
     if (PLAYER_COUNTS[i] == s.num_players) out[NUM_PLAYERS + i] = FLAG;
-  // the hand number saturates at 255, as observation.py's byte does
+  // the hand number saturates at 255, as observation/builder.py's byte does
   out[HAND_NUMBER] = static_cast<float>(std::min(s.hand_index, BYTE_MAX)) * HAND_NUMBER_SCALE;
   out[DRAW_COUNT] = static_cast<float>(rules.draw_count) * DRAW_COUNT_SCALE;
   if (rules.meld_closes_at) out[MELDS_CLOSE_AT_7] = FLAG;
@@ -114,7 +114,7 @@ void write_table(const GameState& s, const Rules& rules, float* out) {
   if (rules.go_out_needs_clean_and_dirty) out[NEEDS_CLEAN_AND_DIRTY] = FLAG;
   if (rules.take_naturals_frozen >= 3) out[THREE_TO_TAKE_FROZEN] = FLAG;
   if (rules.wild_crosses_pot) out[WILD_CROSSES_POT] = FLAG;
-  // observation.py folds the target into its scales: float32(target) * float32(1/10000)
+  // observation/builder.py folds the target into its scales: float32(target) * float32(1/10000)
   out[TARGET] = static_cast<float>(rules.target_score) * TARGET_SCALE;
   if (rules.sequences) out[SEQUENCES_ON] = FLAG;
 }
@@ -284,7 +284,7 @@ void write_observation(const Game& game, int viewer, bool viewer_to_act, float* 
   if (rules.sequences) {  // S-19: the viewer's naturals by suit, a natural top's suit, runs
     put_counts(out + SUITED_HAND, s.hand_suits[viewer], SUITED_SIZE, QUARTER);
     if (top < NUM_NATURALS) {
-      // observation.py indexes its rows by the suit: a negative suit counts from the end
+      // observation/builder.py indexes its rows by the suit: a negative suit counts from the end
       const int suit = s.pot_suits[s.pot_len - 1];
       out[POT_SUIT + (suit + NUM_SUITS) % NUM_SUITS] = FLAG;
     }

@@ -1,7 +1,7 @@
 // The observation: one fixed-shape float32 vector from one seat's view, the mirror of
-// canasta_env/observation.py (ObservationBuilder.build), bit for bit.
+// canasta_env/observation/builder.py (ObservationBuilder.build), bit for bit.
 //
-// The layout is observation.py's LAYOUT: blocks of named fields, each entry a whole
+// The layout is observation/layout.py's LAYOUT: blocks of named fields, each entry a whole
 // number times its field's scale (computed in float32, as numpy does). The offsets
 // below are built from the field sizes, in LAYOUT's order; observation_spans() lists
 // every field (and group copy) by LAYOUT's span names, with its start, size and scale,
@@ -111,8 +111,9 @@ constexpr int SINCE_MY_DISCARD = HISTORY + MAX_PLAYERS * history::SIZE;
 constexpr int SIZE = SINCE_MY_DISCARD + NUM_HAND_KINDS;
 
 static_assert(TEAMS == 65 && PLAYERS == 323 && DRAW_PHASE == 425 && NUM_PLAYERS == 436,
-              "observation.py's block offsets");
-static_assert(SUITED_HAND == 449 && HISTORY == 504 && SIZE == 686, "observation.py's OBS_SIZE");
+              "observation/layout.py's block offsets");
+static_assert(SUITED_HAND == 449 && HISTORY == 504 && SIZE == 686,
+              "observation/layout.py's OBS_SIZE");
 
 // One field (or one copy of a group's field): its LAYOUT span name ("pot_size",
 // "teams[1].score"), first entry, entries and scale.

@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from canasta_env.actions import ADD_NATURAL, TAKE, TAKE_ONTO_MELD, action_to_str
+from canasta_env.actions import ADD_NATURAL, NUM_SLOTS, TAKE, TAKE_ONTO_MELD, action_to_str
 from canasta_env.cards import KIND_NAMES, NATURAL_RANKS, SUITS
 from canasta_env.engine.sequences import NUM_SUITS
 from canasta_env.env import raw_env
@@ -53,7 +53,6 @@ from canasta_env.observation import (
     FLAGS,
     LAYOUT,
     NO_CARD,
-    NUM_SLOTS,
     OBS_SIZE,
     ONE_HOT,
     SCALES,

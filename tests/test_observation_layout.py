@@ -2,7 +2,7 @@
 
 The layout is declared once; the builder writes each field by its name at the place
 the layout gives it and ``decode_view`` reads the fields back by it. The checks:
-the declared fields tile the vector exactly once, the module docstring's table is the
+the declared fields tile the vector exactly once, the layout module docstring's table is the
 one generated from the layout, and every field read back from live games (every preset
 and player count, random play over two hands, the player to act and a player waiting)
 equals what the engine state says.
@@ -15,7 +15,7 @@ import random
 import numpy as np
 import pytest
 
-from canasta_env import docs_observation, observation
+from canasta_env import docs_observation
 from canasta_env.actions import NUM_SLOTS
 from canasta_env.cards import NUM_HAND_KINDS, NUM_KINDS, NUM_NATURALS
 from canasta_env.engine.game import PHASE_DRAW, PHASE_MELD, Game, teams_of
@@ -33,6 +33,7 @@ from canasta_env.observation import (
     ObservationBuilder,
     decode_view,
 )
+from canasta_env.observation import layout as observation_layout
 from canasta_env.rules import PRESETS, make_rules
 
 TABLES = [(name, n) for name, rules in PRESETS.items() for n in rules.player_counts]
@@ -54,10 +55,11 @@ def test_every_entry_of_the_vector_belongs_to_exactly_one_field():
 
 
 def test_the_docstring_table_is_generated_from_the_layout():
-    """The block table in ``observation.py``'s docstring is what ``python -m canasta_env.docs``
-    writes from ``LAYOUT`` (``tests/test_docs.py`` checks the whole file the same way)."""
+    """The block table in ``observation/layout.py``'s docstring is what ``python -m
+    canasta_env.docs`` writes from ``LAYOUT`` (``tests/test_docs.py`` checks the whole file the
+    same way)."""
     table = docs_observation.docstring_table()
-    assert table in observation.__doc__
+    assert table in observation_layout.__doc__
     for block in LAYOUT.blocks:
         assert f"\n{block.name} " in table
     assert f"= {OBS_SIZE} (``OBS_SIZE``)" in table

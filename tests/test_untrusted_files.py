@@ -122,7 +122,7 @@ def test_a_fifo_as_a_saved_state_is_refused_at_once(tmp_path):
 
 
 def test_a_fifo_as_arena_results_is_refused_at_once(tmp_path):
-    from canasta_web.tables import load_arena_hand
+    from canasta_web.replays import load_arena_hand
 
     fifo = _fifo(tmp_path / "arena" / "results.json")
     _refused(lambda: load_arena_hand(fifo.parent, 0), fifo)

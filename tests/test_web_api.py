@@ -22,7 +22,7 @@ pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (the 'dev'
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-import canasta_web.tables as tables_module  # noqa: E402
+import canasta_web.live as live_module  # noqa: E402
 from agents.arena import run_arena  # noqa: E402
 from canasta_env.cards import RED3  # noqa: E402
 from canasta_env.engine.determinize import determinize  # noqa: E402
@@ -31,14 +31,15 @@ from canasta_env.engine.state import same_state  # noqa: E402
 from canasta_env.replay import Replay  # noqa: E402
 from canasta_env.rules import make_rules  # noqa: E402
 from canasta_web.app import create_app  # noqa: E402
-from canasta_web.store import TableStore  # noqa: E402
-from canasta_web.tables import (  # noqa: E402
+from canasta_web.live import LiveTable  # noqa: E402
+from canasta_web.replays import (  # noqa: E402
     CHECKPOINT_EVERY,
-    LiveTable,
     ReplayTable,
     arena_replay,
     load_arena_hand,
 )
+from canasta_web.store import TableStore  # noqa: E402
+from canasta_web.tables import TableError  # noqa: E402
 from canasta_web.views import card, seat_view  # noqa: E402
 from tests.replays import random_replay  # noqa: E402
 
@@ -211,7 +212,7 @@ def test_the_leak_check_catches_one_injected_hidden_card(client, monkeypatch):
     view = new_table(client, "classic", ("you", "expert"), seed=3)
     table = live_table(client, view["table"])
     assert leaks(table, view, random.Random(0)) == []
-    monkeypatch.setattr(tables_module, "seat_view", _leaky_view)
+    monkeypatch.setattr(live_module, "seat_view", _leaky_view)
     leaked = client.get(f"/api/tables/{view['table']}").json()
     problems = leaks(table, leaked, random.Random(0))
     assert problems and "pot" in problems[0]
@@ -229,7 +230,7 @@ def test_the_fallback_world_redeals_the_hidden_cards_and_catches_a_leak(client, 
     )
     table = live_table(client, view["table"])
     assert leaks(table, view, random.Random(0), partial=True) == []
-    monkeypatch.setattr(tables_module, "seat_view", _leaky_view)
+    monkeypatch.setattr(live_module, "seat_view", _leaky_view)
     leaked = client.get(f"/api/tables/{view['table']}").json()
     assert leaks(table, leaked, random.Random(0), partial=True) != []
 
@@ -456,7 +457,7 @@ def test_the_store_keeps_a_bounded_number_of_tables():
     made = [LiveTable("classic", ["you", "random"], seed=s) for s in range(3)]
     store.add(made[0])
     store.add(made[1])
-    with pytest.raises(tables_module.TableError) as refused:  # both in use: no room
+    with pytest.raises(TableError) as refused:  # both in use: no room
         store.add(made[2])
     assert refused.value.status == 503 and list(store.tables) == [made[0].id, made[1].id]
     now[0] = 61.0

@@ -32,11 +32,20 @@ pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (the 'dev'
 from fastapi.testclient import TestClient  # noqa: E402
 
 import canasta_web.app as app_module  # noqa: E402
-import canasta_web.tables as tables_module  # noqa: E402
+import canasta_web.replays as replays_module  # noqa: E402
+import canasta_web.thinking as thinking_module  # noqa: E402
 from agents.arena import run_arena  # noqa: E402
 from canasta_cli.serve import main as canasta_serve  # noqa: E402
 from canasta_web import serve as serve_module  # noqa: E402
 from canasta_web.app import create_app  # noqa: E402
+from canasta_web.bots import MAX_SEARCH_ROLLOUTS, MAX_SEARCH_SIMULATIONS  # noqa: E402
+from canasta_web.live import LiveTable  # noqa: E402
+from canasta_web.replays import (  # noqa: E402
+    ARENA_REPLAY_SECONDS,
+    REPLAY_BUILD_SECONDS,
+    ReplayTable,
+    load_arena_hand,
+)
 from canasta_web.serve import background_server  # noqa: E402
 from canasta_web.store import (  # noqa: E402
     MAX_REPLAY_POSITIONS,
@@ -46,18 +55,8 @@ from canasta_web.store import (  # noqa: E402
     PROTECTED_SECONDS,
     TableStore,
 )
-from canasta_web.tables import (  # noqa: E402
-    ARENA_REPLAY_SECONDS,
-    MAX_BUILDS,
-    MAX_SEARCH_ROLLOUTS,
-    MAX_SEARCH_SIMULATIONS,
-    MAX_THINKING,
-    REPLAY_BUILD_SECONDS,
-    LiveTable,
-    ReplayTable,
-    TableError,
-    load_arena_hand,
-)
+from canasta_web.tables import TableError  # noqa: E402
+from canasta_web.thinking import MAX_BUILDS, MAX_THINKING  # noqa: E402
 from tests.replays import random_replay  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -199,7 +198,7 @@ def test_the_replay_budget_bounds_the_memory_replays_take():
     per_position = held / len(table.positions)
     assert per_position < 2000, per_position
     assert MAX_REPLAY_POSITIONS * per_position < 800e6
-    assert MAX_REPLAY_POSITIONS_PER_CLIENT >= 2 * tables_module.MAX_REPLAY_STEPS
+    assert MAX_REPLAY_POSITIONS_PER_CLIENT >= 2 * replays_module.MAX_REPLAY_STEPS
 
 
 # ---------------------------------------------------------------------- 3. slow connections
@@ -350,7 +349,7 @@ def test_a_stalled_replay_build_holds_no_bot_slot(monkeypatch):
     """One move that does not return (the probe's house rule) : the request answers at the
     bound, the bots' slot is free at once, and the builder is free when the move returns."""
     monkeypatch.setattr(app_module, "REPLAY_BUILD_SECONDS", 0.3)
-    monkeypatch.setattr(tables_module, "THINKING_WAIT_SECONDS", 0.1)
+    monkeypatch.setattr(thinking_module, "THINKING_WAIT_SECONDS", 0.1)
     app = create_app(store=TableStore(max_thinking=1, max_builds=1))
     table = LiveTable("classic", ["random", "you"], seed=1)
     app.state.tables.add(table, pinned=True)
@@ -373,7 +372,7 @@ def test_replays_never_take_every_bot_slot(monkeypatch):
     """However many replays are posted at once, at most MAX_BUILDS of the MAX_THINKING
     slots go to building them."""
     assert MAX_BUILDS < MAX_THINKING
-    monkeypatch.setattr(tables_module, "THINKING_WAIT_SECONDS", 0.1)
+    monkeypatch.setattr(thinking_module, "THINKING_WAIT_SECONDS", 0.1)
     app = create_app()
     table = LiveTable("classic", ["random", "you"], seed=1)
     app.state.tables.add(table, pinned=True)
@@ -449,7 +448,7 @@ def test_canasta_serve_refuses_an_arena_file_with_an_unbounded_search(tmp_path, 
 
 def test_an_arena_file_within_the_cap_still_opens(tmp_path):
     """Positive control: a file's search within the cap (settings and all) is built."""
-    agent = tables_module.file_agent(f"search:classic-2p@{MAX_SEARCH_ROLLOUTS},depth=8")
+    agent = replays_module.file_agent(f"search:classic-2p@{MAX_SEARCH_ROLLOUTS},depth=8")
     assert agent.config.rollouts == MAX_SEARCH_ROLLOUTS and agent.config.depth == 8
     replay, names = load_arena_hand(arena_folder(tmp_path, "greedy"), 0)
     assert names == ["random", "greedy"] and replay.num_actions > 0

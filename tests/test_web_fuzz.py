@@ -20,8 +20,9 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 
 from canasta_env.replay import Replay  # noqa: E402
 from canasta_web.app import create_app  # noqa: E402
+from canasta_web.live import LiveTable  # noqa: E402
+from canasta_web.replays import ReplayTable  # noqa: E402
 from canasta_web.store import TableStore  # noqa: E402
-from canasta_web.tables import LiveTable, ReplayTable  # noqa: E402
 from tests.replays import random_replay  # noqa: E402
 
 #: Room for every table the fuzz makes: no 503 for a full store.

@@ -28,12 +28,15 @@ pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (the 'dev'
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-import canasta_web.tables as tables_module  # noqa: E402
+import canasta_web.replays as replays_module  # noqa: E402
+import canasta_web.thinking as thinking_module  # noqa: E402
 from agents.arena import run_arena  # noqa: E402
 from canasta_web.app import create_app  # noqa: E402
 from canasta_web.guard import MAX_BODY  # noqa: E402
+from canasta_web.live import LiveTable  # noqa: E402
+from canasta_web.replays import load_arena_hand  # noqa: E402
 from canasta_web.store import TableStore  # noqa: E402
-from canasta_web.tables import LiveTable, TableError, load_arena_hand  # noqa: E402
+from canasta_web.tables import TableError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -201,7 +204,7 @@ def test_an_arena_hand_the_page_sends_alone_plays_again(tmp_path, client):
 
 def test_an_arena_hand_that_takes_too_long_is_refused(tmp_path, monkeypatch, client):
     results = arena_results(tmp_path)
-    monkeypatch.setattr(tables_module, "ARENA_REPLAY_SECONDS", 0.0)
+    monkeypatch.setattr(replays_module, "ARENA_REPLAY_SECONDS", 0.0)
     monkeypatch.setattr("canasta_web.app.ARENA_REPLAY_SECONDS", 0.0)
     response = client.post("/api/replays", json={"arena": results, "hand": 0})
     assert response.status_code == 503 and "longer than 0 s" in response.json()["error"]
@@ -429,7 +432,7 @@ def test_a_bot_move_past_its_time_is_refused_and_changes_nothing(client):
 
 def test_no_more_bots_think_at_once_than_the_server_allows(monkeypatch):
     client = client_for(create_app(store=TableStore(max_thinking=1)))
-    monkeypatch.setattr(tables_module, "THINKING_WAIT_SECONDS", 0.1)
+    monkeypatch.setattr(thinking_module, "THINKING_WAIT_SECONDS", 0.1)
     first, bot = slow_table(client.app, 1.0)
     second, _ = slow_table(client.app, 0.0)
     thread = threading.Thread(
@@ -460,7 +463,7 @@ import sys, time, uvicorn
 sys.path.insert(0, {root!r})
 from canasta_web.app import create_app
 from canasta_web.serve import server_config
-from canasta_web.tables import LiveTable
+from canasta_web.live import LiveTable
 from tests.test_web_security import SlowBot
 app = create_app()
 table = LiveTable("classic", ["random", "you"], seed=1)
@@ -588,7 +591,7 @@ def test_a_search_over_a_shipped_network_plays_its_moves_at_a_live_table(client)
         view = response.json()
     assert view["waiting_for"] == "you" and view["version"] >= 2  # its draw, its discard
     assert view["players"][0]["name"] == "search:classic-2p@4 (player 0)"
-    from canasta_web.tables import LiveTable
+    from canasta_web.live import LiveTable
 
     bot = client.app.state.tables.get(view["table"], LiveTable).bots[0]
     assert type(bot).__name__ == "SearchAgent" and bot.config.rollouts == 4
