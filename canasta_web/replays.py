@@ -202,14 +202,14 @@ def arena_replay(
         agent.reset(seat, num_players, rules)
         agents.append(agent)
     table = Table(rules, num_players, seed=deal_seed)
-    actions = []
-    while not table.hand_over:
+    actions: list[int] = []
+
+    def before(_table) -> bool:  # the caller's deadline, checked before each decision
         if check is not None:
             check()
-        seat = table.current
-        action = int(table.choose_action(agents[seat], table.observation(seat), table.mask()))
-        table.step(action)
-        actions.append(action)
+        return False
+
+    table.play(agents, until=before, on_decision=lambda *d: actions.append(int(d[3])))
     scores = table.team_scores
     if scores != record.get("team_scores") or len(actions) != record.get("steps"):
         raise ValueError(
