@@ -188,14 +188,18 @@ def _score_sheet(game: Game) -> dict | None:
         for key, label in SHEET_ROWS
         if key != "sequences" or game.rules.sequences
     ]
+    hand = game.result("hand")  # the one convention: canasta_env/engine/outcome.py
     return {
         "reason": game.end_reason,
         "went_out": game.went_out,
+        "hand_winners": list(hand.winners),
+        "hand_margins": hand.margins,
         "concealed": game.concealed if game.went_out is not None else False,
         "rows": rows,
         "game_scores": list(game.scores),
         "game_over": game.game_over,
         "winner_team": game.winner_team,
+        "game_winners": list(game.result("game").winners),
         "target_score": game.rules.target_score,
     }
 

@@ -79,7 +79,9 @@ def _blank_end_numbers(payload: dict) -> dict:
     for row in sheet["rows"]:
         if row["key"] in END_OF_HAND_NUMBERS:
             row["values"] = None
-    for key in ("game_scores", "game_over", "winner_team"):
+    for key in ("game_scores", "game_over", "winner_team", "game_winners"):
+        sheet[key] = None
+    for key in ("hand_winners", "hand_margins"):  # from the end-of-hand count too
         sheet[key] = None
     for team in payload["teams"]:
         team["score"] = None
@@ -317,6 +319,10 @@ def test_a_game_goes_on_to_the_target(client):
             view = client.post(f"{path}/advance", json={"version": view["version"]}).json()
     sheet = view["score_sheet"]
     assert sheet["game_over"] and max(sheet["game_scores"]) >= 200
+    totals = next(row["values"] for row in sheet["rows"] if row["key"] == "total")
+    top = max(totals)  # the sheet's hand result: the one convention, from the totals
+    assert sheet["hand_winners"] == [t for t, v in enumerate(totals) if v == top]
+    assert sheet["hand_margins"][0] == totals[0] - sum(totals[1:]) / (len(totals) - 1)
     assert view["waiting_for"] == "game over"
 
 

@@ -589,8 +589,11 @@ function renderSheet(view) {
     ...sheet.game_scores.map((v) => el("td", { text: String(v) }))]));
   let outcome = `hand over: ${sheet.reason}`;
   if (sheet.went_out !== null) outcome += ` (${view.players[sheet.went_out].name} went out)`;
+  const won = sheet.hand_winners.map((t) => `team ${t}`).join(" and ");
   const parts = [el("h2", { text: outcome }),
-    el("table", { id: "score-table" }, [el("tr", {}, [el("th", { text: "" }), ...teams]), ...rows])];
+    el("table", { id: "score-table" }, [el("tr", {}, [el("th", { text: "" }), ...teams]), ...rows]),
+    el("p", { id: "hand-result",
+      text: sheet.hand_winners.length > 1 ? `this hand: a tie (${won})` : `this hand: ${won} wins` })];
   if (sheet.game_over) {
     const winner = sheet.winner_team === null ? "a tie" : `team ${sheet.winner_team} wins`;
     parts.push(el("p", { id: "game-over", text: `game over: ${winner}` }));
