@@ -158,7 +158,7 @@ def play_hand(
             print(f" {time.perf_counter() - thinking.pop():.2f} s", file=output)
         say(f"player {seat} ({bots[seat][0]}): {action_to_str(action)}")
 
-    while not table.hand_over:
+    while not table.hand_over:  # the bots through Table.play, then the person's turn
         table.play(bot_agents, until=announce, on_decision=played)  # up to the person
         if table.hand_over:
             break

@@ -348,6 +348,8 @@ class CanastaGymEnv(gym.Env):
         learner's rewards meanwhile."""
         aec = self.aec
         reward = 0.0
+        # Not Table.play: the moves go through the AEC env, which books each seat's
+        # rewards and the episode's end (the learner's reward is read from it).
         while not self._aec_over():
             name = aec.agent_selection
             seat = aec.agent_name_mapping[name]
