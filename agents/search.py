@@ -38,7 +38,7 @@ A decision, step by step (:meth:`SearchAgent.act`):
 3. Rollouts, all at once on the compiled core (a :class:`~canasta_env.table.Table` per
    rollout): each ply, one batched forward pass over every rollout where a seat has a
    choice, greedy (or sampled, ``sample=True``) among the legal ids. A rollout that
-   ends the hand scores :func:`training.rollout.hand_reward` for the agent's seat
+   ends the hand scores :func:`agents.reward.hand_reward` for the agent's seat
    (+1 / 0 / -1 for the hand won / tied / lost plus ``score_coef`` times the margin
    / 1000, clipped to +-2: the training reward); after ``depth`` plies (or the
    ``max_ms`` time cap) an unfinished one scores the value head's estimate for the seat
@@ -84,10 +84,10 @@ from agents.base import Agent
 from agents.model_file import ModelFile
 from agents.network import SHIPPED as POLICIES
 from agents.network import PolicyWeights, resolve_model
+from agents.reward import hand_reward
 from canasta_env.engine.determinize import determinize
 from canasta_env.engine.game import Game
 from canasta_env.table import Table, play_together
-from training.rollout import hand_reward
 
 #: Rollouts a decision when the name gives no budget (``search:classic-2p``).
 DEFAULT_ROLLOUTS = 128

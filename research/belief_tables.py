@@ -34,6 +34,7 @@ def measure(num_players: int, hands: int, seed: int = 50000, agent_name: str | N
     agent = make_agent(agent_name or f"ppo:classic-{num_players}p", seed=1)
     true, uniform = np.zeros((CLASSES, BUCKETS)), np.zeros((CLASSES, BUCKETS))
     rng = random.Random(seed)
+
     def count(table) -> bool:  # before each decision; a draw decision is counted
         seat, game = table.current, table.game
         if game.phase == 0:  # the moment the pot is taken or not

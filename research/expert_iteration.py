@@ -42,13 +42,13 @@ from typing import BinaryIO
 
 import numpy as np
 
+from agents.reward import hand_reward
 from agents.search import SearchAgent, load_agent
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.jsonfile import open_regular, read_npz
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import make_rules
 from canasta_env.table import Table
-from training.rollout import hand_reward
 
 #: Candidate slots kept per decision (the search's default number of candidates).
 SLOTS = 4

@@ -12,6 +12,7 @@ torch = pytest.importorskip("torch")
 from agents.base import play_hands  # noqa: E402
 from agents.network import NetAgent, load_agent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
+from agents.reward import shaped_reward  # noqa: E402
 from canasta_cli.train import main  # noqa: E402
 from canasta_env.actions import NUM_ACTIONS  # noqa: E402
 from canasta_env.engine.game import PHASE_HAND_OVER, Game  # noqa: E402
@@ -27,7 +28,6 @@ from training.rollout import (  # noqa: E402
     evaluate_deals,
     masked_choice,
     numpy_policy,
-    shaped_reward,
 )
 from training.run import make_config  # noqa: E402
 

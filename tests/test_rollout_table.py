@@ -11,6 +11,7 @@ import pytest
 
 from agents.base import Agent, RandomAgent
 from agents.network import PolicyWeights
+from agents.reward import hand_reward, shaped_reward
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.engine.state import same_state
 from canasta_env.observation import OBS_SIZE, ObservationBuilder
@@ -21,9 +22,7 @@ from training.rollout import (
     HandRunner,
     Recorder,
     collect,
-    hand_reward,
     numpy_policy,
-    shaped_reward,
 )
 
 #: The scripted search agent below, by the import path ``make_agent`` resolves.

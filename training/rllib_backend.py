@@ -14,7 +14,7 @@ What it builds, on RLlib's new API stack (``ray[rllib]==2.60.0``, torch):
   bot keeps its memory of the hand), the learner itself (``MODULE`` ``main``) or
   an admitted snapshot (the module that holds it). Only the agent to move gets an
   observation, ``{"observations": 686 floats, "action_mask": 500 0/1}``; the
-  reward comes when the hand ends (:func:`training.rollout.hand_reward`: won or
+  reward comes when the hand ends (:func:`agents.reward.hand_reward`: won or
   lost plus a clipped margin, from the table's outcome), for every agent that
   played. The hand is a :class:`~canasta_env.table.Table` and its bots act
   through ``Table.choose_action`` (a search bot gets a determinized world).
@@ -68,13 +68,13 @@ from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
+from agents.reward import hand_reward
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.jsonfile import read_json_file
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import check_player_count, make_rules
 from canasta_env.table import Table
 from training.league_pool import BOTS, ENTRIES, LEARNER, League, label, pick
-from training.rollout import hand_reward
 from training.run import INT_RANGES as RUN_RANGES
 from training.run import SettingError, atomic_write, check_hidden, check_int, check_weights
 
