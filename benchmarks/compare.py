@@ -1,11 +1,16 @@
 """Speed of this checkout against another one, measured in one run.
 
-    git worktree add /tmp/base main      # or any checkout of the code to compare with
-    python benchmarks/compare.py --baseline /tmp/base --rounds 5
+    git worktree add /tmp/base main             # the code to compare with
+    pip wheel /tmp/base --no-deps -w /tmp/basewheel && unzip -q /tmp/basewheel/*.whl -d /tmp/basepkg
+    python benchmarks/compare.py --baseline /tmp/basepkg --rounds 5
 
-Runs ``benchmarks/bench.py`` (from this checkout) against each checkout's package in
-turn, alternating, ``--rounds`` times, so that a busy machine slows both alike. Prints
-the median steps per second of each (wall clock and per CPU second) and their ratio.
+``--baseline`` is a folder holding the packages to compare with, their compiled core
+built (an unpacked wheel, or a source checkout whose core is built in place). Runs
+``benchmarks/bench.py`` (from this checkout) against the baseline's packages and this
+checkout's in turn, alternating, ``--rounds`` times, so that a busy machine slows both
+alike. Prints the median steps per second of each (wall clock and per CPU second) and
+their ratio. The baseline's packages come first on the path and an editable install's
+import hook is taken out of that run, so it cannot hand the baseline this checkout.
 """
 
 from __future__ import annotations
@@ -21,19 +26,36 @@ HERE = Path(__file__).resolve().parent
 CURRENT = HERE.parent
 
 
+#: Runs bench.py with the packages of ``argv[1]`` first and no editable-install hook.
+BOOT = """import runpy, sys
+root = sys.argv.pop(1)
+sys.meta_path[:] = [f for f in sys.meta_path if not type(f).__module__.startswith("_editable")]
+sys.path.insert(0, root)
+import canasta_env
+assert canasta_env.__file__.startswith(root), f"the baseline imported {canasta_env.__file__}"
+sys.argv[0] = sys.argv[1]
+runpy.run_path(sys.argv.pop(1), run_name="__main__")
+"""
+
+
 def measure(checkout: Path, args: argparse.Namespace) -> dict[tuple[str, str, str], tuple]:
     """One run of bench.py importing the package from ``checkout``."""
     env = dict(os.environ, PYTHONPATH=str(checkout))
-    command = [sys.executable, str(HERE / "bench.py"), "--seconds", str(args.seconds)]
+    command = [sys.executable]
+    if checkout != CURRENT:
+        command += ["-c", BOOT, str(checkout)]
+    command += [str(HERE / "bench.py"), "--seconds", str(args.seconds)]
     command += ["--variants", *args.variants, "--players", *map(str, args.players)]
     command += ["--apis", *args.apis]
     out = subprocess.run(command, env=env, cwd=checkout, capture_output=True, text=True)
     if out.returncode:
         raise SystemExit(f"bench.py failed in {checkout}:\n{out.stderr}")
     rows = {}
-    for line in out.stdout.splitlines()[1:]:
-        variant, players, api, steps_s, _hands, _steps, cpu_s = line.split()
-        rows[variant, players, api] = (float(steps_s), float(cpu_s))
+    for line in out.stdout.splitlines():  # the rows of figures; not the header or notes
+        fields = line.split()
+        if len(fields) == 7 and fields[1].isdigit():
+            variant, players, api, steps_s, _hands, _steps, cpu_s = fields
+            rows[variant, players, api] = (float(steps_s), float(cpu_s))
     return rows
 
 
