@@ -62,11 +62,17 @@ nb::list rows_of(const T (*values)[W], int rows, int width) {
   return out;
 }
 
+// A state dict's key. Every name is a static string (a literal of CANASTA_STATE_FIELDS or
+// of this file), so nanobind may keep its Python string in its cache (by address, the
+// contents checked at each use): a name passed on as a plain const char* would be made
+// into a new string, and hashed, at every lookup (a tenth of a get_state and set_state).
+nb::detail::str_key key(const char* name) { return {name, std::strlen(name) + 1}; }
+
 nb::dict sheet_dict(const Sheet& sheet) {
   nb::dict d;
   const int64_t values[8] = {sheet.melded, sheet.canasta_bonus, sheet.sequences, sheet.red3,
                              sheet.count_bonus, sheet.going_out, sheet.hand_penalty, sheet.total};
-  for (int i = 0; i < 8; ++i) d[SHEET_KEYS[i]] = values[i];
+  for (int i = 0; i < 8; ++i) d[key(SHEET_KEYS[i])] = values[i];
   d["canastas"] = static_cast<int64_t>(sheet.canastas);
   return d;
 }
@@ -148,7 +154,7 @@ nb::object out(const Sheet (&sheets)[MAX_TEAMS], const field::Sheets& shape) {
 
 template <class T, class Shape>
 void put(nb::dict& d, const char* name, const T& value, const Shape& shape) {
-  d[name] = out(value, shape);
+  d[key(name)] = out(value, shape);
 }
 // S-19: the suits cross as four parts (core.py _SUIT_PARTS), each None without suits.
 void put(nb::dict& d, const char*, const Suits& suits, const field::SuitParts& shape) {
@@ -171,8 +177,8 @@ nb::dict get_state(const Game& game) {
 struct Reader {
   nb::dict d;
   nb::object get(const char* name) {
-    if (!d.contains(name)) throw std::invalid_argument(std::string("core state: the field '") + name + "' is missing");
-    return d[name];
+    if (!d.contains(key(name))) throw std::invalid_argument(std::string("core state: the field '") + name + "' is missing");
+    return d[key(name)];
   }
   [[noreturn]] static void bad(const char* name, const std::string& what) {
     throw std::invalid_argument(std::string("core state: field '") + name + "' " + what);
