@@ -62,103 +62,114 @@ nb::list rows_of(const T (*values)[W], int rows, int width) {
   return out;
 }
 
+// A state dict's key. Every name is a static string (a literal of CANASTA_STATE_FIELDS or
+// of this file), so nanobind may keep its Python string in its cache (by address, the
+// contents checked at each use): a name passed on as a plain const char* would be made
+// into a new string, and hashed, at every lookup (a tenth of a get_state and set_state).
+nb::detail::str_key key(const char* name) { return {name, std::strlen(name) + 1}; }
+
 nb::dict sheet_dict(const Sheet& sheet) {
   nb::dict d;
   const int64_t values[8] = {sheet.melded, sheet.canasta_bonus, sheet.sequences, sheet.red3,
                              sheet.count_bonus, sheet.going_out, sheet.hand_penalty, sheet.total};
-  for (int i = 0; i < 8; ++i) d[SHEET_KEYS[i]] = values[i];
+  for (int i = 0; i < 8; ++i) d[key(SHEET_KEYS[i])] = values[i];
   d["canastas"] = static_cast<int64_t>(sheet.canastas);
   return d;
 }
 
 // ------------------------------------------------------------------ state out
-nb::dict get_state(const Game& game) {
-  const GameState& s = game.s;
-  const int n = s.num_players, teams = s.num_teams;
-  nb::dict d;
-  d["num_players"] = s.num_players;
-  d["num_teams"] = s.num_teams;
-  d["team_of"] = list_of(s.team_of, n);
-  nb::list words = list_of(s.rng.mt, Rng::N);
-  words.append(static_cast<int64_t>(s.rng.index));
-  d["rng"] = nb::make_tuple(3, nb::tuple(words), nb::none());
-  d["scores"] = list_of(s.scores, teams);
-  d["hand_index"] = s.hand_index;
-  d["game_over"] = s.game_over;
-  d["winner_team"] = s.winner_team < 0 ? nb::none() : nb::cast(static_cast<int>(s.winner_team));
+// Each shape of state.hpp as Python's engine holds it (engine/state.py's values): one
+// `out` per shape, one `put` per field (the suits put their four parts).
+template <class T>
+nb::object out(const T& value, const field::Int&) { return nb::cast(static_cast<int64_t>(value)); }
+template <class T>
+nb::object out(const T& value, const field::Same&) { return nb::cast(static_cast<int64_t>(value)); }
+nb::object out(bool value, const field::Flag&) { return nb::cast(value); }
+template <class T>
+nb::object out(const T& value, const field::Maybe&) {
+  return value < 0 ? nb::none() : nb::cast(static_cast<int64_t>(value));
+}
+template <class T, size_t N>
+nb::object out(const T (&values)[N], const field::Row& shape) { return list_of(values, shape.len); }
+template <class T, size_t N>
+nb::object out(const T (&values)[N], const field::SeatTeams& shape) { return list_of(values, shape.seats); }
+template <class T, size_t R, size_t W>
+nb::object out(const T (&values)[R][W], const field::Rows& shape) { return rows_of(values, shape.rows, shape.width); }
+template <size_t N>
+nb::object out(const bool (&values)[N], const field::Flags& shape) {
+  nb::list flags;
+  for (int i = 0; i < shape.len; ++i) flags.append(values[i]);
+  return flags;
+}
+nb::object out(const Pile& pile, const field::Cards&) { return list_of(pile.items, pile.len); }
+nb::object out(const Rng& rng, const field::Generator&) {
+  nb::list words = list_of(rng.mt, Rng::N);
+  words.append(static_cast<int64_t>(rng.index));
+  return nb::make_tuple(3, nb::tuple(words), nb::none());
+}
+nb::object out(const std::vector<HandRecord>& records, const field::Records& shape) {
   nb::list history;
-  for (const auto& record : s.hand_history) {
+  for (const auto& record : records) {
     nb::dict entry;
     entry["hand"] = record.hand;
     entry["reason"] = END_NAMES[record.reason];
-    entry["scores"] = list_of(record.scores.data(), teams);
+    entry["scores"] = list_of(record.scores.data(), shape.teams);
     history.append(entry);
   }
-  d["hand_history"] = history;
-  d["first_player"] = static_cast<int>(s.first_player);
-  d["current"] = static_cast<int>(s.current);
-  d["phase"] = static_cast<int>(s.phase);
-  d["num_steps"] = s.num_steps;
-  d["stock"] = list_of(s.stock, s.stock_len);
-  d["stock_suits"] = s.suited ? nb::object(list_of(s.stock_suits, s.stock_len)) : nb::none();
-  d["hands"] = rows_of(s.hands, n, NUM_KINDS);
-  d["hand_totals"] = list_of(s.hand_totals, n);
-  d["hand_suits"] = s.suited ? nb::object(rows_of(s.hand_suits, n, SUITED_SIZE)) : nb::none();
-  d["known"] = rows_of(s.known, n, NUM_KINDS);
-  d["nat"] = rows_of(s.nat, teams, NUM_SLOTS);
-  d["two"] = rows_of(s.two, teams, NUM_SLOTS);
-  d["jok"] = rows_of(s.jok, teams, NUM_SLOTS);
-  nb::list closed, escalas;
-  for (int t = 0; t < teams; ++t) {
-    nb::list cl, el;
-    for (int i = 0; i < s.closed_len[t]; ++i) {
-      const Closed& c = s.closed[t][i];
-      cl.append(nb::make_tuple(int(c.slot), int(c.naturals), int(c.twos), int(c.jokers), bool(c.hidden)));
+  return history;
+}
+nb::object out(const Canastas (&closed)[MAX_TEAMS], const field::TeamCanastas& shape) {
+  nb::list teams;
+  for (int t = 0; t < shape.teams; ++t) {
+    nb::list team;
+    for (int i = 0; i < closed[t].len; ++i) {
+      const Closed& c = closed[t][i];
+      team.append(nb::make_tuple(int(c.slot), int(c.naturals), int(c.twos), int(c.jokers), bool(c.hidden)));
     }
-    for (int i = 0; i < s.escalas_len[t]; ++i) {
-      const Run& r = s.escalas[t][i];
-      el.append(nb::make_tuple(int(r.suit), int(r.start), int(r.length)));
+    teams.append(team);
+  }
+  return teams;
+}
+nb::object out(const Runs (&escalas)[MAX_TEAMS], const field::TeamRuns& shape) {
+  nb::list teams;
+  for (int t = 0; t < shape.teams; ++t) {
+    nb::list team;
+    for (int i = 0; i < escalas[t].len; ++i) {
+      const Run& r = escalas[t][i];
+      team.append(nb::make_tuple(int(r.suit), int(r.start), int(r.length)));
     }
-    closed.append(cl);
-    escalas.append(el);
+    teams.append(team);
   }
-  d["closed"] = closed;
-  d["escalas"] = escalas;
-  d["red3"] = list_of(s.red3, teams);
-  d["table_totals"] = list_of(s.table_totals, teams);
-  nb::list opened;
-  for (int t = 0; t < teams; ++t) opened.append(bool(s.opened[t]));
-  d["opened"] = opened;
-  d["need"] = list_of(s.need, teams);
-  d["went_out"] = s.went_out < 0 ? nb::none() : nb::cast(static_cast<int>(s.went_out));
-  d["concealed"] = s.concealed;
-  d["end_reason"] = s.end_reason < 0 ? nb::none() : nb::cast(std::string(END_NAMES[s.end_reason]));
-  if (s.phase == PHASE_HAND_OVER) {
-    nb::list sheets;
-    for (int t = 0; t < teams; ++t) sheets.append(sheet_dict(s.hand_scores[t]));
-    d["hand_scores"] = sheets;
-  } else {
-    d["hand_scores"] = nb::none();
-  }
-  d["pot"] = list_of(s.pot, s.pot_len);
-  d["pot_suits"] = s.suited ? nb::object(list_of(s.pot_suits, s.pot_len)) : nb::none();
-  d["pot_known"] = list_of(s.pot_known, NUM_KINDS);
-  d["pot_hidden"] = static_cast<int>(s.pot_hidden);
-  d["pot_wild"] = s.pot_wild;
-  d["pot_start_frozen"] = s.pot_start_frozen;
-  d["staged"] = s.staged;
-  d["held"] = list_of(s.held, NUM_KINDS);
-  d["held_suits"] = s.suited ? nb::object(list_of(s.held_suits, SUITED_SIZE)) : nb::none();
-  d["took_pot"] = s.took_pot;
-  d["clean_only"] = s.clean_only;
-  d["hidden_open"] = s.hidden_open;
-  d["melded_this_turn"] = s.melded_this_turn;
-  d["opened_at_turn_start"] = s.opened_at_turn_start;
-  d["had_clean_at_turn_start"] = s.had_clean_at_turn_start;
-  d["discarded"] = rows_of(s.discarded, n, NUM_HAND_KINDS);
-  d["declined"] = rows_of(s.declined, n, NUM_HAND_KINDS);
-  d["since_discard"] = rows_of(s.since_discard, n, NUM_HAND_KINDS);
-  d["history_totals"] = list_of(s.history_totals, n);
+  return teams;
+}
+nb::object out(int8_t reason, const field::Reason&) {
+  return reason < 0 ? nb::none() : nb::cast(std::string(END_NAMES[reason]));
+}
+nb::object out(const Sheet (&sheets)[MAX_TEAMS], const field::Sheets& shape) {
+  if (!shape.hand_over) return nb::none();
+  nb::list teams;
+  for (int t = 0; t < shape.teams; ++t) teams.append(sheet_dict(sheets[t]));
+  return teams;
+}
+
+template <class T, class Shape>
+void put(nb::dict& d, const char* name, const T& value, const Shape& shape) {
+  d[key(name)] = out(value, shape);
+}
+// S-19: the suits cross as four parts (core.py _SUIT_PARTS), each None without suits.
+void put(nb::dict& d, const char*, const Suits& suits, const field::SuitParts& shape) {
+  const bool on = suits.tracked;
+  d["stock_suits"] = on ? nb::object(list_of(suits.stock, shape.stock_len)) : nb::none();
+  d["hand_suits"] = on ? nb::object(rows_of(suits.hands, shape.seats, SUITED_SIZE)) : nb::none();
+  d["pot_suits"] = on ? nb::object(list_of(suits.pot, shape.pot_len)) : nb::none();
+  d["held_suits"] = on ? nb::object(list_of(suits.held, SUITED_SIZE)) : nb::none();
+}
+
+nb::dict get_state(const Game& game) {
+  const GameState& s = game.s;
+  nb::dict d;
+  visit_fields(s, s.num_players, s.num_teams,
+               [&](const char* name, const auto& value, const auto& shape) { put(d, name, value, shape); });
   return d;
 }
 
@@ -166,8 +177,8 @@ nb::dict get_state(const Game& game) {
 struct Reader {
   nb::dict d;
   nb::object get(const char* name) {
-    if (!d.contains(name)) throw std::invalid_argument(std::string("core state: the field '") + name + "' is missing");
-    return d[name];
+    if (!d.contains(key(name))) throw std::invalid_argument(std::string("core state: the field '") + name + "' is missing");
+    return d[key(name)];
   }
   [[noreturn]] static void bad(const char* name, const std::string& what) {
     throw std::invalid_argument(std::string("core state: field '") + name + "' " + what);
@@ -251,8 +262,8 @@ void check_cards(const GameState& s, const Rules& rules, const std::string& rule
                              std::to_string(seen[kind]) + ", more than the " + rules_name + " deck holds (" +
                              std::to_string(deck[kind]) + "; card conservation)");
   };
-  for (int i = 0; i < s.stock_len; ++i) add("stock", s.stock[i], 1);
-  for (int i = 0; i < s.pot_len; ++i) add("pot", s.pot[i], 1);
+  for (int i = 0; i < s.stock.len; ++i) add("stock", s.stock[i], 1);
+  for (int i = 0; i < s.pot.len; ++i) add("pot", s.pot[i], 1);
   for (int seat = 0; seat < s.num_players; ++seat)
     for (int k = 0; k < NUM_KINDS; ++k) add("hands", k, s.hands[seat][k]);
   for (int k = 0; k < NUM_KINDS; ++k) add("held", k, s.held[k]);
@@ -264,14 +275,14 @@ void check_cards(const GameState& s, const Rules& rules, const std::string& rule
       add("two", TWO, s.two[t][slot]);
       add("jok", JOKER, s.jok[t][slot]);
     }
-    for (int i = 0; i < s.closed_len[t]; ++i) {
+    for (int i = 0; i < s.closed[t].len; ++i) {
       const Closed& c = s.closed[t][i];
       if (c.slot == SLOT_WILD && c.naturals) Reader::bad("closed", "holds naturals in a wild-card canasta");
       if (c.slot != SLOT_WILD) add("closed", natural_kind(c.slot), c.naturals);
       add("closed", TWO, c.twos);
       add("closed", JOKER, c.jokers);
     }
-    for (int i = 0; i < s.escalas_len[t]; ++i)
+    for (int i = 0; i < s.escalas[t].len; ++i)
       for (int rank = s.escalas[t][i].start; rank < s.escalas[t][i].start + s.escalas[t][i].length; ++rank)
         add("escalas", rank, 1);
     add("red3", RED3, s.red3[t]);
@@ -299,8 +310,8 @@ void check_suits(const GameState& s, const Rules& rules) {
       if (natural) ++seen[kinds[i] * NUM_SUITS + suits[i]];
     }
   };
-  pile("stock_suits", s.stock, s.stock_suits, s.stock_len);
-  pile("pot_suits", s.pot, s.pot_suits, s.pot_len);
+  pile("stock_suits", s.stock.items, s.suits.stock, s.stock.len);
+  pile("pot_suits", s.pot.items, s.suits.pot, s.pot.len);
   auto counts = [&](const char* field, const int16_t* kinds, const int16_t* suited) {
     for (int k = 0; k < NUM_NATURALS; ++k) {
       int64_t sum = 0;
@@ -311,10 +322,10 @@ void check_suits(const GameState& s, const Rules& rules) {
       if (sum != kinds[k]) Reader::bad(field, std::string("must count the ") + KIND_NAMES[k] + " of its cards suit by suit");
     }
   };
-  for (int seat = 0; seat < s.num_players; ++seat) counts("hand_suits", s.hands[seat], s.hand_suits[seat]);
-  counts("held_suits", s.held, s.held_suits);
+  for (int seat = 0; seat < s.num_players; ++seat) counts("hand_suits", s.hands[seat], s.suits.hands[seat]);
+  counts("held_suits", s.held, s.suits.held);
   for (int t = 0; t < s.num_teams; ++t)
-    for (int i = 0; i < s.escalas_len[t]; ++i) {
+    for (int i = 0; i < s.escalas[t].len; ++i) {
       const Run& run = s.escalas[t][i];
       for (int rank = run.start; rank < run.start + run.length; ++rank) ++seen[rank * NUM_SUITS + run.suit];
     }
@@ -326,186 +337,195 @@ void check_suits(const GameState& s, const Rules& rules) {
                                   std::to_string(rules.num_decks));
 }
 
-// A state dict (CoreGame.load's values) as the GameState of `game`: every field read and
-// checked, with the cards' conservation and suits, before anything is written; a bad
-// field raises ValueError naming it. `game` does not change.
-GameState read_state(const Game& game, nb::dict d) {
-  Reader in{d};
-  GameState s{};
-  const int n = game.s.num_players, teams = game.s.num_teams;
-  if (in.integer("num_players", 2, 6) != n) Reader::bad("num_players", "must be the game's " + std::to_string(n));
-  if (in.integer("num_teams", 1, 3) != teams) Reader::bad("num_teams", "must be " + std::to_string(teams));
-  s.num_players = n;
-  s.num_teams = teams;
-  in.row("team_of", s.team_of, n, 0, teams - 1);
-  for (int seat = 0; seat < n; ++seat)
-    if (s.team_of[seat] != team_of_seat(n, seat)) Reader::bad("team_of", "must follow G-3");
-  {
-    nb::object rng = in.get("rng");
-    if (!nb::isinstance<nb::tuple>(rng) || nb::len(rng) != 3 || !nb::tuple(rng)[2].is_none())
-      Reader::bad("rng", "must be a random.Random state (3, words, None)");
-    s.rng = rng_from_words(in.ints(nb::tuple(rng)[1], "rng", Rng::N + 1, Rng::N + 1, 0, 0xffffffffLL));
+// One `read` per shape of state.hpp: the value checked (type, range, length against its
+// array) and written into the new state; a bad one raises ValueError naming the field.
+template <class T>
+void read(Reader& in, const char* name, T& value, const field::Int& shape) {
+  value = static_cast<T>(in.integer(name, shape.low, shape.high));
+}
+template <class T>
+void read(Reader& in, const char* name, T& value, const field::Same& shape) {
+  if (in.integer(name, shape.low, shape.high) != shape.value)
+    Reader::bad(name, std::string("must be ") + shape.what + std::to_string(shape.value));
+  value = static_cast<T>(shape.value);
+}
+void read(Reader& in, const char* name, bool& value, const field::Flag&) { value = in.flag(name); }
+template <class T>
+void read(Reader& in, const char* name, T& value, const field::Maybe& shape) {
+  value = in.is_none(name) ? T(-1) : static_cast<T>(in.integer(name, shape.low, shape.high));
+}
+template <class T, size_t N>
+void read(Reader& in, const char* name, T (&values)[N], const field::Row& shape) {
+  in.row(name, values, shape.len, shape.low, shape.high);
+}
+template <class T, size_t N>
+void read(Reader& in, const char* name, T (&values)[N], const field::SeatTeams& shape) {
+  in.row(name, values, shape.seats, 0, shape.teams - 1);
+  for (int seat = 0; seat < shape.seats; ++seat)
+    if (values[seat] != team_of_seat(shape.seats, seat)) Reader::bad(name, "must follow G-3");
+}
+template <class T, size_t R, size_t W>
+void read(Reader& in, const char* name, T (&values)[R][W], const field::Rows& shape) {
+  in.rows(name, values, shape.rows, shape.width, shape.low, shape.high);
+}
+template <size_t N>
+void read(Reader& in, const char* name, bool (&values)[N], const field::Flags& shape) {
+  nb::object flags = in.get(name);
+  if (!nb::isinstance<nb::list>(flags) || nb::len(flags) != static_cast<size_t>(shape.len))
+    Reader::bad(name, "must be a list of booleans per team");
+  int i = 0;
+  for (nb::handle flag : flags) {
+    if (!nb::isinstance<nb::bool_>(flag)) Reader::bad(name, "must hold booleans");
+    values[i++] = nb::cast<bool>(flag);
   }
-  const int64_t BIG = int64_t(1) << 60;
-  in.row("scores", s.scores, teams, -BIG, BIG);
-  s.hand_index = static_cast<int32_t>(in.integer("hand_index", 0, 1 << 30));
-  s.game_over = in.flag("game_over");
-  s.winner_team = in.is_none("winner_team") ? -1 : static_cast<int8_t>(in.integer("winner_team", 0, teams - 1));
-  {
-    nb::object history = in.get("hand_history");
-    if (!nb::isinstance<nb::list>(history)) Reader::bad("hand_history", "must be a list");
-    for (nb::handle entry : history) {
-      if (!nb::isinstance<nb::dict>(entry)) Reader::bad("hand_history", "must hold dicts");
-      nb::dict e = nb::borrow<nb::dict>(entry);
-      HandRecord record{};
-      Reader er{e};
-      record.hand = static_cast<int32_t>(er.integer("hand", 0, 1 << 30));
-      record.reason = er.end_reason("reason");
-      if (record.reason < 0) Reader::bad("hand_history", "holds an unknown reason");
-      auto scores = er.ints(er.get("scores"), "hand_history", teams, teams, -BIG, BIG);
-      for (int t = 0; t < teams; ++t) record.scores[t] = scores[t];
-      s.hand_history.push_back(record);
-    }
+}
+// At most MAX_CARDS - 1: a discard or a turned card may still join the pile.
+void read(Reader& in, const char* name, Pile& pile, const field::Cards&) {
+  auto cards = in.ints(in.get(name), name, 0, MAX_CARDS - 1, 0, NUM_KINDS - 1);
+  pile.len = static_cast<int16_t>(cards.size());
+  for (size_t i = 0; i < cards.size(); ++i) pile[i] = static_cast<uint8_t>(cards[i]);
+}
+void read(Reader& in, const char* name, Rng& rng, const field::Generator&) {
+  nb::object state = in.get(name);
+  if (!nb::isinstance<nb::tuple>(state) || nb::len(state) != 3 || !nb::tuple(state)[2].is_none())
+    Reader::bad(name, "must be a random.Random state (3, words, None)");
+  rng = rng_from_words(in.ints(nb::tuple(state)[1], name, Rng::N + 1, Rng::N + 1, 0, 0xffffffffLL));
+}
+void read(Reader& in, const char* name, std::vector<HandRecord>& records, const field::Records& shape) {
+  nb::object history = in.get(name);
+  if (!nb::isinstance<nb::list>(history)) Reader::bad(name, "must be a list");
+  for (nb::handle entry : history) {
+    if (!nb::isinstance<nb::dict>(entry)) Reader::bad(name, "must hold dicts");
+    Reader er{nb::borrow<nb::dict>(entry)};
+    HandRecord record{};
+    record.hand = static_cast<int32_t>(er.integer("hand", 0, MAX_COUNT));
+    record.reason = er.end_reason("reason");
+    if (record.reason < 0) Reader::bad(name, "holds an unknown reason");
+    auto scores = er.ints(er.get("scores"), name, shape.teams, shape.teams, -MAX_SCORE, MAX_SCORE);
+    for (int t = 0; t < shape.teams; ++t) record.scores[t] = scores[t];
+    records.push_back(record);
   }
-  s.first_player = static_cast<int8_t>(in.integer("first_player", 0, n - 1));
-  s.current = static_cast<int8_t>(in.integer("current", 0, n - 1));
-  s.phase = static_cast<int8_t>(in.integer("phase", 0, 2));
-  s.num_steps = static_cast<int32_t>(in.integer("num_steps", 0, 1 << 30));
-  s.suited = game.rules.sequences;
-  const char* suited_fields[] = {"stock_suits", "hand_suits", "pot_suits", "held_suits"};
-  for (const char* name : suited_fields)
-    if (in.is_none(name) == s.suited) Reader::bad(name, s.suited ? "must be a list (S-19 sequences are on)" : "must be None (S-19 sequences are off)");
-  {
-    auto stock = in.ints(in.get("stock"), "stock", 0, MAX_CARDS - 1, 0, NUM_KINDS - 1);
-    s.stock_len = static_cast<int16_t>(stock.size());
-    for (size_t i = 0; i < stock.size(); ++i) { s.stock[i] = static_cast<uint8_t>(stock[i]); s.stock_suits[i] = -1; }
-    if (s.suited) {
-      auto suits = in.ints(in.get("stock_suits"), "stock_suits", stock.size(), stock.size(), -1, 3);
-      for (size_t i = 0; i < suits.size(); ++i) s.stock_suits[i] = static_cast<int8_t>(suits[i]);
+}
+void read(Reader& in, const char* name, Canastas (&closed)[MAX_TEAMS], const field::TeamCanastas& shape) {
+  nb::object teams = in.get(name);
+  if (!nb::isinstance<nb::list>(teams) || nb::len(teams) != static_cast<size_t>(shape.teams))
+    Reader::bad(name, "must be a list per team");
+  int t = 0;
+  for (nb::handle team : teams) {
+    if (!nb::isinstance<nb::list>(team) || nb::len(team) > Canastas::CAPACITY)
+      Reader::bad(name, "must hold lists of at most " + std::to_string(Canastas::CAPACITY) + " canastas");
+    for (nb::handle c : team) {
+      if (!nb::isinstance<nb::tuple>(c) || nb::len(c) != 5)
+        Reader::bad(name, "must hold (slot, naturals, twos, jokers, hidden) tuples");
+      nb::tuple tup = nb::borrow<nb::tuple>(c);
+      auto v = in.ints(nb::make_tuple(tup[0], tup[1], tup[2], tup[3]), name, 4, 4, 0, 255);
+      if (v[0] >= NUM_SLOTS || !nb::isinstance<nb::bool_>(tup[4])) Reader::bad(name, "holds a bad canasta");
+      closed[t][closed[t].len++] = Closed{uint8_t(v[0]), uint8_t(v[1]), uint8_t(v[2]), uint8_t(v[3]),
+                                         uint8_t(nb::cast<bool>(tup[4]))};
     }
+    ++t;
   }
-  in.rows("hands", s.hands, n, NUM_KINDS, 0, MAX_CARDS);
-  in.row("hand_totals", s.hand_totals, n, 0, MAX_CARDS);
-  if (s.suited) in.rows("hand_suits", s.hand_suits, n, SUITED_SIZE, 0, MAX_CARDS);
-  in.rows("known", s.known, n, NUM_KINDS, 0, MAX_CARDS);
-  in.rows("nat", s.nat, teams, NUM_SLOTS, 0, 255);
-  in.rows("two", s.two, teams, NUM_SLOTS, 0, 255);
-  in.rows("jok", s.jok, teams, NUM_SLOTS, 0, 255);
-  {
-    nb::object closed = in.get("closed"), escalas = in.get("escalas");
-    if (!nb::isinstance<nb::list>(closed) || nb::len(closed) != static_cast<size_t>(teams)) Reader::bad("closed", "must be a list per team");
-    if (!nb::isinstance<nb::list>(escalas) || nb::len(escalas) != static_cast<size_t>(teams)) Reader::bad("escalas", "must be a list per team");
-    int t = 0;
-    for (nb::handle team_list : closed) {
-      if (!nb::isinstance<nb::list>(team_list) || nb::len(team_list) > MAX_CLOSED) Reader::bad("closed", "must hold lists of at most " + std::to_string(MAX_CLOSED) + " canastas");
-      for (nb::handle c : team_list) {
-        if (!nb::isinstance<nb::tuple>(c) || nb::len(c) != 5) Reader::bad("closed", "must hold (slot, naturals, twos, jokers, hidden) tuples");
-        nb::tuple tup = nb::borrow<nb::tuple>(c);
-        auto v = in.ints(nb::make_tuple(tup[0], tup[1], tup[2], tup[3]), "closed", 4, 4, 0, 255);
-        if (v[0] >= NUM_SLOTS || !nb::isinstance<nb::bool_>(tup[4])) Reader::bad("closed", "holds a bad canasta");
-        s.closed[t][s.closed_len[t]++] = Closed{uint8_t(v[0]), uint8_t(v[1]), uint8_t(v[2]), uint8_t(v[3]), uint8_t(nb::cast<bool>(tup[4]))};
-      }
-      ++t;
+}
+void read(Reader& in, const char* name, Runs (&escalas)[MAX_TEAMS], const field::TeamRuns& shape) {
+  nb::object teams = in.get(name);
+  if (!nb::isinstance<nb::list>(teams) || nb::len(teams) != static_cast<size_t>(shape.teams))
+    Reader::bad(name, "must be a list per team");
+  int t = 0;
+  for (nb::handle team : teams) {
+    if (!nb::isinstance<nb::list>(team) || nb::len(team) > Runs::CAPACITY)
+      Reader::bad(name, "must hold lists of at most " + std::to_string(Runs::CAPACITY) + " runs");
+    for (nb::handle r : team) {
+      if (!nb::isinstance<nb::tuple>(r) || nb::len(r) != 3) Reader::bad(name, "must hold (suit, start, length) tuples");
+      auto v = in.ints(r, name, 3, 3, 0, NUM_NATURALS);
+      if (v[0] > 3 || v[1] + v[2] > NUM_NATURALS) Reader::bad(name, "holds a bad run");
+      escalas[t][escalas[t].len++] = Run{int8_t(v[0]), uint8_t(v[1]), uint8_t(v[2])};
     }
-    t = 0;
-    for (nb::handle team_list : escalas) {
-      if (!nb::isinstance<nb::list>(team_list) || nb::len(team_list) > MAX_RUNS) Reader::bad("escalas", "must hold lists of at most " + std::to_string(MAX_RUNS) + " runs");
-      for (nb::handle r : team_list) {
-        if (!nb::isinstance<nb::tuple>(r) || nb::len(r) != 3) Reader::bad("escalas", "must hold (suit, start, length) tuples");
-        auto v = in.ints(r, "escalas", 3, 3, 0, NUM_NATURALS);
-        if (v[0] > 3 || v[1] + v[2] > NUM_NATURALS) Reader::bad("escalas", "holds a bad run");
-        s.escalas[t][s.escalas_len[t]++] = Run{int8_t(v[0]), uint8_t(v[1]), uint8_t(v[2])};
-      }
-      ++t;
-    }
+    ++t;
   }
-  in.row("red3", s.red3, teams, 0, MAX_CARDS);
-  in.row("table_totals", s.table_totals, teams, 0, MAX_CARDS);
-  {
-    nb::object opened = in.get("opened");
-    if (!nb::isinstance<nb::list>(opened) || nb::len(opened) != static_cast<size_t>(teams)) Reader::bad("opened", "must be a list of booleans per team");
-    int t = 0;
-    for (nb::handle o : opened) {
-      if (!nb::isinstance<nb::bool_>(o)) Reader::bad("opened", "must hold booleans");
-      s.opened[t++] = nb::cast<bool>(o);
-    }
-  }
-  in.row("need", s.need, teams, 0, 1 << 30);
-  s.went_out = in.is_none("went_out") ? -1 : static_cast<int8_t>(in.integer("went_out", 0, n - 1));
-  s.concealed = in.flag("concealed");
-  if (in.is_none("end_reason")) {
-    s.end_reason = END_NONE;
+}
+void read(Reader& in, const char* name, int8_t& reason, const field::Reason& shape) {
+  if (in.is_none(name)) {
+    reason = END_NONE;
   } else {
-    s.end_reason = static_cast<int8_t>(in.end_reason("end_reason"));
-    if (s.end_reason == END_NONE) Reader::bad("end_reason", "must be one of END_REASONS or None");
+    reason = static_cast<int8_t>(in.end_reason(name));
+    if (reason == END_NONE) Reader::bad(name, "must be one of END_REASONS or None");
   }
-  if ((s.phase == PHASE_HAND_OVER) != (s.end_reason != END_NONE))
-    Reader::bad("end_reason", "must be set exactly when the hand is over");
-  if (s.phase == PHASE_HAND_OVER) {
-    nb::object sheets = in.get("hand_scores");
-    if (!nb::isinstance<nb::list>(sheets) || nb::len(sheets) != static_cast<size_t>(teams)) Reader::bad("hand_scores", "must be a sheet per team once the hand is over");
-    int t = 0;
-    for (nb::handle sheet : sheets) {
-      if (!nb::isinstance<nb::dict>(sheet)) Reader::bad("hand_scores", "must hold dicts");
-      Reader sr{nb::borrow<nb::dict>(sheet)};
-      int64_t* fields[8] = {&s.hand_scores[t].melded, &s.hand_scores[t].canasta_bonus, &s.hand_scores[t].sequences, &s.hand_scores[t].red3,
-                            &s.hand_scores[t].count_bonus, &s.hand_scores[t].going_out, &s.hand_scores[t].hand_penalty, &s.hand_scores[t].total};
-      for (int i = 0; i < 8; ++i) *fields[i] = sr.integer(SHEET_KEYS[i], -BIG, BIG);
-      s.hand_scores[t].canastas = static_cast<int32_t>(sr.integer("canastas", 0, 1 << 20));
-      ++t;
-    }
-  } else if (!in.is_none("hand_scores")) {
-    Reader::bad("hand_scores", "must be None while the hand goes on");
+  if (shape.hand_over != (reason != END_NONE)) Reader::bad(name, "must be set exactly when the hand is over");
+}
+void read(Reader& in, const char* name, Sheet (&sheets)[MAX_TEAMS], const field::Sheets& shape) {
+  if (!shape.hand_over) {
+    if (!in.is_none(name)) Reader::bad(name, "must be None while the hand goes on");
+    return;
   }
-  {
-    auto pot = in.ints(in.get("pot"), "pot", 0, MAX_CARDS - 1, 0, NUM_KINDS - 1);
-    s.pot_len = static_cast<int16_t>(pot.size());
-    for (size_t i = 0; i < pot.size(); ++i) { s.pot[i] = static_cast<uint8_t>(pot[i]); s.pot_suits[i] = -1; }
-    if (s.suited) {
-      auto suits = in.ints(in.get("pot_suits"), "pot_suits", pot.size(), pot.size(), -1, 3);
-      for (size_t i = 0; i < suits.size(); ++i) s.pot_suits[i] = static_cast<int8_t>(suits[i]);
-    }
+  nb::object teams = in.get(name);
+  if (!nb::isinstance<nb::list>(teams) || nb::len(teams) != static_cast<size_t>(shape.teams))
+    Reader::bad(name, "must be a sheet per team once the hand is over");
+  int t = 0;
+  for (nb::handle sheet : teams) {
+    if (!nb::isinstance<nb::dict>(sheet)) Reader::bad(name, "must hold dicts");
+    Reader sr{nb::borrow<nb::dict>(sheet)};
+    Sheet& out = sheets[t++];
+    int64_t* values[8] = {&out.melded, &out.canasta_bonus, &out.sequences, &out.red3,
+                          &out.count_bonus, &out.going_out, &out.hand_penalty, &out.total};
+    for (int i = 0; i < 8; ++i) *values[i] = sr.integer(SHEET_KEYS[i], -MAX_SCORE, MAX_SCORE);
+    out.canastas = static_cast<int32_t>(sr.integer("canastas", 0, 1 << 20));
   }
-  in.row("pot_known", s.pot_known, NUM_KINDS, 0, MAX_CARDS);
-  s.pot_hidden = static_cast<int16_t>(in.integer("pot_hidden", 0, s.pot_len));
-  s.pot_wild = in.flag("pot_wild");
-  s.pot_start_frozen = in.flag("pot_start_frozen");
-  s.staged = static_cast<int32_t>(in.integer("staged", 0, 1 << 30));
-  in.row("held", s.held, NUM_KINDS, 0, MAX_CARDS);
-  if (s.suited) in.row("held_suits", s.held_suits, SUITED_SIZE, 0, MAX_CARDS);
-  s.took_pot = in.flag("took_pot");
-  s.clean_only = in.flag("clean_only");
-  s.hidden_open = in.flag("hidden_open");
-  s.melded_this_turn = in.flag("melded_this_turn");
-  s.opened_at_turn_start = in.flag("opened_at_turn_start");
-  s.had_clean_at_turn_start = in.flag("had_clean_at_turn_start");
-  in.rows("discarded", s.discarded, n, NUM_HAND_KINDS, 0, MAX_CARDS);
-  in.rows("declined", s.declined, n, NUM_HAND_KINDS, 0, MAX_CARDS);
-  in.rows("since_discard", s.since_discard, n, NUM_HAND_KINDS, 0, MAX_CARDS);
-  in.row("history_totals", s.history_totals, n, 0, 1 << 30);
-  // the totals the engine keeps must agree with the counts (state_changed recounts them
-  // in Python; a state that disagrees is refused rather than played wrongly)
-  for (int seat = 0; seat < n; ++seat) {
+}
+// S-19: the four parts, each a list exactly when the rules follow suits (`tracked`, set
+// from the rules before the fields are read); their lengths are the piles' and the
+// hands'. Whether they agree with the kinds is check_suits', after every field is read.
+void read(Reader& in, const char*, Suits& suits, const field::SuitParts& shape) {
+  const bool on = suits.tracked;
+  for (const char* name : {"stock_suits", "hand_suits", "pot_suits", "held_suits"})
+    if (in.is_none(name) == on)
+      Reader::bad(name, on ? "must be a list (S-19 sequences are on)" : "must be None (S-19 sequences are off)");
+  if (!on) return;
+  auto stock = in.ints(in.get("stock_suits"), "stock_suits", shape.stock_len, shape.stock_len, -1, 3);
+  for (size_t i = 0; i < stock.size(); ++i) suits.stock[i] = static_cast<int8_t>(stock[i]);
+  in.rows("hand_suits", suits.hands, shape.seats, SUITED_SIZE, 0, MAX_CARDS);
+  auto pot = in.ints(in.get("pot_suits"), "pot_suits", shape.pot_len, shape.pot_len, -1, 3);
+  for (size_t i = 0; i < pot.size(); ++i) suits.pot[i] = static_cast<int8_t>(pot[i]);
+  in.row("held_suits", suits.held, SUITED_SIZE, 0, MAX_CARDS);
+}
+
+// The totals the engine keeps must agree with the counts (Game.state_changed recounts
+// them in Python; a state that disagrees is refused rather than played wrongly), and no
+// red 3 is held (G-6: the core lays them out as it draws, never from a hand).
+void check_totals(const GameState& s) {
+  for (int seat = 0; seat < s.num_players; ++seat) {
     int sum = 0;
     for (int k = 0; k < NUM_KINDS; ++k) sum += s.hands[seat][k];
     if (sum != s.hand_totals[seat]) Reader::bad("hand_totals", "must be the sum of each hand");
     if (s.hands[seat][RED3]) Reader::bad("hands", "must hold no red 3 (G-6)");
   }
   if (s.held[RED3]) Reader::bad("held", "must hold no red 3 (G-6)");
-  for (int t = 0; t < teams; ++t) {  // state.py table_cards
+  for (int t = 0; t < s.num_teams; ++t) {  // state.py table_cards
     int64_t cards = s.red3[t];
     for (int slot = 0; slot < NUM_SLOTS; ++slot) cards += s.nat[t][slot] + s.two[t][slot] + s.jok[t][slot];
-    for (int i = 0; i < s.closed_len[t]; ++i) cards += s.closed[t][i].naturals + s.closed[t][i].twos + s.closed[t][i].jokers;
-    for (int i = 0; i < s.escalas_len[t]; ++i) cards += s.escalas[t][i].length;
+    for (int i = 0; i < s.closed[t].len; ++i) cards += s.closed[t][i].naturals + s.closed[t][i].twos + s.closed[t][i].jokers;
+    for (int i = 0; i < s.escalas[t].len; ++i) cards += s.escalas[t][i].length;
     if (cards != s.table_totals[t]) Reader::bad("table_totals", "must count the cards on each team's table");
   }
-  for (int seat = 0; seat < n; ++seat) {  // state.py history_entries
+  for (int seat = 0; seat < s.num_players; ++seat) {  // state.py history_entries
     int64_t entries = 0;
     for (int k = 0; k < NUM_HAND_KINDS; ++k) entries += s.discarded[seat][k] + s.declined[seat][k];
     if (entries != s.history_totals[seat]) Reader::bad("history_totals", "must count each seat's discards and declines");
   }
+}
+
+// A state dict (CoreGame.load's values) as the GameState of `game`: every field of
+// CANASTA_STATE_FIELDS read and checked in order, then the totals, the cards'
+// conservation and suits, before anything is written; a bad field raises ValueError
+// naming it. `game` does not change.
+GameState read_state(const Game& game, nb::dict d) {
+  Reader in{d};
+  GameState s{};
+  s.suits.tracked = game.rules.sequences;
+  visit_fields(s, game.s.num_players, game.s.num_teams,
+               [&](const char* name, auto& value, const auto& shape) { read(in, name, value, shape); });
+  check_totals(s);
   check_cards(s, game.rules, game.rules_name);
-  if (s.suited) check_suits(s, game.rules);
+  if (s.suits.tracked) check_suits(s, game.rules);
   return s;
 }
 
@@ -533,6 +553,13 @@ std::vector<int> legal_list(Game& game) {
 NB_MODULE(_core, m) {
   m.doc() = "The compiled Canasta engine (csrc/), bit for bit the Python engine; see canasta_env/core.py.";
   m.attr("NUM_ACTIONS") = NUM_ACTIONS;
+  // The state's fields as state.hpp declares them, in order (engine/state.py's, less the
+  // rules and the seed; tests/test_state_fields.py compares the lists).
+  {
+    nb::list names;
+    for (const char* name : STATE_FIELDS) names.append(name);
+    m.attr("STATE_FIELDS") = nb::tuple(names);
+  }
 
   nb::class_<Rules>(m, "Rules")
       .def_static("from_values", &Rules::from_values, nb::arg("values"),

@@ -67,13 +67,13 @@ Game::Game(std::shared_ptr<const Rules> r, std::string name, int num_players, co
   s.hand_index = 0;
   s.game_over = false;
   s.winner_team = -1;
-  s.suited = rules.sequences;
+  s.suits.tracked = rules.sequences;
   start_hand(deck);
 }
 
 int Game::closed_clean(int team) const {
   int clean = 0;
-  for (int i = 0; i < s.closed_len[team]; ++i) {
+  for (int i = 0; i < s.closed[team].len; ++i) {
     const Closed& c = s.closed[team][i];
     if (canasta_clean(c.slot, c.twos, c.jokers)) ++clean;
   }
@@ -81,7 +81,7 @@ int Game::closed_clean(int team) const {
 }
 
 bool Game::team_has_black3_closed(int team) const {
-  for (int i = 0; i < s.closed_len[team]; ++i)
+  for (int i = 0; i < s.closed[team].len; ++i)
     if (s.closed[team][i].slot == SLOT_BLACK3) return true;
   return false;
 }
@@ -94,34 +94,36 @@ bool Game::any_held() const {
 
 // ------------------------------------------------------------------ setup
 void Game::build_stock(const StackedDeck* deck) {
-  const int decks = rules.num_decks;
-  if (!s.suited) {
-    auto counts = deck_counts(decks, rules.jokers_per_deck);
-    int len = 0;
-    uint8_t order[MAX_CARDS];
-    if (deck) {
-      for (int kind : deck->kinds) {
-        if (kind < 0 || kind >= NUM_KINDS) throw IllegalAction("a stacked deck is a list of kinds 0..14");
-        --counts[kind];
-      }
-      for (int kind = 0; kind < NUM_KINDS; ++kind)
-        if (counts[kind] < 0)
-          throw IllegalAction("stacked deck has " + std::to_string(-counts[kind]) + " more " +
-                              KIND_NAMES[kind] + " than the " + rules_name + " deck holds");
-      for (int kind : deck->kinds) order[len++] = static_cast<uint8_t>(kind);
-    }
-    const int prefix = len;
-    for (int kind = 0; kind < NUM_KINDS; ++kind)
-      for (int i = 0; i < counts[kind]; ++i) order[len++] = static_cast<uint8_t>(kind);
-    s.rng.shuffle(order + prefix, len - prefix);
-    for (int i = 0; i < len; ++i) {
-      s.stock[i] = order[len - 1 - i];
-      s.stock_suits[i] = -1;
-    }
-    s.stock_len = static_cast<int16_t>(len);
+  if (rules.sequences) {
+    build_suited_stock(deck);
     return;
   }
-  // S-19: the suited deck in a fixed order, the prefix taken out of it (assign_suits)
+  auto counts = deck_counts(rules.num_decks, rules.jokers_per_deck);
+  int len = 0;
+  uint8_t order[MAX_CARDS];
+  if (deck) {
+    for (int kind : deck->kinds) {
+      if (kind < 0 || kind >= NUM_KINDS) throw IllegalAction("a stacked deck is a list of kinds 0..14");
+      --counts[kind];
+    }
+    for (int kind = 0; kind < NUM_KINDS; ++kind)
+      if (counts[kind] < 0)
+        throw IllegalAction("stacked deck has " + std::to_string(-counts[kind]) + " more " +
+                            KIND_NAMES[kind] + " than the " + rules_name + " deck holds");
+    for (int kind : deck->kinds) order[len++] = static_cast<uint8_t>(kind);
+  }
+  const int prefix = len;
+  for (int kind = 0; kind < NUM_KINDS; ++kind)
+    for (int i = 0; i < counts[kind]; ++i) order[len++] = static_cast<uint8_t>(kind);
+  s.rng.shuffle(order + prefix, len - prefix);
+  for (int i = 0; i < len; ++i) s.stock[i] = order[len - 1 - i];
+  s.stock.len = static_cast<int16_t>(len);
+}
+
+// S-19: the same as build_stock, following every card's suit too: the suited deck in a
+// fixed order, the prefix taken out of it (sequences.py assign_suits)
+void Game::build_suited_stock(const StackedDeck* deck) {
+  const int decks = rules.num_decks;
   struct Card { uint8_t kind; int8_t suit; };
   Card cards[MAX_CARDS];
   int16_t left[NUM_KINDS][5] = {{0}};  // [kind][suit + 1]
@@ -166,14 +168,9 @@ void Game::build_stock(const StackedDeck* deck) {
     const Card& c = cards[len - 1 - i];
     s.stock[i] = c.kind;
     // only naturals keep their suit (runs are made of naturals)
-    s.stock_suits[i] = c.kind < NUM_NATURALS ? c.suit : -1;
+    s.suits.stock[i] = c.kind < NUM_NATURALS ? c.suit : -1;
   }
-  s.stock_len = static_cast<int16_t>(len);
-}
-
-void Game::add_suited(int seat, int card, int suit, bool count_kind) {
-  if (count_kind) ++s.hands[seat][card];
-  if (card < NUM_NATURALS) ++s.hand_suits[seat][card * NUM_SUITS + suit];
+  s.stock.len = static_cast<int16_t>(len);
 }
 
 void Game::start_hand(const StackedDeck* deck) {
@@ -185,17 +182,17 @@ void Game::start_hand(const StackedDeck* deck) {
   std::memset(s.hands, 0, sizeof(s.hands));
   std::memset(s.hand_totals, 0, sizeof(s.hand_totals));
   std::memset(s.known, 0, sizeof(s.known));
-  std::memset(s.hand_suits, 0, sizeof(s.hand_suits));
+  s.suits.new_hand();
   for (int offset = 0; offset < n; ++offset) {
     const int seat = (first + offset) % n;
     for (int i = 0; i < size; ++i) {
-      const int top = --s.stock_len;
-      if (s.suited) add_suited(seat, s.stock[top], s.stock_suits[top], true);
-      else ++s.hands[seat][s.stock[top]];
+      const int top = --s.stock.len;
+      ++s.hands[seat][s.stock[top]];
+      s.suits.draw(seat, s.stock[top], top);
     }
     s.hand_totals[seat] = size;
   }
-  std::memset(s.escalas_len, 0, sizeof(s.escalas_len));
+  for (int team = 0; team < s.num_teams; ++team) s.escalas[team].len = 0;
   std::memset(s.red3, 0, sizeof(s.red3));
   std::memset(s.table_totals, 0, sizeof(s.table_totals));
   std::memset(s.opened, 0, sizeof(s.opened));
@@ -204,7 +201,7 @@ void Game::start_hand(const StackedDeck* deck) {
   std::memset(s.nat, 0, sizeof(s.nat));
   std::memset(s.two, 0, sizeof(s.two));
   std::memset(s.jok, 0, sizeof(s.jok));
-  std::memset(s.closed_len, 0, sizeof(s.closed_len));
+  for (int team = 0; team < s.num_teams; ++team) s.closed[team].len = 0;
   s.went_out = -1;
   s.concealed = false;
   s.end_reason = END_NONE;
@@ -218,12 +215,12 @@ void Game::start_hand(const StackedDeck* deck) {
       --s.hands[seat][RED3];
       --s.hand_totals[seat];
       lay_red3(s.team_of[seat]);
-      if (s.stock_len) {
-        const int top = --s.stock_len;
+      if (s.stock.len) {
+        const int top = --s.stock.len;
         const int card = s.stock[top];
         ++s.hands[seat][card];
         ++s.hand_totals[seat];
-        if (s.suited) add_suited(seat, card, s.stock_suits[top], false);
+        s.suits.draw(seat, card, top);
       }
     }
   }
@@ -239,50 +236,41 @@ void Game::reset_history() {
 }
 
 void Game::start_pot() {  // C-3, S-3, I-3
-  s.pot_len = 0;
+  s.pot.len = 0;
   std::memset(s.pot_known, 0, sizeof(s.pot_known));
   s.pot_hidden = 0;
   s.pot_wild = false;
   s.pot_start_frozen = false;
-  uint8_t hidden[MAX_CARDS], turned[MAX_CARDS];
-  int8_t hidden_suits[MAX_CARDS], turned_suits[MAX_CARDS];
+  // the stock places of the face-down and turned cards (the stock keeps them until dealt)
+  int16_t hidden[MAX_CARDS], turned[MAX_CARDS];
   int num_hidden = 0, num_turned = 0;
-  for (int i = 0; i < rules.pot_face_down; ++i) {
-    if (s.stock_len) {
-      const int top = --s.stock_len;
-      hidden_suits[num_hidden] = s.stock_suits[top];
-      hidden[num_hidden++] = s.stock[top];
-    }
-  }
-  while (s.stock_len) {
-    const int top = --s.stock_len;
+  for (int i = 0; i < rules.pot_face_down; ++i)
+    if (s.stock.len) hidden[num_hidden++] = --s.stock.len;
+  while (s.stock.len) {
+    const int top = --s.stock.len;
     const int card = s.stock[top];
-    turned_suits[num_turned] = s.stock_suits[top];
-    turned[num_turned++] = static_cast<uint8_t>(card);
+    turned[num_turned++] = static_cast<int16_t>(top);
     if (rules.freeze_mask & (1U << card)) {
       s.pot_wild = true;
       s.pot_start_frozen = true;
     }
     if (!(rules.cover_mask & (1U << card))) break;
   }
-  if (rules.pot_start_count_under_natural && num_turned && turned[num_turned - 1] < NUM_NATURALS) {
-    const int count = turned[num_turned - 1] + 4;  // I-3: 4..10 by number, J 11, Q 12, K 13, A 14
-    for (int i = 0; i < count; ++i) {
-      if (s.stock_len) {
-        const int top = --s.stock_len;
-        hidden_suits[num_hidden] = s.stock_suits[top];
-        hidden[num_hidden++] = s.stock[top];
-      }
-    }
+  const int last_turned = num_turned ? s.stock[turned[num_turned - 1]] : NUM_KINDS;
+  if (rules.pot_start_count_under_natural && last_turned < NUM_NATURALS) {
+    const int count = last_turned + 4;  // I-3: 4..10 by number, J 11, Q 12, K 13, A 14
+    for (int i = 0; i < count; ++i)
+      if (s.stock.len) hidden[num_hidden++] = --s.stock.len;  // under the turned cards
   }
   for (int i = 0; i < num_hidden; ++i) {
-    s.pot[s.pot_len] = hidden[i];
-    s.pot_suits[s.pot_len++] = s.suited ? hidden_suits[i] : -1;
+    s.suits.stock_to_pot(hidden[i], s.pot.len);
+    s.pot[s.pot.len++] = s.stock[hidden[i]];
   }
   for (int i = 0; i < num_turned; ++i) {
-    s.pot[s.pot_len] = turned[i];
-    s.pot_suits[s.pot_len++] = s.suited ? turned_suits[i] : -1;
-    ++s.pot_known[turned[i]];
+    const int card = s.stock[turned[i]];
+    s.suits.stock_to_pot(turned[i], s.pot.len);
+    s.pot[s.pot.len++] = static_cast<uint8_t>(card);
+    ++s.pot_known[card];
   }
   s.pot_hidden = static_cast<int16_t>(num_hidden);
 }
@@ -316,8 +304,8 @@ void Game::compute_legal() {
 }
 
 int Game::take_options(TakeOption* out) const {
-  if (!s.pot_len) return 0;
-  const int top = s.pot[s.pot_len - 1];
+  if (!s.pot.len) return 0;
+  const int top = s.pot[s.pot.len - 1];
   if (top >= NUM_NATURALS) return 0;  // C-12, S-6, I-7: wild, black 3 or red 3 on top
   const int team = s.team_of[s.current];
   const int16_t* hand = s.hands[s.current];
@@ -348,7 +336,7 @@ int Game::take_options(TakeOption* out) const {
 
 int Game::draw_phase_actions(int16_t* out) {
   int count = 0;
-  const bool stock_ok = s.stock_len >= rules.draw_count;
+  const bool stock_ok = s.stock.len >= rules.draw_count;
   if (stock_ok) out[count++] = DRAW;
   TakeOption options[4];
   const int num_options = take_options(options);
@@ -407,19 +395,26 @@ int Game::meld_phase_actions(int16_t* out) {
       if (hand[kind]) out[count++] = static_cast<int16_t>(DISCARD + kind);
   }
   for (int i = 0; i < num_melds; ++i) out[count++] = melds[i];
-  if (s.suited && s.opened[team]) {  // S-19: runs that leave a way to finish the turn
-    int16_t runs[NUM_SUITS * NUM_RUNS];
-    const int num_runs = held_runs(s.hand_suits[player], runs);
-    for (int i = 0; i < num_runs; ++i) {
-      const Move& move = MOVES[runs[i]];
-      if (total - move.naturals < 2) {
-        int16_t after[NUM_KINDS];
-        std::memcpy(after, hand, sizeof(after));
-        for (int rank = move.start; rank < move.start + move.naturals; ++rank) --after[rank];
-        if (!search.hand_after_ok(after, total - move.naturals)) continue;
-      }
-      out[count++] = runs[i];
+  if (s.opened[team]) count += escala_actions(search, out + count);  // S-19
+  return count;
+}
+
+// S-19: runs the opened team may lay, leaving a way to finish the turn (none without suits).
+int Game::escala_actions(TurnSearch& search, int16_t* out) {
+  const int player = s.current;
+  const int total = s.hand_totals[player];
+  int16_t runs[NUM_SUITS * NUM_RUNS];
+  const int num_runs = s.suits.runs(player, runs);
+  int count = 0;
+  for (int i = 0; i < num_runs; ++i) {
+    const Move& move = MOVES[runs[i]];
+    if (total - move.naturals < 2) {  // few cards left: the turn must still end legally
+      int16_t after[NUM_KINDS];
+      std::memcpy(after, s.hands[player], sizeof(after));
+      for (int rank = move.start; rank < move.start + move.naturals; ++rank) --after[rank];
+      if (!search.hand_after_ok(after, total - move.naturals)) continue;
     }
+    out[count++] = runs[i];
   }
   return count;
 }
@@ -452,23 +447,21 @@ void Game::apply(int action) {
 bool Game::draw_cards(int count) {
   const int player = s.current;
   for (int i = 0; i < count; ++i) {
-    if (!s.stock_len) break;
-    int top = --s.stock_len;
+    if (!s.stock.len) break;
+    int top = --s.stock.len;
     int card = s.stock[top];
-    int suit = s.stock_suits[top];
     while (card == RED3) {
       lay_red3(s.team_of[player]);
-      if (!s.stock_len) {
+      if (!s.stock.len) {
         end_hand(END_STOCK);
         return false;
       }
-      top = --s.stock_len;
+      top = --s.stock.len;
       card = s.stock[top];
-      suit = s.stock_suits[top];
     }
     ++s.hands[player][card];
     ++s.hand_totals[player];
-    if (s.suited) add_suited(player, card, suit, false);
+    s.suits.draw(player, card, top);
   }
   return true;
 }
@@ -479,8 +472,8 @@ void Game::lay_red3(int team) {  // G-6
 }
 
 void Game::draw() {
-  if (s.pot_len && s.pot[s.pot_len - 1] < NUM_HAND_KINDS) {  // a red 3 on top is not declined
-    ++s.declined[s.current][s.pot[s.pot_len - 1]];
+  if (s.pot.len && s.pot[s.pot.len - 1] < NUM_HAND_KINDS) {  // a red 3 on top is not declined
+    ++s.declined[s.current][s.pot[s.pot.len - 1]];
     ++s.history_totals[s.current];
   }
   if (draw_cards(rules.draw_count)) s.phase = PHASE_MELD;
@@ -495,11 +488,11 @@ void Game::take(int action) {
   const int player = s.current;
   const int team = s.team_of[player];
   int16_t* hand = s.hands[player];
-  const int top = s.pot[--s.pot_len];
+  const int top = s.pot[--s.pot.len];
   if (s.pot_known[top]) --s.pot_known[top];
-  const int rest_len = s.pot_len;  // the rest stays in s.pot[0..rest_len) until dealt out below
-  s.pot_len = 0;
-  if (s.suited) remove_suits(s.hand_suits[player], top, option.naturals);  // S-19
+  const int rest_len = s.pot.len;  // the rest stays in s.pot[0..rest_len) until dealt out below
+  s.pot.len = 0;
+  s.suits.take_pot(player, top, option.naturals, s.pot.items, rest_len);  // S-19
   int16_t known_rest[NUM_KINDS];
   std::memcpy(known_rest, s.pot_known, sizeof(known_rest));
   std::memset(s.pot_known, 0, sizeof(s.pot_known));
@@ -523,12 +516,11 @@ void Game::take(int action) {
     const int card = s.pot[i];
     if (card == RED3) lay_red3(team);
     else ++s.held[card];
-    if (s.suited && card < NUM_NATURALS) ++s.held_suits[card * NUM_SUITS + s.pot_suits[i]];
   }
   after_meld(player, team, top, points, false);
   if (s.phase == PHASE_HAND_OVER) return;
   if (!unopened || s.opened[team]) release_held(player);
-  if (rules.draw_after_pot_take && s.stock_len) {  // I-4, ambiguity 12
+  if (rules.draw_after_pot_take && s.stock.len) {  // I-4, ambiguity 12
     if (!draw_cards(rules.draw_after_pot_take)) return;
   }
   s.phase = PHASE_MELD;
@@ -543,10 +535,7 @@ void Game::release_held(int player) {
   }
   s.hand_totals[player] += total;
   std::memset(s.held, 0, sizeof(s.held));
-  if (s.suited) {
-    for (int i = 0; i < SUITED_SIZE; ++i) s.hand_suits[player][i] += s.held_suits[i];
-    std::memset(s.held_suits, 0, sizeof(s.held_suits));
-  }
+  s.suits.release_held(player);
 }
 
 void Game::forget_known(int player, int kind, int count) {
@@ -560,10 +549,8 @@ void Game::meld(int action) {
   GameClosed sink = closed_sink(team);
   const bool hidden = lay(rules, s.hands[player], s.nat[team], s.two[team], s.jok[team], sink, move);
   const int kind = natural_kind(move.slot);
-  if (move.naturals) {
-    forget_known(player, kind, move.naturals);
-    if (s.suited && kind < NUM_NATURALS) remove_suits(s.hand_suits[player], kind, move.naturals);
-  }
+  if (move.naturals) forget_known(player, kind, move.naturals);
+  s.suits.meld(player, kind, move.naturals);
   if (move.twos) forget_known(player, TWO, move.twos);
   if (move.jokers) forget_known(player, JOKER, move.jokers);
   const int cards = move.naturals + move.twos + move.jokers;
@@ -597,13 +584,13 @@ void Game::lay_escala(int action) {  // S-19
   const int team = s.team_of[player];
   for (int rank = move.start; rank < move.start + move.naturals; ++rank) {
     --s.hands[player][rank];
-    --s.hand_suits[player][rank * NUM_SUITS + move.suit];
     forget_known(player, rank, 1);
   }
+  s.suits.lay_run(player, move.suit, move.start, move.naturals);
   s.hand_totals[player] -= move.naturals;
   s.table_totals[team] += move.naturals;
-  if (s.escalas_len[team] >= MAX_RUNS) throw std::runtime_error("core: a team's runs overflow");
-  s.escalas[team][s.escalas_len[team]++] = Run{move.suit, static_cast<uint8_t>(move.start), move.naturals};
+  if (s.escalas[team].len >= Runs::CAPACITY) throw std::runtime_error("core: a team's runs overflow");
+  s.escalas[team][s.escalas[team].len++] = Run{move.suit, static_cast<uint8_t>(move.start), move.naturals};
   s.melded_this_turn = true;
   if (s.hand_totals[player] == 0 && !any_held()) go_out(player);
 }
@@ -613,10 +600,8 @@ void Game::discard(int kind) {
   --s.hands[player][kind];
   --s.hand_totals[player];
   if (s.known[player][kind]) --s.known[player][kind];  // a card the others saw it take
-  int suit = -1;
-  if (s.suited && kind < NUM_NATURALS) suit = remove_suits(s.hand_suits[player], kind, 1);  // S-19
-  s.pot_suits[s.pot_len] = static_cast<int8_t>(suit);
-  s.pot[s.pot_len++] = static_cast<uint8_t>(kind);
+  s.suits.discard(player, kind, s.pot.len);  // S-19
+  s.pot[s.pot.len++] = static_cast<uint8_t>(kind);
   ++s.pot_known[kind];
   ++s.discarded[player][kind];
   ++s.history_totals[player];
@@ -646,7 +631,7 @@ void Game::begin_turn(int player) {
   const int team = s.team_of[player];
   s.staged = 0;
   std::memset(s.held, 0, sizeof(s.held));
-  std::memset(s.held_suits, 0, sizeof(s.held_suits));
+  s.suits.clear_held();
   s.took_pot = false;
   s.hidden_open = false;
   s.melded_this_turn = false;
@@ -654,13 +639,13 @@ void Game::begin_turn(int player) {
   turn_id_ = new_turn_id();
   s.clean_only = !s.opened[team] && s.need[team] <= rules.clean_opening_max_minimum;
   if (rules.no_go_out_on_first_clean_turn) {  // S-15 is the only reader
-    auto sum = canasta_summary(rules, s.nat[team], s.two[team], s.jok[team], s.closed_len[team], closed_clean(team));
+    auto sum = canasta_summary(rules, s.nat[team], s.two[team], s.jok[team], s.closed[team].len, closed_clean(team));
     s.had_clean_at_turn_start = sum.clean > 0;
   } else {
     s.had_clean_at_turn_start = false;
   }
   legal_valid_ = false;
-  if (s.stock_len < rules.draw_count) {
+  if (s.stock.len < rules.draw_count) {
     int count;
     legal_actions(&count);
     if (!count) end_hand(END_STOCK);  // C-16, S-17, I-11

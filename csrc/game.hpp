@@ -36,6 +36,8 @@ struct StackedDeck {
 // `fault`); 0 (the default) plays the rules. Set only by tests (_core._set_fault).
 extern int g_fault;
 
+class TurnSearch;  // opening.hpp
+
 class Game {
  public:
   Game(std::shared_ptr<const Rules> rules, std::string rules_name, int num_players,
@@ -85,16 +87,17 @@ class Game {
   void compute_legal();
   int draw_phase_actions(int16_t* out);
   int meld_phase_actions(int16_t* out);
+  int escala_actions(TurnSearch& search, int16_t* out);
   int take_options(TakeOption* out) const;
 
   void start_hand(const StackedDeck* deck);
   void build_stock(const StackedDeck* deck);
+  void build_suited_stock(const StackedDeck* deck);
   void start_pot();
   void reset_history();
   void begin_turn(int player);
   bool draw_cards(int count);
   void lay_red3(int team);
-  void add_suited(int seat, int card, int suit, bool count_kind);
   void draw();
   void take(int action);
   void release_held(int player);
@@ -106,7 +109,7 @@ class Game {
   void go_out(int player);
   void end_hand(int reason, int winner = -1);
   bool any_held() const;
-  GameClosed closed_sink(int team) { return GameClosed{s.closed[team], &s.closed_len[team]}; }
+  GameClosed closed_sink(int team) { return GameClosed{s.closed[team].items, &s.closed[team].len}; }
   friend class TurnSearch;
 };
 

@@ -77,7 +77,7 @@ TeamCounts write_team(const GameState& s, const Rules& rules, int team, float* a
       ++counts.dirty;
   }
   int16_t closed_clean[NUM_SLOTS] = {}, closed_dirty[NUM_SLOTS] = {};
-  for (int i = 0; i < s.closed_len[team]; ++i) {  // S-7
+  for (int i = 0; i < s.closed[team].len; ++i) {  // S-7
     const Closed& canasta = s.closed[team][i];
     ++counts.canastas;
     if (canasta_clean(canasta.slot, canasta.twos, canasta.jokers)) {
@@ -151,8 +151,8 @@ void write_turn(const Game& game, int viewer, bool viewer_to_act, const TeamCoun
     out[STILL_NEEDED] = static_cast<float>(need) * STILL_NEEDED_SCALE;
   }
   if (staged) out[STAGED] = static_cast<float>(staged) * STAGED_SCALE;
-  if (s.stock_len < rules.draw_count) out[STOCK_SHORT] = FLAG;
-  out[STOCK] = static_cast<float>(s.stock_len) * STOCK_SCALE;
+  if (s.stock.len < rules.draw_count) out[STOCK_SHORT] = FLAG;
+  out[STOCK] = static_cast<float>(s.stock.len) * STOCK_SCALE;
   out[STEPS] = static_cast<float>(s.num_steps) * STEPS_SCALE;
 }
 
@@ -254,9 +254,9 @@ void write_observation(const Game& game, int viewer, bool viewer_to_act, float* 
   std::memset(out, 0, sizeof(float) * OBS_SIZE);
 
   put_counts(out + HAND, s.hands[viewer], NUM_HAND_KINDS, QUARTER);
-  const int top = s.pot_len ? s.pot[s.pot_len - 1] : NUM_KINDS;  // NUM_KINDS: an empty pot
+  const int top = s.pot.len ? s.pot[s.pot.len - 1] : NUM_KINDS;  // NUM_KINDS: an empty pot
   out[POT_TOP + top] = FLAG;
-  out[POT_SIZE] = static_cast<float>(s.pot_len) * POT_SIZE_SCALE;
+  out[POT_SIZE] = static_cast<float>(s.pot.len) * POT_SIZE_SCALE;
   out[POT_FACE_DOWN] = static_cast<float>(s.pot_hidden) * POT_FACE_DOWN_SCALE;
   // C-9, S-6: a wild card in the pot froze it, or crossed it where wild cards cross
   if (s.pot_wild) out[rules.wild_crosses_pot ? POT_CROSSED : POT_FROZEN] = FLAG;
@@ -282,19 +282,19 @@ void write_observation(const Game& game, int viewer, bool viewer_to_act, float* 
   write_table(s, rules, out);
 
   if (rules.sequences) {  // S-19: the viewer's naturals by suit, a natural top's suit, runs
-    put_counts(out + SUITED_HAND, s.hand_suits[viewer], SUITED_SIZE, QUARTER);
+    put_counts(out + SUITED_HAND, s.suits.hands[viewer], SUITED_SIZE, QUARTER);
     if (top < NUM_NATURALS) {
       // observation/builder.py indexes its rows by the suit: a negative suit counts from the end
-      const int suit = s.pot_suits[s.pot_len - 1];
+      const int suit = s.suits.pot[s.pot.len - 1];
       out[POT_SUIT + (suit + NUM_SUITS) % NUM_SUITS] = FLAG;
     }
     for (int copy = 0; copy < teams; ++copy) {
       const int team_id = (my_team + copy) % teams;
       int royal = 0;
-      for (int i = 0; i < s.escalas_len[team_id]; ++i)
+      for (int i = 0; i < s.escalas[team_id].len; ++i)
         if (s.escalas[team_id][i].length == ESCALA_REAL) ++royal;
       float* at = out + RUNS + copy * runs::SIZE;
-      at[runs::ESCALAS] = static_cast<float>(s.escalas_len[team_id] - royal) * QUARTER;
+      at[runs::ESCALAS] = static_cast<float>(s.escalas[team_id].len - royal) * QUARTER;
       at[runs::ESCALAS_REALES] = static_cast<float>(royal) * QUARTER;
     }
   }

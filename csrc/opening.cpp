@@ -230,7 +230,7 @@ void TurnSearch::game_node(Node& node) const {
   std::memcpy(node.two, s.two[team], sizeof(node.two));
   std::memcpy(node.jok, s.jok[team], sizeof(node.jok));
   std::memcpy(node.held, s.held, sizeof(node.held));
-  node.closed_count = s.closed_len[team];
+  node.closed_count = s.closed[team].len;
   node.closed_clean = static_cast<int16_t>(game.closed_clean(team));
   node.closed_b3 = game.team_has_black3_closed(team);
   node.total = s.hand_totals[s.current];
@@ -263,12 +263,12 @@ bool TurnSearch::move_feasible(const Move& move, const Node& node) {
 
 bool TurnSearch::take_feasible(const TakeOption& option) {
   const GameState& s = game.s;
-  const int top = s.pot[s.pot_len - 1];
+  const int top = s.pot[s.pot.len - 1];
   // The rest of the pot; its red 3s are laid out (G-6). Legality uses only what the
   // player can see (G-8): face-down cards count as if they were red 3s.
   int16_t rest[NUM_KINDS] = {0};
   int rest_total = 0;
-  for (int i = s.pot_hidden; i < s.pot_len - 1; ++i)
+  for (int i = s.pot_hidden; i < s.pot.len - 1; ++i)
     if (s.pot[i] != RED3) {
       ++rest[s.pot[i]];
       ++rest_total;
@@ -282,7 +282,7 @@ bool TurnSearch::take_feasible(const TakeOption& option) {
   if (s.opened[team]) {
     // C-12: the rest of the pot joins the hand at once and may be melded
     for (int k = 0; k < NUM_KINDS; ++k) node.hand[k] += rest[k];
-    node.total += rest_total + std::min(rules.draw_after_pot_take, static_cast<int>(s.stock_len));
+    node.total += rest_total + std::min(rules.draw_after_pot_take, static_cast<int>(s.stock.len));
     if (node.total >= 2) return true;
     node.staged = 0;
     node.hidden_open = 0;

@@ -39,21 +39,21 @@ Sheet score_team(const Game& game, int team) {
   const int16_t *nat = s.nat[team], *two = s.two[team], *jok = s.jok[team];
   int64_t melded = 0, bonus = 0;
   for (int slot = 0; slot < NUM_SLOTS; ++slot) melded += meld_points(slot, nat[slot], two[slot], jok[slot]);
-  for (int i = 0; i < s.closed_len[team]; ++i) {
+  for (int i = 0; i < s.closed[team].len; ++i) {
     const Closed& c = s.closed[team][i];
     melded += meld_points(c.slot, c.naturals, c.twos, c.jokers);
   }
   for (int slot = 0; slot < NUM_SLOTS; ++slot)
     if (nat[slot] + two[slot] + jok[slot] >= rules.canasta_size)
       bonus += canasta_bonus(rules, slot, two[slot], jok[slot], false);
-  for (int i = 0; i < s.closed_len[team]; ++i) {
+  for (int i = 0; i < s.closed[team].len; ++i) {
     const Closed& c = s.closed[team][i];
     bonus += canasta_bonus(rules, c.slot, c.twos, c.jokers, c.hidden);
   }
-  const auto sum = canasta_summary(rules, nat, two, jok, s.closed_len[team], game.closed_clean(team));
+  const auto sum = canasta_summary(rules, nat, two, jok, s.closed[team].len, game.closed_clean(team));
   // S-19 runs: their cards count as melded cards; the bonus needs a canasta
   int64_t sequences = 0;
-  for (int i = 0; i < s.escalas_len[team]; ++i) {
+  for (int i = 0; i < s.escalas[team].len; ++i) {
     const Run& run = s.escalas[team][i];
     for (int rank = run.start; rank < run.start + run.length; ++rank) melded += CARD_VALUES[rank];
     if (sum.count)

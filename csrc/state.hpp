@@ -1,25 +1,18 @@
 // STATE-STABLE
-// The declared state of a game: every field of canasta_env/engine/state.py, and nothing else.
+// The declared state of a game: every field of canasta_env/engine/state.py, and nothing else,
+// declared once in CANASTA_STATE_FIELDS below.
 //
 // One plain struct of fixed-size arrays (no allocation per step; the one growing field,
-// hand_history, grows once per hand). Field names, groups and meanings are those of
-// engine/state.py; where Python holds None this holds a sentinel (-1) or a flag.
+// hand_history, grows once per hand), sized by sizes.hpp. Field names, order and meanings
+// are those of engine/state.py; where Python holds None this holds a sentinel (-1) or a
+// flag. The rules stay beside the state in the Game (immutable); the seed stays in Python.
 //
 // Shapes: [team][slot] arrays are indexed by team (G-3) then meld slot (natural ranks
 // 0-10, black 3s 11, wild cards 12: NUM_SLOTS); [seat][kind] by seat then card kind
-// (cards.hpp). Suited arrays (S-19 only, used when `suited`) count naturals by
-// kind * 4 + suit. Stock and pot are arrays with a length: the stock pops from its
-// end (stock[stock_len - 1] is the next card drawn); the pot's top is pot[pot_len - 1]
-// and its first pot_hidden cards are face down.
-//
-// Sizes: at most 8 decks of 52 cards plus 255 jokers in all (rules.py MAX_DECKS and
-// the observation's byte limit), so MAX_CARDS = 672 covers any deck the rules accept.
-// MAX_CLOSED and MAX_RUNS bound a team's finished canastas and runs for every rules set
-// the rules accept, so the core refuses none: a finished canasta holds at least 2 cards
-// (a new meld from the hand has at least 3, the action layout; a pot take makes at
-// least the top card and one natural), so all teams together finish at most
-// MAX_CARDS / 2; a run holds 7 naturals of one suit, and each suit has 11 ranks of at
-// most 8 copies (8 decks), so at most 8 * 11 / 7 = 12 runs a suit, 48 in all.
+// (cards.hpp). Stock and pot are Lists (a length and a fixed array): the stock pops from
+// its end (stock[stock.len - 1] is the next card drawn); the pot's top is
+// pot[pot.len - 1] and its first pot_hidden cards are face down. The suits of the cards
+// (S-19 only) are one component, `suits` (suits.hpp).
 #pragma once
 #include <array>
 #include <cstdint>
@@ -27,17 +20,10 @@
 
 #include "cards.hpp"
 #include "rng.hpp"
+#include "sizes.hpp"
+#include "suits.hpp"
 
 namespace canasta {
-
-constexpr int MAX_PLAYERS = 6;
-constexpr int MAX_TEAMS = 3;  // 3 players play alone; 4 and 6 are two partnerships
-constexpr int NUM_SLOTS = 13;
-constexpr int SLOT_BLACK3 = 11;
-constexpr int SLOT_WILD = 12;
-constexpr int MAX_CARDS = 672;
-constexpr int MAX_CLOSED = MAX_CARDS / 2;
-constexpr int MAX_RUNS = 64;
 
 constexpr int PHASE_DRAW = 0;
 constexpr int PHASE_MELD = 1;
@@ -87,73 +73,120 @@ struct HandRecord {
   std::array<int64_t, MAX_TEAMS> scores;
 };
 
+using Pile = List<uint8_t, MAX_CARDS>;      // card kinds
+using Canastas = List<Closed, MAX_CLOSED>;  // a team's finished canastas, in order laid
+using Runs = List<Run, MAX_RUNS>;           // a team's runs, in order laid
+
+// What a loaded state must hold in a field, by the field's shape: the checks that keep
+// every index the core makes inside its arrays (the state reader in bindings.cpp applies
+// them, and writes each shape back to Python; its errors name the field). The meaning of
+// a saved state (scores are the sums of the hands, ...) is state_io/checks.py's, not these.
+namespace field {
+struct Int { int64_t low, high; };                    // an integer (not a bool) in low..high
+struct Same { int64_t low, high, value; const char* what; };  // an Int that is the game's value
+struct Flag {};                                       // a bool
+struct Maybe { int64_t low, high; };                  // None (held as -1) or an Int
+struct Row { int len; int64_t low, high; };           // a list of len Ints
+struct Rows { int rows, width; int64_t low, high; };  // a list of rows Rows of width
+struct Flags { int len; };                            // a list of len bools
+struct SeatTeams { int seats, teams; };               // a Row of each seat's team, by G-3
+struct Cards {};                                      // card kinds, at most MAX_CARDS - 1
+struct Generator {};                                  // random.Random's state (3, 625 words, None)
+struct Records { int teams; };                        // {"hand", "reason", "scores"} dicts
+struct TeamCanastas { int teams; };                   // per team, (slot, n, twos, jokers, hidden)
+struct TeamRuns { int teams; };                       // per team, (suit, start, length)
+struct Reason { bool hand_over; };                    // one of END_REASONS exactly when over
+struct Sheets { int teams; bool hand_over; };         // a sheet per team when over, else None
+struct SuitParts { int seats, stock_len, pot_len; };  // the four parts (S-19 on), else None each
+}  // namespace field
+
+// Every field, in engine/state.py's order:  X(name, C++ type, shape, shape's arguments...)
+// The arguments are expressions in `seats` and `teams` (the game's) and `s`, the state
+// read so far: a field's bounds may depend on a field above it (pot_hidden on the pot).
+// From this one list: the struct below, STATE_FIELDS (the names, _core.STATE_FIELDS),
+// visit_fields; through that the state dict out and in and its checks (bindings.cpp).
+// Copying a state is the struct's own copy (Game::next_hand keeps one to restore).
+#define CANASTA_STATE_FIELDS(X)                                                             \
+  /* ------------------------------------------------------------------ the game */         \
+  X(num_players, int32_t, Same, 2, MAX_PLAYERS, seats, "the game's ")                       \
+  X(num_teams, int32_t, Same, 1, MAX_TEAMS, teams, "")     /* G-3, from num_players */      \
+  X(team_of, int8_t[MAX_PLAYERS], SeatTeams, seats, teams) /* [seat] -> team (G-3) */       \
+  X(rng, Rng, Generator)                                   /* every shuffle draws from it */ \
+  X(scores, int64_t[MAX_TEAMS], Row, teams, -MAX_SCORE, MAX_SCORE) /* [team] game totals */ \
+  X(hand_index, int32_t, Int, 0, MAX_COUNT)                /* 0 for the first hand */       \
+  X(game_over, bool, Flag)                                                                  \
+  X(winner_team, int8_t, Maybe, 0, teams - 1)   /* -1: None (playing, or a tie at the end) */ \
+  X(hand_history, std::vector<HandRecord>, Records, teams) /* per finished hand */          \
+  /* ------------------------------------------------------------------ the hand */         \
+  X(first_player, int8_t, Int, 0, seats - 1)    /* who played first this hand (G-7) */      \
+  X(current, int8_t, Int, 0, seats - 1)         /* the seat to act */                       \
+  X(phase, int8_t, Int, 0, PHASE_HAND_OVER)     /* PHASE_DRAW, PHASE_MELD, PHASE_HAND_OVER */ \
+  X(num_steps, int32_t, Int, 0, MAX_COUNT)      /* actions applied this hand */             \
+  X(stock, Pile, Cards)                         /* kinds; draws pop from the end */         \
+  X(hands, int16_t[MAX_PLAYERS][NUM_KINDS], Rows, seats, NUM_KINDS, 0, MAX_CARDS)           \
+  X(hand_totals, int32_t[MAX_PLAYERS], Row, seats, 0, MAX_CARDS) /* [seat] cards held */    \
+  X(known, int16_t[MAX_PLAYERS][NUM_KINDS], Rows, seats, NUM_KINDS, 0, MAX_CARDS)           \
+  /* [seat][kind]: cards all saw it take with the pot */                                    \
+  X(nat, int16_t[MAX_TEAMS][NUM_SLOTS], Rows, teams, NUM_SLOTS, 0, 255) /* in unfinished melds */ \
+  X(two, int16_t[MAX_TEAMS][NUM_SLOTS], Rows, teams, NUM_SLOTS, 0, 255) /* twos in them */  \
+  X(jok, int16_t[MAX_TEAMS][NUM_SLOTS], Rows, teams, NUM_SLOTS, 0, 255) /* jokers in them */ \
+  X(closed, Canastas[MAX_TEAMS], TeamCanastas, teams) /* [team] finished canastas (S-7) */  \
+  X(escalas, Runs[MAX_TEAMS], TeamRuns, teams)  /* [team] runs (S-19) */                    \
+  X(red3, int16_t[MAX_TEAMS], Row, teams, 0, MAX_CARDS) /* [team] red 3s laid out */        \
+  X(table_totals, int32_t[MAX_TEAMS], Row, teams, 0, MAX_CARDS) /* [team] cards on its table */ \
+  X(opened, bool[MAX_TEAMS], Flags, teams)      /* [team] has met its opening minimum */    \
+  X(need, int32_t[MAX_TEAMS], Row, teams, 0, MAX_COUNT) /* [team] opening minimum (C-8) */  \
+  X(went_out, int8_t, Maybe, 0, seats - 1)      /* the seat that went out, -1: None */      \
+  X(concealed, bool, Flag)                      /* out without having opened before (C-15) */ \
+  X(end_reason, int8_t, Reason, s.phase == PHASE_HAND_OVER) /* END_*, END_NONE before */    \
+  X(hand_scores, Sheet[MAX_TEAMS], Sheets, teams, s.phase == PHASE_HAND_OVER)               \
+  /* ------------------------------------------------------------------ the pot */          \
+  X(pot, Pile, Cards)                           /* kinds, bottom first */                   \
+  X(pot_known, int16_t[NUM_KINDS], Row, NUM_KINDS, 0, MAX_CARDS) /* [kind] face-up pot cards */ \
+  X(pot_hidden, int16_t, Int, 0, s.pot.len)     /* face-down cards at the bottom (S-3, I-3) */ \
+  X(pot_wild, bool, Flag)                       /* frozen by a wild card (C-9) */           \
+  X(pot_start_frozen, bool, Flag)               /* by the card turned up at the start (C-3) */ \
+  /* ------------------------------------------------------------------ the turn */         \
+  X(staged, int32_t, Int, 0, MAX_COUNT)         /* opening points melded this turn */       \
+  X(held, int16_t[NUM_KINDS], Row, NUM_KINDS, 0, MAX_CARDS) /* pot cards set aside (C-8) */ \
+  X(took_pot, bool, Flag)                                                                   \
+  X(clean_only, bool, Flag)                     /* only clean melds this turn (I-10) */     \
+  X(hidden_open, bool, Flag)                    /* a hidden canasta opened the team (S-8) */ \
+  X(melded_this_turn, bool, Flag)                                                           \
+  X(opened_at_turn_start, bool, Flag)           /* for a concealed going out (C-15) */      \
+  X(had_clean_at_turn_start, bool, Flag)        /* S-15 */                                  \
+  /* ------------------------------------------------------------------ public history (G-8) */ \
+  X(discarded, int16_t[MAX_PLAYERS][NUM_HAND_KINDS], Rows, seats, NUM_HAND_KINDS, 0, MAX_CARDS) \
+  X(declined, int16_t[MAX_PLAYERS][NUM_HAND_KINDS], Rows, seats, NUM_HAND_KINDS, 0, MAX_CARDS) \
+  X(since_discard, int16_t[MAX_PLAYERS][NUM_HAND_KINDS], Rows, seats, NUM_HAND_KINDS, 0, MAX_CARDS) \
+  X(history_totals, int32_t[MAX_PLAYERS], Row, seats, 0, MAX_COUNT) /* [seat] its entries */ \
+  /* ------------------------------------------------------------------ suits (S-19) */      \
+  X(suits, Suits, SuitParts, seats, s.stock.len, s.pot.len) /* untracked without S-19 */
+
+template <class T>
+using Declared = T;  // lets an array type stand where a member's type is written
+
 struct GameState {
-  // ------------------------------------------------------------------ the game
-  // (rules: held beside the state by the Game, immutable; seed: kept by the Python face)
-  int32_t num_players;
-  int32_t num_teams;                  // G-3, from num_players
-  int8_t team_of[MAX_PLAYERS];        // [seat] -> team (G-3)
-  Rng rng;                            // every shuffle draws from it (random.Random's state)
-  int64_t scores[MAX_TEAMS];          // [team] game totals
-  int32_t hand_index;                 // 0 for the first hand
-  bool game_over;
-  int8_t winner_team;                 // -1: None (still playing, or a tie at the end)
-  std::vector<HandRecord> hand_history;  // per finished hand
-
-  // ------------------------------------------------------------------ the hand
-  int8_t first_player;                // who played first this hand (G-7 rotates it)
-  int8_t current;                     // the seat to act
-  int8_t phase;                       // PHASE_DRAW, PHASE_MELD or PHASE_HAND_OVER
-  int32_t num_steps;                  // actions applied this hand
-  bool suited;                        // S-19: the suited arrays below are in use (else None)
-  int16_t stock_len;
-  uint8_t stock[MAX_CARDS];           // kinds; draws pop from the end
-  int8_t stock_suits[MAX_CARDS];      // S-19: suits of the stock, in its order (-1: none)
-  int16_t hands[MAX_PLAYERS][NUM_KINDS];        // [seat][kind] counts
-  int32_t hand_totals[MAX_PLAYERS];             // [seat] cards held
-  int16_t hand_suits[MAX_PLAYERS][SUITED_SIZE]; // S-19: [seat][kind * 4 + suit] of naturals
-  int16_t known[MAX_PLAYERS][NUM_KINDS];        // [seat][kind]: cards all saw it take with the pot
-  int16_t nat[MAX_TEAMS][NUM_SLOTS];  // [team][slot] naturals in unfinished melds
-  int16_t two[MAX_TEAMS][NUM_SLOTS];  // [team][slot] twos in them
-  int16_t jok[MAX_TEAMS][NUM_SLOTS];  // [team][slot] jokers in them
-  int16_t closed_len[MAX_TEAMS];
-  Closed closed[MAX_TEAMS][MAX_CLOSED];  // [team] finished canastas (S-7), in order laid
-  int16_t escalas_len[MAX_TEAMS];
-  Run escalas[MAX_TEAMS][MAX_RUNS];   // [team] runs (S-19), in order laid
-  int16_t red3[MAX_TEAMS];            // [team] red 3s laid out
-  int32_t table_totals[MAX_TEAMS];    // [team] cards on the team's table (melds, canastas, runs, red 3s)
-  bool opened[MAX_TEAMS];             // [team] has met its opening minimum
-  int32_t need[MAX_TEAMS];            // [team] opening minimum this hand (C-8)
-  int8_t went_out;                    // the seat that went out, -1: None
-  bool concealed;                     // it went out without having opened before that turn (C-15)
-  int8_t end_reason;                  // END_* once the hand is over, END_NONE before
-  Sheet hand_scores[MAX_TEAMS];       // [team] score sheet once the hand is over (else None)
-
-  // ------------------------------------------------------------------ the pot
-  int16_t pot_len;
-  uint8_t pot[MAX_CARDS];             // kinds, bottom first; the first pot_hidden are face down
-  int8_t pot_suits[MAX_CARDS];        // S-19: suits of the pot cards
-  int16_t pot_known[NUM_KINDS];       // [kind] face-up pot cards
-  int16_t pot_hidden;                 // face-down cards at the bottom (S-3, I-3)
-  bool pot_wild;                      // frozen by a wild card (C-9)
-  bool pot_start_frozen;              // frozen by the card turned up at the start (C-3)
-
-  // ------------------------------------------------------------------ the turn
-  int32_t staged;                     // opening points melded this turn by an unopened team
-  int16_t held[NUM_KINDS];            // [kind] pot cards set aside until the opening (C-8)
-  int16_t held_suits[SUITED_SIZE];    // S-19: their suits
-  bool took_pot;
-  bool clean_only;                    // only clean melds may be laid this turn (I-10)
-  bool hidden_open;                   // a hidden canasta opened the team this turn (S-8)
-  bool melded_this_turn;
-  bool opened_at_turn_start;          // for a concealed going out (C-15)
-  bool had_clean_at_turn_start;       // S-15
-
-  // ------------------------------------------------------------------ public history (G-8)
-  int16_t discarded[MAX_PLAYERS][NUM_HAND_KINDS];      // [seat][kind] cards it discarded this hand
-  int16_t declined[MAX_PLAYERS][NUM_HAND_KINDS];       // [seat][kind] pot tops it drew instead of taking
-  int16_t since_discard[MAX_PLAYERS][NUM_HAND_KINDS];  // [seat][kind] others' discards since its last one
-  int32_t history_totals[MAX_PLAYERS];                 // [seat] its discards and declines this hand
+#define CANASTA_DECLARE(name, type, ...) Declared<type> name;
+  CANASTA_STATE_FIELDS(CANASTA_DECLARE)
+#undef CANASTA_DECLARE
 };
+
+#define CANASTA_NAME(name, ...) #name,
+constexpr const char* STATE_FIELDS[] = {CANASTA_STATE_FIELDS(CANASTA_NAME)};
+#undef CANASTA_NAME
+constexpr int NUM_STATE_FIELDS = sizeof(STATE_FIELDS) / sizeof(STATE_FIELDS[0]);
+
+// f(name, member, shape) for every field in order, `s` a GameState (const to read it out);
+// seats and teams are the game's.
+template <class State, class F>
+void visit_fields(State& s, int seats, int teams, F&& f) {
+  using namespace field;
+#define CANASTA_VISIT(name, type, shape, ...) f(#name, s.name, shape{__VA_ARGS__});
+  CANASTA_STATE_FIELDS(CANASTA_VISIT)
+#undef CANASTA_VISIT
+  (void)seats;
+  (void)teams;
+}
 
 }  // namespace canasta

@@ -15,7 +15,7 @@ struct GameClosed {  // appends to a team's closed list in the state
   Closed* list;
   int16_t* len;
   void add(int slot, int n, int t, int j, bool hidden) {
-    if (*len >= MAX_CLOSED) throw std::runtime_error("core: a team's closed canastas overflow");
+    if (*len >= Canastas::CAPACITY) throw std::runtime_error("core: a team's closed canastas overflow");
     list[(*len)++] = Closed{static_cast<uint8_t>(slot), static_cast<uint8_t>(n),
                             static_cast<uint8_t>(t), static_cast<uint8_t>(j),
                             static_cast<uint8_t>(hidden)};
