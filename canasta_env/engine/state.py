@@ -6,8 +6,10 @@ lives (the game, the hand, the pot, the turn, the public history of the hand).
 caches that ``Game`` keeps beside the state (legal actions, meld tables, the turn
 search) are not fields. Copying and comparing games follow from this declaration
 (:func:`copy_state`, :func:`same_state`); so do the tests that check that a refused
-action changes nothing. Adding a piece of state is one line here, plus where the
-engine sets it and where the file format (:mod:`canasta_env.state_io`) writes it.
+action changes nothing. Adding a piece of state is one line here and one in the
+core's list (``CANASTA_STATE_FIELDS``, ``csrc/state.hpp``), plus where each engine sets
+it and where the file format (:mod:`canasta_env.state_io`) writes it: docs/engine.md
+lists every file; ``tests/test_state_fields.py`` fails while the two lists differ.
 
 Shapes: ``[team][slot]`` lists are indexed by team (G-3) then meld slot (natural
 ranks 0-10, black 3s 11, wild cards 12: :data:`~canasta_env.actions.NUM_SLOTS`);
