@@ -24,40 +24,37 @@ is re-seeded before every hand from ``--seed``, the pairing, the deal, the
 arrangement and the seat; results are sorted by schedule position before any
 statistic, so ``--jobs`` never changes a number.
 
-Worker processes (``--jobs`` above 1) are *spawned*: fresh interpreters that
-inherit no state of the parent, whatever it has imported or run (a forked child
-of a process that had run torch's OpenMP thread pool, as loading a ``ppo:``
-agent does, blocks forever in its first parallel torch call). Each worker builds
-its own agents by name; names added with ``register_agent`` in the parent are
-handed over with the pool's arguments, so their factories must be picklable
-(module-level functions or classes, not lambdas). An import path
-(``mypkg.bots:MyAgent``) is not handed over: a worker starts in the parent's
-directory with its ``sys.path`` and imports the module itself. A worker keeps torch to one
-thread (``OMP_NUM_THREADS=1`` before torch is imported, ``torch.set_num_threads(1)``
-after): the processes already use the cores, and on a busy machine OpenMP threads
-waiting on each other made loading a model take seconds instead of milliseconds.
-The command's ``--trust-pickle`` travels with the pool's arguments as well. Workers
-ignore Ctrl-C: the parent catches it, ends the pool and raises
-:class:`ArenaInterrupted` with the hands finished so far (every hand played in this
-process; from the workers, those of the deals they had returned).
+Worker processes (``--jobs`` above 1) come from :class:`agents.workers.Workers`, the
+runner training uses too: *spawned* processes, fresh interpreters that inherit no state
+of the parent, whatever it has imported or run (a forked child of a process that had
+run torch's OpenMP thread pool, as loading a ``ppo:`` agent does, blocks forever in its
+first parallel torch call), each with one OpenMP/BLAS thread (the processes already use
+the cores). The parent streams the deals to them a few at a time as they free up
+(:func:`arena_worker` sets one up). Each worker builds its own agents by name; names
+added with ``register_agent`` in the parent are handed over with the workers' setup
+arguments, so their factories must be picklable (module-level functions or classes, not
+lambdas). An import path (``mypkg.bots:MyAgent``) is not handed over: a worker starts in
+the parent's directory with its ``sys.path`` and imports the module itself. The
+command's ``--trust-pickle`` travels with the setup arguments as well. An error in a
+worker is raised again here. Workers ignore Ctrl-C: the parent catches it, ends the
+workers at once and raises :class:`ArenaInterrupted` with the hands finished so far
+(every hand played in this process; from the workers, those of the deals they had
+returned).
 """
 
 from __future__ import annotations
 
 import math
-import multiprocessing
 import os
 import pickle
-import signal
 import sys
-import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from multiprocessing.connection import Connection, wait
 
 from agents.base import play_hands
 from agents.registry import make_agent, register_agent, registered_factories, reseed
+from agents.workers import Workers, limit_torch_threads
 from canasta_env.engine.game import team_of_seat
 from canasta_env.engine.outcome import Result
 
@@ -208,9 +205,8 @@ def init_worker(
     names, pickled. ``trust_pickle`` is handed to :func:`make_agent` (the
     command's ``--trust-pickle``). A worker keeps OpenMP (torch) to one thread: through
     ``OMP_NUM_THREADS`` before anything imports torch, and through
-    ``torch.set_num_threads`` if something already has. A failure here is raised
-    by the worker's first task: a pool restarts a worker whose initializer
-    raises, forever.
+    ``torch.set_num_threads`` if something already has. A failure to register the
+    factories is raised by the first task played (:func:`play_task_hands`).
     """
     _WORKER.clear()
     _WORKER.update(
@@ -226,7 +222,7 @@ def init_worker(
     if factories is None:
         return
     os.environ["OMP_NUM_THREADS"] = "1"
-    _limit_torch_threads()
+    limit_torch_threads()
     try:
         for name, factory in pickle.loads(factories).items():
             register_agent(name, factory)
@@ -251,93 +247,12 @@ def init_worker_once(
         _WORKER["key"] = key
 
 
-def init_pool_worker(*args) -> None:
-    """:func:`init_worker` in a worker of the local pool, which leaves Ctrl-C to the
-    parent: the parent keeps the hands played so far and ends the pool."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    init_worker(*args)
-
-
-def _play_in_workers(
-    jobs: int, initargs: tuple, tasks: list[Task], chunk: int
-) -> Iterator[list[HandResult]]:
-    """The hands of ``tasks`` played by ``jobs`` worker processes, a list per task, as
-    they finish.
-
-    Each worker owns a pipe of its own and asks for nothing: the parent sends it
-    ``chunk`` tasks at a time and reads its hands back. No lock is shared, so a Ctrl-C
-    (or an error) can end the workers at any moment without leaving anything to wait
-    for; :class:`multiprocessing.pool.Pool` can hang in ``terminate`` when a worker
-    that waited for a task holds the task queue's lock. The workers start with SIGINT
-    ignored (kept so through exec), so a Ctrl-C to the whole process group reaches the
-    parent alone, even while a worker is still starting.
-    """
-    context = multiprocessing.get_context("spawn")  # no fork: see the module doc
-    batches = [tasks[i : i + chunk] for i in range(0, len(tasks), chunk)]
-    workers: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
-    deaf = threading.current_thread() is threading.main_thread()  # signals: main only
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if deaf else None
-    try:
-        for _ in range(min(jobs, len(batches))):
-            mine, theirs = context.Pipe()
-            process = context.Process(target=_worker_loop, args=(theirs, initargs), daemon=True)
-            process.start()
-            theirs.close()
-            workers.append((process, mine))
-    finally:
-        if deaf:
-            signal.signal(signal.SIGINT, previous)
-    try:
-        pending = iter(batches)
-        busy = []
-        for _process, mine in workers:
-            mine.send(next(pending))
-            busy.append(mine)
-        while busy:
-            for mine in wait(busy):
-                try:
-                    kind, payload = mine.recv()
-                except EOFError:
-                    raise RuntimeError("an arena worker process died") from None
-                if kind == "error":
-                    raise payload
-                yield from payload
-                batch = next(pending, None)
-                if batch is None:
-                    mine.send(None)
-                    busy.remove(mine)
-                else:
-                    mine.send(batch)
-    finally:
-        for process, mine in workers:
-            if process.is_alive():
-                process.kill()  # at the end they have left already; else (Ctrl-C) now
-            process.join()
-            mine.close()
-
-
-def _worker_loop(connection: Connection, initargs: tuple) -> None:
-    """A worker of :func:`_play_in_workers`: set up, then play the batches it is sent."""
-    init_pool_worker(*initargs)
-    while True:
-        batch = connection.recv()
-        if batch is None:
-            return
-        try:
-            connection.send(("hands", [play_task(task) for task in batch]))
-        except Exception as error:  # noqa: BLE001 - raised again in the parent
-            try:
-                connection.send(("error", error))
-            except Exception:  # noqa: BLE001 - an error that cannot be pickled
-                connection.send(("error", RuntimeError(f"{type(error).__name__}: {error}")))
-            return
-
-
-def _limit_torch_threads() -> None:
-    """One torch thread, if an agent has imported torch (never imports it)."""
-    torch = sys.modules.get("torch")
-    if torch is not None and torch.get_num_threads() != 1:
-        torch.set_num_threads(1)
+def arena_worker(*setup_args) -> Callable[[Task], list[HandResult]]:
+    """The setup of an arena's worker process (:class:`agents.workers.Workers`): this
+    process set up by :func:`init_worker` with ``setup_args``; then each task is played
+    by :func:`play_task`."""
+    init_worker(*setup_args)
+    return play_task
 
 
 def _agent_for(name: str, seat: int):
@@ -345,7 +260,7 @@ def _agent_for(name: str, seat: int):
     if (name, seat) not in cache:
         cache[(name, seat)] = make_agent(name, trust_pickle=_WORKER.get("trust_pickle", False))
         if _WORKER["worker"]:
-            _limit_torch_threads()
+            limit_torch_threads()
     return cache[(name, seat)]
 
 
@@ -435,11 +350,14 @@ def play_tasks(
                     results.append(hand)
                     bar.update(1)
         else:
-            initargs = (variant, num_players, seed, rules, factories, trust_pickle)
+            setup_args = (variant, num_players, seed, rules, factories, trust_pickle)
             chunk = max(1, min(16, len(tasks) // (jobs * 8)))
-            for hands in _play_in_workers(jobs, initargs, tasks, chunk):
-                results += hands
-                bar.update(len(hands))
+            batches = -(-len(tasks) // chunk)
+            if batches:  # no worker for an empty schedule
+                with Workers(min(jobs, batches), arena_worker, setup_args) as workers:
+                    for hands in workers.stream(tasks, chunk):
+                        results += hands
+                        bar.update(len(hands))
     except KeyboardInterrupt as error:  # Ctrl-C: the hands finished so far are kept
         results.sort(key=lambda r: r.key)
         raise ArenaInterrupted(results) from error

@@ -81,6 +81,11 @@ def run(args: argparse.Namespace) -> int:
                 raise SystemExit(f"{folder}: holds files of its own; move it away") from None
         pending.append((budget, chunk, folder))
     print(f"{len(pending)} chunks to play, {args.jobs} at a time", flush=True)
+    # Subprocesses, not agents.workers.Workers (the arena's and training's runner): a chunk
+    # is timed, so it gets a fresh interpreter (a long-lived worker would carry imports,
+    # loaded models and warm caches from one chunk's timings into the next), its own log
+    # file, and is stopped by SIGINT so it writes its partial hands (Workers ignore SIGINT
+    # and are killed on Ctrl-C, which would lose the chunk).
     running: dict[tuple[int, int], subprocess.Popen] = {}
     while pending or running:
         while pending and len(running) < args.jobs and time.monotonic() < deadline:

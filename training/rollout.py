@@ -29,20 +29,22 @@ and plays a hand's bot seats through until a network must act, while a batched
 table holds one rules object and player count, numbers its own deals and steps
 every table once per step.
 
-:func:`worker_main` serves these jobs over a pipe; :class:`WorkerPool` starts
-the workers with the ``spawn`` method (no state inherited from a parent that
-may have started torch threads) and one BLAS thread each.
+:class:`RolloutWorker` serves these jobs; :class:`WorkerPool` runs ``--jobs`` of
+them in worker processes of :class:`agents.workers.Workers` (the arena's runner:
+spawned, so no state is inherited from a parent that may have started torch threads,
+one BLAS thread each).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from agents.network import PolicyWeights
+from agents.reward import hand_reward
+from agents.workers import Workers
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.engine.game import teams_of
 from canasta_env.observation import OBS_SIZE
@@ -50,34 +52,6 @@ from canasta_env.rules import make_rules
 from canasta_env.table import Table
 from training import league_pool
 from training.league_pool import LEARNER
-
-#: The margin of a hand is counted in units of this many points, clipped to +-MARGIN_CLIP.
-MARGIN_POINTS = 1000.0
-MARGIN_CLIP = 2.0
-
-
-def shaped_reward(outcome: int, diff: float, score_coef: float) -> float:
-    """The recipe's reward for a hand: ``outcome`` plus ``score_coef`` times
-    ``diff / 1000`` clipped to [-2, 2]. The hand is won or lost (what the arena
-    counts), and the margin breaks ties between two wins without letting a
-    5000-point hand drown the rest."""
-    margin = max(-MARGIN_CLIP, min(MARGIN_CLIP, diff / MARGIN_POINTS))
-    return outcome + score_coef * margin
-
-
-def hand_reward(table: Table, seat: int, score_coef: float) -> tuple[float, int, float]:
-    """(reward, outcome, diff) of ``seat``'s team for the hand that ended at ``table``.
-
-    Both parts are the hand's :class:`~canasta_env.engine.outcome.Result`: ``outcome``
-    (+1 / 0 / -1 for the best alone / a tied best / a lower hand score, the env's
-    ``"win"`` reward), ``diff`` the margin (the team's hand score minus the other teams'
-    mean, the env's ``"score"`` reward in points);
-    the reward is :func:`shaped_reward` of the two.
-    """
-    result = table.result("hand")
-    team = table.team_of[seat]
-    outcome, diff = result.outcome(team), result.margin(team)
-    return shaped_reward(outcome, diff, score_coef), outcome, diff
 
 
 # ---------------------------------------------------------------------- policies
@@ -447,108 +421,52 @@ class _Recording:
 
 
 # ---------------------------------------------------------------------- workers
-def worker_main(conn, envs: int) -> None:
-    """Serve ``(command, kwargs)`` requests until ``("close", {})``; errors go back as text."""
-    worker = _LocalWorker(envs)
-    while True:
-        command, kwargs = conn.recv()
-        if command == "close":
-            conn.send(("ok", None))
-            return
-        try:
-            conn.send(("ok", worker.handle(command, kwargs)))
-        except Exception as error:  # report to the parent, keep serving
-            import traceback
-
-            conn.send(("error", f"{type(error).__name__}: {error}\n{traceback.format_exc()}"))
-
-
 class WorkerPool:
-    """``jobs`` worker processes (spawned), each running ``envs`` hands at once.
+    """``jobs`` rollout workers (:class:`agents.workers.Workers`: spawned processes, one
+    BLAS thread each), each a :class:`RolloutWorker` running ``envs`` hands at once.
 
+    A request is a command of :meth:`RolloutWorker.handle` and its arguments.
     ``jobs=0`` runs the jobs in this process (for tests and debugging).
     """
 
     def __init__(self, jobs: int = 2, envs: int = 32):
-        import multiprocessing
-
         self.jobs = jobs
         self.envs = envs
-        self._local = None
-        self.procs, self.conns = [], []
-        if jobs <= 0:
-            self._local = _LocalWorker(envs)
-            return
-        context = multiprocessing.get_context("spawn")
-        saved = {k: os.environ.get(k) for k in _THREAD_VARS}
-        os.environ.update({k: "1" for k in _THREAD_VARS})
-        try:
-            for _ in range(jobs):
-                parent, child = context.Pipe()
-                proc = context.Process(target=worker_main, args=(child, envs), daemon=True)
-                proc.start()
-                self.procs.append(proc)
-                self.conns.append(parent)
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
+        self.workers = Workers(jobs, RolloutWorker, (envs,))
 
     @property
     def size(self) -> int:
-        return max(1, self.jobs)
+        return self.workers.size
 
     def map(self, command: str, kwargs_list: Sequence[dict]) -> list:
         """Run one request per worker (``len(kwargs_list) <= size``); results in order."""
-        if self._local is not None:
-            return [self._local.handle(command, dict(kw)) for kw in kwargs_list]
-        for conn, kwargs in zip(self.conns, kwargs_list):
-            conn.send((command, kwargs))
-        results = []
-        for conn, _ in zip(self.conns, kwargs_list):
-            status, result = conn.recv()
-            if status != "ok":
-                raise RuntimeError(f"worker failed: {result}")
-            results.append(result)
-        return results
+        return self.workers.map([(command, kwargs) for kwargs in kwargs_list])
 
     def broadcast(self, command: str, kwargs: dict) -> list:
         return self.map(command, [kwargs] * self.size)
 
     def close(self) -> None:
-        if self._local is not None:
-            return
-        for conn in self.conns:
-            try:
-                conn.send(("close", {}))
-                conn.recv()
-            except (OSError, EOFError):
-                pass
-        for proc in self.procs:
-            proc.join(timeout=5)
-            if proc.is_alive():
-                proc.terminate()
-        self.procs, self.conns = [], []
+        self.workers.close()
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        self.close()
+        self.workers.__exit__(*exc)
 
 
-_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-class _LocalWorker:
-    """The worker's request handling, in this process."""
+class RolloutWorker:
+    """A worker's state (its hands and snapshots) and request handling; called with a
+    request ``(command, kwargs)``."""
 
     def __init__(self, envs: int):
         self.runner = HandRunner(envs)
         self.recorder = Recorder(envs)
         self.snapshots: dict[str, PolicyWeights] = {}
+
+    def __call__(self, request: tuple[str, dict]):
+        command, kwargs = request
+        return self.handle(command, dict(kwargs))  # a copy: in this process, the caller's
 
     def handle(self, command: str, kwargs: dict):
         if command == "snapshots":
