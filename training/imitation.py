@@ -5,7 +5,7 @@
 
 A data file holds, per recorded decision, the observation (float32), the mask
 (``np.packbits`` of the 500 flags), the teacher's action and the hand's reward
-for the teacher's team (:func:`training.rollout.hand_reward`). The policy head
+for the teacher's team (:func:`agents.reward.hand_reward`). The policy head
 learns the teacher's move with a cross-entropy restricted to legal ids; the
 value head learns the reward, so that reinforcement learning starts with a
 critic that already knows who is winning.

@@ -14,7 +14,7 @@ Stages (each skipped when its output exists, so a killed run resumes):
 3. ``ppo``: PPO from the clone. Each hand the learner's team meets one entry of
    the league: itself (both teams learn), an admitted snapshot, or a bot. The
    reward comes at the end of the hand (won/lost plus a clipped margin, see
-   :func:`training.rollout.hand_reward`). Kickstarting: a shadow teacher bot
+   :func:`agents.reward.hand_reward`). Kickstarting: a shadow teacher bot
    labels the learner's own states and a cross-entropy towards its move is
    added, with a weight falling to 0 at ``--kick-steps``. Every
    ``--eval-every`` iterations the greedy policy plays duplicate deals against
