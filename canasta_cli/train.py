@@ -50,6 +50,7 @@ from training.config import (
     Real,
     Setting,
     Whole,
+    model_path,
     settings_of,
 )
 from training.league_pool import ENTRIES, HELD_OUT, held_out_message
@@ -164,6 +165,8 @@ def _metavar(setting: Setting) -> str | None:
         return "NAME=W[,NAME=W]"
     if setting.name in LISTS:
         return "A[,B]"
+    if setting.check is model_path:
+        return "PATH"
     return {Whole: "N", Real: "X"}.get(type(setting.check))
 
 
@@ -376,8 +379,8 @@ def build_rllib_parser() -> argparse.ArgumentParser:
         "canasta train --backend rllib",
         "Masked self-play PPO on RLlib, one table (training/rllib_backend.py, docs/ray.md).\n"
         "Needs Ray: pip install -e '.[scale]'. A new run's settings default to\n"
-        "training.config's, RLlib's differences (RLLIB_OVERRIDES) with their reasons\n"
-        "(classic, 2 players, seed 0); a resumed run keeps its own unless given.",
+        "training.config's but for RLLIB_OVERRIDES, each with its reason (docs/ray.md);\n"
+        "a resumed run keeps its own unless given.",
     )
     parser.add_argument("--backend", choices=["rllib"], default="rllib")
     parser.add_argument("--run-dir", default=None, help="run directory")
