@@ -16,9 +16,11 @@ run's value. ``--backend rllib`` and ``--evaluate`` have parsers of their own, b
 (``canasta train --backend rllib --help``): RLlib trains one table (``--variant NAME
 --players N``, as every one-table command), and ``--evaluate`` plays
 :func:`agents.arena.run_arena` once per table and opponent. Both training backends
-take the league's options (:func:`add_league_options`: ``--opponents``,
-``--max-snapshots``, ``--eval-every``, ``--eval-deals``) with one meaning, the
-league of :mod:`training.league_pool`.
+take their options from one table (:data:`training.config.SETTINGS`, through
+:func:`add_setting_options`): one option per setting a backend reads, with the
+setting's help and a new run's default, and one meaning in both (the league's
+``--opponents``, ``--max-snapshots``, ``--eval-every``, ``--eval-deals`` are those of
+:mod:`training.league_pool`).
 """
 
 from __future__ import annotations
@@ -32,14 +34,27 @@ from pathlib import Path
 
 from canasta_cli.options import (
     add_jobs_option,
-    add_seed_option,
     add_table_options,
     command_parser,
     did_you_mean,
 )
 from canasta_env.jsonfile import read_json_file
-from training.league_pool import BOTS, ENTRIES, HELD_OUT, held_out_message
-from training.run import BACKENDS, DEFAULTS, Run, RunFileError
+from training.config import (
+    BACKENDS,
+    BOTS,
+    DEFAULTS,
+    RLLIB,
+    RLLIB_DEFAULTS,
+    RLLIB_RENAMED,
+    TORCH,
+    Real,
+    Setting,
+    Whole,
+    model_path,
+    settings_of,
+)
+from training.league_pool import ENTRIES, HELD_OUT, held_out_message
+from training.run import Run, RunFileError
 from training.stages import STAGES, run_stages
 
 
@@ -68,54 +83,113 @@ LEAGUE_HELP = (
 )
 
 
-def league_weights(text: str | None) -> dict[str, float] | None:
-    """``--opponents self=0.25,snapshot=0.2,expert`` to the league's weights (a name alone
+def weights_of(
+    text: str | None, option: str = "--opponents", names: tuple = ENTRIES
+) -> dict[str, float] | None:
+    """``--opponents self=0.25,snapshot=0.2,expert`` to weights of ``names`` (a name alone
     weighs 1; None stays None), for both backends; ``ValueError`` (one line) naming a bad
-    item, with the nearest entry to a mistyped name."""
+    item, with the nearest name to a mistyped one."""
     if text is None:
         return None
+    what = "league entry" if names == ENTRIES else "bot"
     out = {}
     for item in _list(text):
         name, _, weight = (part.strip() for part in item.partition("="))
-        if name in HELD_OUT:
-            raise ValueError(f"--opponents: {held_out_message(name)}")
-        if name not in ENTRIES:
+        if names == ENTRIES and name in HELD_OUT:
+            raise ValueError(f"{option}: {held_out_message(name)}")
+        if name not in names:
             raise ValueError(
-                f"--opponents: unknown league entry {name!r}{did_you_mean(name, ENTRIES)}; "
-                f"choose from {', '.join(ENTRIES)}"
+                f"{option}: unknown {what} {name!r}{did_you_mean(name, names)}; "
+                f"choose from {', '.join(names)}"
             )
         try:
             out[name] = float(weight) if weight else 1.0
         except ValueError:
-            raise ValueError(f"--opponents: {item!r} is not NAME=WEIGHT") from None
+            raise ValueError(f"{option}: {item!r} is not NAME=WEIGHT") from None
     return out
 
 
-def add_league_options(parser: argparse.ArgumentParser, defaults: dict | None = None) -> None:
-    """The league's settings (:mod:`training.league_pool`), the same for both backends;
-    ``defaults`` (a new run's settings) for the help only: a resumed run keeps its own."""
+def league_weights(text: str | None) -> dict[str, float] | None:
+    """``--opponents``: the league's weights (:func:`weights_of` of its entries)."""
+    return weights_of(text)
 
-    def new_run(key: str) -> str:
-        if defaults is None:
-            return ""
-        value = defaults[key]
-        if isinstance(value, dict):
-            value = ",".join(f"{name}={weight}" for name, weight in value.items())
-        return f" (a new run: {value})"
 
-    parser.add_argument(
-        "--opponents",
-        default=None,
-        metavar="NAME=W[,NAME=W]",
-        help=f"the league's weights, of {', '.join(LEAGUE_HELP)}{new_run('opponents')}",
-    )
-    for option, what in (
-        ("--max-snapshots", "snapshots kept in the league"),
-        ("--eval-every", "iterations between evaluations (and snapshot admissions)"),
-        ("--eval-deals", "duplicate deals against each evaluation opponent"),
-    ):
-        key = option[2:].replace("-", "_")
-        parser.add_argument(option, type=int, default=None, help=what + new_run(key))
+#: Settings written as comma lists on the command line, and their items' type.
+LISTS = {"hidden": int, "table_weights": float, "teachers": str, "eval_opponents": str}
+#: Settings written as ``NAME=W[,NAME=W]``, and the names they weigh.
+WEIGHTS = {"opponents": ENTRIES, "record_opponents": BOTS}
+#: Settings whose options the table options give (:func:`add_table_options`).
+TABLE = ("variant", "players")
+
+
+def _shown(value) -> str:
+    """A default as the command line writes it."""
+    if isinstance(value, dict):
+        return ",".join(f"{name}={weight}" for name, weight in value.items())
+    if isinstance(value, list):
+        return ",".join(map(str, value))
+    return str(value)
+
+
+def add_setting_options(parser: argparse.ArgumentParser, stack: str) -> None:
+    """An option for each setting of ``stack`` (:data:`training.config.SETTINGS`, in its
+    order), with the setting's help and a new run's default (a resumed run keeps its own);
+    each left None when not given. RLlib's ``--epochs`` is kept as ``--ppo-epochs``'
+    former name."""
+    defaults = DEFAULTS if stack == TORCH else RLLIB_DEFAULTS
+    for setting in settings_of(stack):
+        if setting.name in TABLE:
+            continue
+        default = defaults[setting.name]
+        text = setting.help
+        if setting.name == "opponents":
+            text += f", of {', '.join(LEAGUE_HELP)}"
+        if default is not None:
+            text += f" (a new run: {_shown(default)})"
+        names = [setting.option]
+        if stack == RLLIB:
+            names += ["--" + old for old, new in RLLIB_RENAMED.items() if new == setting.name]
+        metavar = _metavar(setting)
+        parser.add_argument(
+            *names,
+            dest=setting.name,
+            type=_option_type(setting),
+            default=None,
+            metavar=metavar,
+            help=text,
+        )
+
+
+def _metavar(setting: Setting) -> str | None:
+    if setting.name in WEIGHTS:
+        return "NAME=W[,NAME=W]"
+    if setting.name in LISTS:
+        return "A[,B]"
+    if setting.check is model_path:
+        return "PATH"
+    return {Whole: "N", Real: "X"}.get(type(setting.check))
+
+
+def _option_type(setting: Setting):
+    if isinstance(setting.check, Whole):
+        return int
+    if isinstance(setting.check, Real):
+        return float
+    return str
+
+
+def given_settings(args: argparse.Namespace, stack: str) -> dict:
+    """The settings of ``stack`` that ``args`` give, parsed (lists, weights), each None
+    when not given; ``ValueError`` (one line) for text that is not a setting's."""
+    given = {}
+    for setting in settings_of(stack):
+        value = getattr(args, setting.name, None)
+        if isinstance(value, str) and setting.name in LISTS:
+            value = _list(value, LISTS[setting.name], setting.option)
+        elif setting.name in WEIGHTS:
+            value = weights_of(value, setting.option, WEIGHTS[setting.name])
+        given[setting.name] = value
+    return given
 
 
 def _require_torch() -> None:
@@ -151,33 +225,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--run-dir", default=None, help="run directory (config, data, models)")
     parser.add_argument("--resume", default=None, metavar="RUN_DIR", help="continue this run")
-    new_run = ("a new run: classic", "a new run: 2")  # a resumed run keeps its own tables
+    # a resumed run keeps its own tables
+    new_run = tuple(f"a new run: {_shown(DEFAULTS[key])}" for key in TABLE)
     add_table_options(parser, None, rules=False, variant=None, many=True, otherwise=new_run)
-    parser.add_argument(
-        "--table-weights", default=None, help="relative share of hands per table, comma list"
-    )
-    parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--hidden", default=None, help="hidden layer widths (512,256)")
-    parser.add_argument("--teachers", default=None, help="bots to imitate (expert)")
-    parser.add_argument("--record-steps", type=int, default=None)
-    parser.add_argument("--bc-epochs", type=int, default=None)
-    parser.add_argument("--ppo-steps", type=int, default=None, help="learner steps in all")
-    parser.add_argument("--rollout-steps", type=int, default=None)
-    parser.add_argument("--lr", type=float, default=None)
-    parser.add_argument("--ent-coef", type=float, default=None)
-    parser.add_argument("--gamma", type=float, default=None)
-    parser.add_argument("--score-coef", type=float, default=None)
-    add_league_options(parser, DEFAULTS)
-    parser.add_argument("--kick-teacher", default=None, help="bot the learner is pulled to")
-    parser.add_argument("--kick-coef", type=float, default=None, help="its initial weight (1.0)")
-    parser.add_argument(
-        "--kick-steps", type=int, default=None, help="learner steps until the pull is 0"
-    )
-    parser.add_argument("--init", default=None, help="start PPO from this model file")
-    parser.add_argument("--envs", type=int, default=None, help="hands at once per process")
-    parser.add_argument("--jobs", type=int, default=None, help="worker processes (0: in process)")
-    parser.add_argument("--threads", type=int, default=None, help="torch threads")
-    parser.add_argument("--time-limit", type=float, default=None, help="seconds, this session")
+    add_setting_options(parser, TORCH)
     parser.add_argument("--ship", default=None, help="copy the final model file here")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
@@ -328,27 +379,14 @@ def build_rllib_parser() -> argparse.ArgumentParser:
         "canasta train --backend rllib",
         "Masked self-play PPO on RLlib, one table (training/rllib_backend.py, docs/ray.md).\n"
         "Needs Ray: pip install -e '.[scale]'. A new run's settings default to\n"
-        "training.rllib_backend.DEFAULTS (classic, 2 players, seed 0); a resumed run keeps\n"
-        "its own unless given.",
+        "training.config's but for RLLIB_OVERRIDES, each with its reason (docs/ray.md);\n"
+        "a resumed run keeps its own unless given.",
     )
     parser.add_argument("--backend", choices=["rllib"], default="rllib")
     parser.add_argument("--run-dir", default=None, help="run directory")
     parser.add_argument("--resume", default=None, metavar="RUN_DIR", help="continue this run")
     add_table_options(parser, players=None, rules=False, variant=None)
-    add_seed_option(parser, default=None, what="seed of the run")
-    parser.add_argument("--hidden", default=None, help="hidden layer widths (256,256)")
-    parser.add_argument("--ppo-steps", type=int, default=None, help="env steps in all (60000)")
-    parser.add_argument("--rollout-steps", type=int, default=None, help="batch per iteration")
-    parser.add_argument("--minibatch", type=int, default=None)
-    parser.add_argument("--epochs", type=int, default=None)
-    parser.add_argument("--lr", type=float, default=None)
-    parser.add_argument("--ent-coef", type=float, default=None)
-    add_league_options(parser)
-    parser.add_argument("--env-runners", type=int, default=None, help="sampling actors (1)")
-    parser.add_argument("--envs-per-runner", type=int, default=None, help="hands at once (8)")
-    parser.add_argument("--checkpoint-every", type=int, default=None, help="iterations (10)")
-    parser.add_argument("--eval-hands", type=int, default=None, help="per bot, at the end (100)")
-    parser.add_argument("--init", default=None, help="start from this .npz model file")
+    add_setting_options(parser, RLLIB)
     parser.add_argument(
         "--ray", default=None, metavar="ADDRESS", help="a running cluster (default: local)"
     )
@@ -375,7 +413,8 @@ def rllib_main(argv: list[str]) -> int:
         )
         return 2
     try:
-        args.opponents = league_weights(args.opponents)
+        for key, value in given_settings(args, RLLIB).items():
+            setattr(args, key, value)
         settings = rllib_backend.run_settings(args)
     except ValueError as error:
         print(f"canasta train: error: {error}", file=sys.stderr)
@@ -405,37 +444,8 @@ def main(argv: list[str] | None = None) -> int:
     _require_torch()
     if (args.run_dir is None) == (args.resume is None):
         _fail("give exactly one of --run-dir (a new or existing run) and --resume RUN_DIR")
-    overrides = {
-        "variant": args.variant,
-        "players": args.players,
-        "seed": args.seed,
-        "teachers": _list(args.teachers) if args.teachers else None,
-        "record_steps": args.record_steps,
-        "bc_epochs": args.bc_epochs,
-        "ppo_steps": args.ppo_steps,
-        "rollout_steps": args.rollout_steps,
-        "lr": args.lr,
-        "ent_coef": args.ent_coef,
-        "gamma": args.gamma,
-        "score_coef": args.score_coef,
-        "kick_teacher": args.kick_teacher,
-        "kick_coef": args.kick_coef,
-        "kick_steps": args.kick_steps,
-        "max_snapshots": args.max_snapshots,
-        "eval_every": args.eval_every,
-        "eval_deals": args.eval_deals,
-        "init": args.init,
-        "envs": args.envs,
-        "jobs": args.jobs,
-        "threads": args.threads,
-        "time_limit": args.time_limit,
-    }
     try:
-        overrides["opponents"] = league_weights(args.opponents)
-        overrides["hidden"] = _list(args.hidden, int, "--hidden") if args.hidden else None
-        overrides["table_weights"] = (
-            _list(args.table_weights, float, "--table-weights") if args.table_weights else None
-        )
+        overrides = given_settings(args, TORCH)
         path = Path(args.resume or args.run_dir)
         if args.resume and not (path / "config.json").exists():
             raise ValueError(f"{path}: not a run directory (no config.json)")

@@ -256,3 +256,24 @@ def test_a_tiny_run_trains_exports_and_plays(local_ray, tmp_path, capsys):
     assert new[-1]["env_steps"] >= 800
     for row in new:  # rate x time = this session's steps (both are rounded in the file)
         assert 0 < row["env_steps_per_s"] * row["seconds"] <= 1.1 * (row["env_steps"] - done)
+
+
+def test_a_run_saved_with_the_former_epochs_key_resumes_with_it_as_ppo_epochs(tmp_path):
+    """RLlib's ``epochs`` is ``ppo_epochs`` now (training/config.py, canasta train's name):
+    an ``rllib_config.json`` written before keeps its value, and its other settings too."""
+    from canasta_cli.train import build_rllib_parser
+
+    run = tmp_path / "run"
+    run.mkdir()
+    saved = {k: v for k, v in rb.DEFAULTS.items() if k != "ppo_epochs"}
+    saved.update(epochs=3, hidden=[256, 256], lr=5e-4)  # values the former defaults wrote
+    (run / "rllib_config.json").write_text(json.dumps(saved))
+    args = build_rllib_parser().parse_args(["--resume", str(run), "--ppo-steps", "1000"])
+    settings = rb.run_settings(args)
+    assert settings["ppo_epochs"] == 3 and "epochs" not in settings
+    assert settings["hidden"] == [256, 256] and settings["lr"] == 5e-4
+    assert settings["ppo_steps"] == 1000
+    # and a changed --epochs (--ppo-epochs) of a resumed run is refused as before
+    args = build_rllib_parser().parse_args(["--resume", str(run), "--epochs", "5"])
+    with pytest.raises(ValueError, match="ppo_epochs cannot change"):
+        rb.run_settings(args)

@@ -21,7 +21,7 @@ import numpy as np
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.jsonfile import open_regular, read_npz
 from canasta_env.observation import OBS_SIZE
-from training.run import MAX_BATCH_STEPS
+from training.config import MAX_BATCH_STEPS
 
 
 def save_data(path: Path, data: dict) -> None:

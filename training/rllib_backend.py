@@ -56,7 +56,6 @@ saying so.
 from __future__ import annotations
 
 import json
-import math
 import sys
 import time
 from pathlib import Path
@@ -74,36 +73,20 @@ from canasta_env.jsonfile import read_json_file
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import check_player_count, make_rules
 from canasta_env.table import Table
-from training.league_pool import BOTS, ENTRIES, LEARNER, League, label, pick
-from training.run import INT_RANGES as RUN_RANGES
-from training.run import SettingError, atomic_write, check_hidden, check_int, check_weights
+from training.config import (
+    RLLIB,
+    RLLIB_DEFAULTS,
+    RLLIB_RENAMED,
+    SettingError,
+    is_int,
+    settings_of,
+)
+from training.league_pool import BOTS, LEARNER, League, label, pick
+from training.run import atomic_write
 
-DEFAULTS: dict = {
-    "variant": "classic",
-    "players": 2,
-    "seed": 0,
-    "hidden": [256, 256],
-    "ppo_steps": 60_000,  # env steps sampled (decisions of the networks), in all
-    "rollout_steps": 4_000,  # train batch per iteration
-    "minibatch": 500,
-    "epochs": 4,
-    "lr": 3e-4,
-    "ent_coef": 0.01,
-    "gamma": 1.0,
-    "gae_lambda": 0.95,
-    "clip": 0.2,
-    "score_coef": 0.25,
-    # the league (training.league_pool): the same settings as canasta train's
-    "opponents": {"self": 0.3, "snapshot": 0.2, "expert": 0.25, "greedy": 0.15, "random": 0.1},
-    "max_snapshots": 2,  # one frozen RLlib module each
-    "eval_every": 5,  # iterations between admission evaluations
-    "eval_deals": 50,  # duplicate deals against the newest snapshot in each
-    "env_runners": 1,
-    "envs_per_runner": 8,  # hands side by side in each env runner: one batched forward pass
-    "checkpoint_every": 10,
-    "eval_hands": 100,
-    "init": None,
-}
+#: A new run's settings (:data:`training.config.RLLIB_DEFAULTS`: the one table of both
+#: stacks, with RLlib's overrides and their reasons).
+DEFAULTS: dict = RLLIB_DEFAULTS
 
 
 # ---------------------------------------------------------------------- the env
@@ -330,7 +313,7 @@ def build_config(settings: dict):
         .training(
             train_batch_size_per_learner=settings["rollout_steps"],
             minibatch_size=settings["minibatch"],
-            num_epochs=settings["epochs"],
+            num_epochs=settings["ppo_epochs"],
             lr=settings["lr"],
             entropy_coeff=settings["ent_coef"],
             gamma=settings["gamma"],
@@ -585,20 +568,14 @@ RESUMABLE = (
 )  # fmt: skip
 
 
-def settings_of(args, base: dict | None = None) -> dict:
-    """The run settings: ``base`` (a resumed run's) or the defaults, then the given options."""
+def settings_from(args, base: dict | None = None) -> dict:
+    """The run settings: ``base`` (a resumed run's) or the defaults, then the given options
+    (``args``' attributes by setting name, parsed: lists as lists)."""
     settings = json.loads(json.dumps(base or DEFAULTS))
     for key in DEFAULTS:
         value = getattr(args, key, None)
         if value is not None:
             settings[key] = value
-    if args.hidden:
-        try:
-            settings["hidden"] = [int(x) for x in args.hidden.split(",")]
-        except ValueError:
-            raise ValueError(
-                f"--hidden takes widths separated by commas, got {args.hidden!r}"
-            ) from None
     if base is not None:
         fixed = [k for k in DEFAULTS if k not in RESUMABLE and settings[k] != base.get(k)]
         if fixed:
@@ -610,59 +587,30 @@ def settings_of(args, base: dict | None = None) -> dict:
     return settings
 
 
-#: Whole-number settings and their range, least and greatest: those that mean what
-#: ``canasta train``'s do take their ranges (:data:`training.run.INT_RANGES`).
-INT_RANGES = {
-    "players": (2, 6), "seed": RUN_RANGES["seed"], "ppo_steps": RUN_RANGES["ppo_steps"],
-    "rollout_steps": RUN_RANGES["rollout_steps"], "minibatch": RUN_RANGES["minibatch"],
-    "epochs": RUN_RANGES["ppo_epochs"], "max_snapshots": RUN_RANGES["max_snapshots"],
-    "eval_every": RUN_RANGES["eval_every"], "eval_deals": RUN_RANGES["eval_deals"],
-    "env_runners": RUN_RANGES["jobs"], "envs_per_runner": RUN_RANGES["envs"],
-    "checkpoint_every": RUN_RANGES["eval_every"], "eval_hands": RUN_RANGES["eval_deals"],
-}  # fmt: skip
-#: Real-number settings: (least value, whether the least value itself is allowed, greatest).
-FLOAT_RANGES = {
-    "lr": (0.0, False, None), "ent_coef": (0.0, True, None), "gamma": (0.0, True, 1.0),
-    "gae_lambda": (0.0, True, 1.0), "clip": (0.0, False, None), "score_coef": (0.0, True, None),
-}  # fmt: skip
-
-
 def _option(key: str) -> str:
     return "--" + key.replace("_", "-")
 
 
+#: The settings whose value RLlib keeps as one item where canasta train keeps a list.
+ONE_TABLE = ("variant", "players")
+
+
 def check_settings(settings: dict) -> None:
-    """Every setting in its range, or ``ValueError`` naming the first that is not (a run's
-    saved settings may come from elsewhere: types are checked too)."""
+    """Every setting in its range (:data:`training.config.SETTINGS`' checks), or
+    ``ValueError`` naming the first that is not (a run's saved settings may come from
+    elsewhere: types are checked too)."""
     missing = [key for key in DEFAULTS if key not in settings]
     if missing:
         raise SettingError(missing[0], f"settings missing: {', '.join(missing)}")
-    for key, bounds in INT_RANGES.items():
-        check_int(key, settings[key], bounds, _option(key))
-    for key, (least, inclusive, greatest) in FLOAT_RANGES.items():
-        value = settings[key]
-        real = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if (
-            not real
-            or not math.isfinite(value)
-            or value < least
-            or (value == least and not inclusive)
-            or (greatest is not None and value > greatest)
-        ):
-            bound = f"at least {least}" if inclusive else f"above {least}"
-            if greatest is not None:
-                bound += f" and at most {greatest}"
-            raise SettingError(
-                key, f"{_option(key)} must be a finite number {bound}, got {value!r}"
-            )
-    if not isinstance(settings["variant"], str):
-        raise SettingError(
-            "variant", f"--variant must be a preset's name, got {settings['variant']!r}"
-        )
-    check_hidden(settings["hidden"], "--hidden")
-    check_weights("opponents", settings["opponents"], ENTRIES)  # as canasta train's
-    if settings["init"] is not None and not isinstance(settings["init"], str):
-        raise SettingError("init", f"--init must be a model file's path, got {settings['init']!r}")
+    for setting in settings_of(RLLIB):
+        key, value = setting.name, settings[setting.name]
+        if key in ONE_TABLE:  # one table: a name and a count, checked as lists of one
+            if key == "variant" and not isinstance(value, str):
+                raise SettingError(key, f"--variant must be a preset's name, got {value!r}")
+            if key == "players" and not is_int(value):
+                raise SettingError(key, f"--players must be a whole number, got {value!r}")
+            value = [value]
+        setting.check(key, value, _option(key))
     if settings["init"] is not None and not Path(settings["init"]).exists():
         raise ValueError(f"--init {settings['init']}: no such model file")
 
@@ -692,11 +640,14 @@ def run_settings(args) -> dict:
                 "snapshots admitted by evaluation); it cannot be resumed: start a new run "
                 f"(--init {run_dir / 'model.npz'} starts from its policy)"
             )
+        for old, new in RLLIB_RENAMED.items():  # a run written before the key's rename
+            if old in base and new not in base:
+                base[new] = base.pop(old)
         missing = [key for key in DEFAULTS if key not in base]
         if missing:
             raise ValueError(f"RLlib run config {saved}: settings missing: {missing}")
     try:
-        settings = settings_of(args, base)
+        settings = settings_from(args, base)
     except SettingError as error:
         if base is None or getattr(args, error.key, None) is not None:
             raise

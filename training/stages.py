@@ -36,7 +36,8 @@ and is not saved. Progress: a bar with learner steps/s and the
 latest win rates, TensorBoard in ``RUN/tb``, ``RUN/curve.png`` (win rate
 against each bot over steps) and ``RUN/history.jsonl``.
 
-The run folder and its settings: :mod:`training.run`; PPO: :mod:`training.ppo`; the league
+The settings, their defaults and ranges: :mod:`training.config`; the run folder:
+:mod:`training.run`; PPO: :mod:`training.ppo`; the league
 and the training loop: :mod:`training.league`; evaluation: :mod:`training.evaluation`.
 """
 
