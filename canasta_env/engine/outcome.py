@@ -37,9 +37,7 @@ class Result:
     winners: tuple[int, ...]  # the teams sharing the win, in team order
 
     @classmethod
-    def of(
-        cls, points: Sequence[int], team_of: Sequence[int], winner: int | None = None
-    ) -> Result:
+    def of(cls, points: Sequence[int], team_of: Sequence[int], winner: int | None = None) -> Result:
         """The result of ``points`` (per team) at a table of ``team_of`` (per seat);
         ``winner``: a team the rules declared the winner (a game's), else the highest."""
         points = tuple(int(p) for p in points)
@@ -88,9 +86,7 @@ class Result:
         return [outcomes[t] for t in self.team_of]
 
     # ------------------------------------------------------------------ per agent
-    def by_agent(
-        self, seats: Sequence[str]
-    ) -> tuple[list[str], dict[str, float], dict[str, int]]:
+    def by_agent(self, seats: Sequence[str]) -> tuple[list[str], dict[str, float], dict[str, int]]:
         """``(winners, margin, best)`` of the agents named at each seat: an agent's *best*
         is the highest points among its teams; the agents with the highest best share the
         win; its *margin* is the mean points of its teams minus the mean points of the
