@@ -28,15 +28,20 @@ from collections.abc import Callable
 from typing import TextIO
 
 from agents.registry import make_agent
-from canasta_env.actions import DISCARD, MOVE_DISCARD, MOVE_KINDS, action_to_str, str_to_action
+from canasta_env.actions import (
+    DISCARD,
+    MOVE_DISCARD,
+    MOVE_DRAW,
+    MOVE_KINDS,
+    action_to_str,
+    str_to_action,
+)
+from canasta_env.cards import KIND_NAMES
 from canasta_env.engine.game import PHASE_MELD, Game, IllegalActionError, team_of_seat, teams_of
 from canasta_env.engine.scoring import SHEET_ROWS as SCORE_SHEET
 from canasta_env.render import render_table
 from canasta_env.rules import check_player_count, make_rules
 from canasta_env.table import Table
-
-#: Score sheet rows (keys), in the order they are added up (G-9).
-SHEET_ROWS = tuple(key for key, _ in SCORE_SHEET)
 
 HELP = (
     "type the number of a move, or the move in words (draw, take, take +2, take onto meld, "
@@ -68,14 +73,27 @@ def parse_move(text: str, legal: list[int]) -> int:
     return str_to_action(text)
 
 
-def score_sheet(hand_scores: list[dict], team_names: list[str]) -> str:
-    """The end-of-hand score sheet: one column per team, one row per item."""
+def score_sheet(hand_scores: list[dict], team_names: list[str], sequences: bool = False) -> str:
+    """The end-of-hand score sheet: one column per team, one row per item, named as the
+    web's sheet names them (the runs row only where the rules have runs, S-19)."""
+    rows = [(key, label) for key, label in SCORE_SHEET if key != "sequences" or sequences]
+    left = max(len(label) for _key, label in rows) + 2
     width = max(12, *(len(n) + 2 for n in team_names))
-    lines = [" " * 15 + "".join(f"{n:>{width}}" for n in team_names)]
-    for row in SHEET_ROWS:
-        cells = "".join(f"{sheet.get(row, 0):>{width}}" for sheet in hand_scores)
-        lines.append(f"{row:<15}{cells}")
+    lines = [" " * left + "".join(f"{n:>{width}}" for n in team_names)]
+    for key, label in rows:
+        cells = "".join(f"{sheet.get(key, 0):>{width}}" for sheet in hand_scores)
+        lines.append(f"{label:<{left}}{cells}")
     return "\n".join(lines)
+
+
+def drawn_line(before: list[int], after: list[int], red3_laid: int) -> str:
+    """What a draw brought the player: the kinds now held that were not (and the red 3s
+    it laid down at once, G-6)."""
+    gained = []
+    for kind, (old, new) in enumerate(zip(before, after)):
+        gained += [KIND_NAMES[kind]] * max(0, new - old)
+    laid = ["R3 (laid down, another card drawn)"] * red3_laid
+    return "you drew: " + (", ".join(laid + gained) or "nothing")
 
 
 def opening_line(game: Game) -> str | None:
@@ -185,17 +203,21 @@ def play_hand(
             except ValueError as error:
                 say(f"not understood: {error}")
                 continue
+            hand, red3 = list(game.hands[human]), game.red3[table.team_of[human]]
             try:
                 table.step(action)
             except IllegalActionError:
                 say(f"illegal: {action_to_str(action)}: {game.explain_illegal(action)}")
                 continue
             say(f"you: {action_to_str(action)}")
+            if MOVE_KINDS[action] == MOVE_DRAW:
+                say(drawn_line(hand, game.hands[human], game.red3[table.team_of[human]] - red3))
             break
     say()
     drawn = render_table(game, viewer=None, color=color)
     say(drawn.split("\nhand over")[0])  # every hand shown; the score sheet follows
     who = "" if table.went_out is None else f" (player {table.went_out})"
     say(f"hand over: {table.end_reason}{who}")
-    say(score_sheet(table.outcome()["hand_scores"], team_labels(num_players, human)))
+    labels = team_labels(num_players, human)
+    say(score_sheet(table.outcome()["hand_scores"], labels, table_rules.sequences))
     return 0

@@ -281,8 +281,28 @@ def str_to_action(text: str) -> int:
             canonical.append(word.upper())
     key = " ".join(canonical)
     if key not in _TEXT_TO_ACTION:
-        raise ValueError(f"not an action: {text!r} (e.g. 'draw', 'discard 7', 'meld A A A 2')")
+        raise ValueError(_why_not_an_action(text, canonical))
     return _TEXT_TO_ACTION[key]
+
+
+_VERBS = ("draw", "take", "pass", "discard", "add", "meld")
+_WORDS = ("onto", "to", "wild", "meld")
+
+
+def _why_not_an_action(text: str, canonical: list[str]) -> str:
+    """The message for text :func:`str_to_action` cannot read: a word that names no card
+    where the move is known (``discard 42``), else the move itself, with examples."""
+    examples = "(e.g. 'draw', 'discard 7', 'meld A A A 2', 'add 2 to Q')"
+    if canonical and canonical[0] in _VERBS:
+        cards = [w for w in canonical[1:] if w not in _WORDS and not w.startswith("+")]
+        unknown = [w for w in cards if w not in KIND_NAMES]
+        if unknown:
+            return (
+                f"not a card: {unknown[0]!r} in {text!r}; cards are 4-9, T (ten), J, Q, K, A, "
+                f"2, JK, B3 and R3 {examples}"
+            )
+        return f"no move is written {text!r} {examples}"
+    return f"not an action: {text!r} {examples}"
 
 
 def new_meld_action(rank: int, naturals: int, twos: int, jokers: int) -> int:

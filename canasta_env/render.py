@@ -127,6 +127,11 @@ def render_table(game, viewer: int | None = None, color: bool = False) -> str:
         "suits matter for 3s and runs" if game.rules.sequences else "suits matter only for 3s"
     )
     lines.append(f"cards: {NOTATION_LEGEND} ({suits_note})")
+    size = game.rules.canasta_size
+    lines.append(
+        "melds: K:4 +1x2 +1xJK is four kings with one 2 and one joker; [canasta] at "
+        f"{size} cards or more, [clean canasta] with no wild card"
+    )
     pot = game.pot
     state = []
     if game.pot_wild:

@@ -10,6 +10,7 @@ import pytest
 from agents import play
 from canasta_cli import play as play_command
 from canasta_env.actions import str_to_action
+from canasta_env.engine.scoring import SHEET_ROWS
 
 
 def _scripted(lines):
@@ -61,8 +62,13 @@ def test_play_a_whole_hand_to_the_score_sheet():
     text = output.getvalue()
     assert code == 0
     assert "hand over:" in text
-    for row in play.SHEET_ROWS:
-        assert row in text
+    for key, label in SHEET_ROWS:  # the sheet's rows by their names, never the code keys
+        assert (label in text) == (key != "sequences"), key  # no runs row in classic
+    sheet = text.split("hand over:")[1]
+    assert not [
+        code for code in ("canasta_bonus", "hand_penalty", "count_bonus", "red3 ") if code in sheet
+    ]
+    assert "you drew: " in text  # menu item 1 of a draw phase is the draw: it says the card
     assert "team 1 (you)" in text
     assert "player 0 (expert)" in text and "player 3 (greedy)" in text
 
@@ -195,3 +201,19 @@ def test_a_search_agent_is_shown_thinking_with_its_time():
         assert re.fullmatch(r"player [13] \(test-searching\) is thinking\.\.\. \d+\.\d\d s", line)
     assert "player 2 (greedy) is thinking" not in text
     assert any(line.startswith("player 2 (greedy): ") for line in text.splitlines())
+
+
+def test_a_move_naming_no_card_says_which_word():
+    with pytest.raises(ValueError, match=r"not a card: '42' in 'discard 42'; cards are 4-9"):
+        str_to_action("discard 42")
+    with pytest.raises(ValueError, match=r"no move is written 'meld A A'"):
+        str_to_action("meld A A")  # every word a card: the move itself is not one
+    assert str_to_action("discard 7") == str_to_action("DISCARD 7")  # control: a real move
+
+
+def test_drawn_line_names_the_cards_a_draw_brought():
+    before = [0] * 15
+    after = list(before)
+    after[3] = 1  # a 7 (kinds 4 5 6 7 ...)
+    assert play.drawn_line(before, after, 0) == "you drew: 7"
+    assert play.drawn_line(before, after, 1) == "you drew: R3 (laid down, another card drawn), 7"
