@@ -77,24 +77,47 @@ _ACTIVATIONS = {"Tanh": np.tanh, "ReLU": _relu}
 
 
 class PolicyWeights:
-    """The actor of a MaskablePPO ``MlpPolicy`` as numpy arrays."""
+    """The actor of a MaskablePPO ``MlpPolicy`` or ``MultiInputPolicy`` as numpy arrays.
 
-    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], activation: str):
+    ``inputs`` is what the first layer reads, in order: ``("observation", n)`` (the first
+    ``n`` entries of the observation: an ``MlpPolicy`` on the observation vector, or this
+    project's networks) and, for a ``MultiInputPolicy`` on the Gymnasium env's dict,
+    ``("action_mask", m)`` where its key comes (SB3 flattens each key of the dict and
+    concatenates them in the space's order).
+    """
+
+    def __init__(
+        self,
+        layers: list[tuple[np.ndarray, np.ndarray]],
+        activation: str,
+        inputs: list[tuple[str, int]] | None = None,
+    ):
         if activation not in _ACTIVATIONS:
             raise ValueError(f"unsupported activation {activation!r}")
         self.layers = layers  # hidden layers, then the action head (no activation)
         self.activation = activation
         self._act_fn = _ACTIVATIONS[activation]
+        self.inputs = inputs or [("observation", layers[0][0].shape[0])]
+        if sum(size for _key, size in self.inputs) != layers[0][0].shape[0]:
+            raise ValueError("the inputs do not add up to the first layer's width")
 
     @classmethod
     def from_policy(cls, policy) -> PolicyWeights:
-        """Copy the actor of a ``MaskableActorCriticPolicy`` (raises if it is no plain MLP)."""
+        """Copy the actor of a ``MaskableActorCriticPolicy`` (raises if it is no plain MLP
+        over the observation, or over the env's dict of observation and mask)."""
         import torch.nn as nn
-        from stable_baselines3.common.torch_layers import FlattenExtractor
+        from stable_baselines3.common.torch_layers import CombinedExtractor, FlattenExtractor
 
         extractor = getattr(policy, "pi_features_extractor", policy.features_extractor)
-        if not isinstance(extractor, FlattenExtractor):
-            raise ValueError("only the MlpPolicy's FlattenExtractor is supported")
+        if isinstance(extractor, FlattenExtractor):
+            inputs = None
+        elif isinstance(extractor, CombinedExtractor):
+            inputs = _dict_inputs(extractor, policy.observation_space)
+        else:
+            raise ValueError(
+                f"the policy's features extractor {type(extractor).__name__} is not supported "
+                "(MlpPolicy's FlattenExtractor or MultiInputPolicy's CombinedExtractor are)"
+            )
         layers, activation = [], None
         for module in policy.mlp_extractor.policy_net:
             if isinstance(module, nn.Linear):
@@ -105,20 +128,32 @@ class PolicyWeights:
                     raise ValueError("mixed activations are not supported")
                 activation = name
         layers.append(_linear(policy.action_net))
-        return cls(layers, activation or "Tanh")
+        return cls(layers, activation or "Tanh", inputs)
 
     @property
     def obs_size(self) -> int:
-        return self.layers[0][0].shape[0]
+        """How many observation entries the network reads."""
+        return dict(self.inputs)["observation"]
 
     @property
     def num_actions(self) -> int:
         return self.layers[-1][0].shape[1]
 
-    def logits(self, observation: np.ndarray) -> np.ndarray:
+    def features(self, observation: np.ndarray, action_mask: np.ndarray | None = None):
+        """The first layer's input: the observation's prefix (a row or a batch), with the
+        mask where the network reads it."""
         # A policy trained on an older, shorter layout reads its prefix: the layout only
         # ever grows at the end (the S-19 block; the escala action ids).
-        x = np.asarray(observation, dtype=np.float32)[..., : self.obs_size]  # a row or a batch
+        observation = np.asarray(observation, dtype=np.float32)
+        if len(self.inputs) == 1:
+            return observation[..., : self.obs_size]
+        if action_mask is None:
+            raise ValueError("this network reads the action mask: pass it")
+        parts = {"observation": observation, "action_mask": np.asarray(action_mask, np.float32)}
+        return np.concatenate([parts[key][..., :size] for key, size in self.inputs], axis=-1)
+
+    def logits(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
+        x = self.features(observation, action_mask)
         for weight, bias in self.layers[:-1]:
             x = self._act_fn(x @ weight + bias)
         weight, bias = self.layers[-1]
@@ -134,13 +169,31 @@ class PolicyWeights:
         legal = np.asarray(action_mask).astype(bool)
         logits = np.full(len(legal), -1e9)  # ids the policy never learned: last resort
         known = min(len(legal), self.num_actions)
-        logits[:known] = self.logits(observation)[:known]
+        logits[:known] = self.logits(observation, action_mask)[:known]
         logits[~legal] = -np.inf
         if rng is None:
             return int(np.argmax(logits))
         probs = np.exp(logits - logits.max())
         probs /= probs.sum()
         return int(rng.choice(len(probs), p=probs))
+
+
+def _dict_inputs(extractor, space) -> list[tuple[str, int]]:
+    """The keys a ``CombinedExtractor`` reads, in order, with their sizes: only the env's
+    ``observation`` and ``action_mask``, each flattened as it is."""
+    import torch.nn as nn
+
+    inputs = []
+    for key, module in extractor.extractors.items():
+        if key not in ("observation", "action_mask") or not isinstance(module, nn.Flatten):
+            raise ValueError(
+                f"a MultiInputPolicy over the key {key!r} ({type(module).__name__}) is not "
+                "supported: the env's dict has 'observation' and 'action_mask'"
+            )
+        inputs.append((key, int(np.prod(space[key].shape))))
+    if not any(key == "observation" for key, _size in inputs):
+        raise ValueError("the MultiInputPolicy does not read the 'observation' key")
+    return inputs
 
 
 def _linear(module) -> tuple[np.ndarray, np.ndarray]:
@@ -211,17 +264,28 @@ class PPOAgent(PolicyAgent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         if self.backend == "numpy":
             return super().act(observation, action_mask)
-        obs_size = self.model.observation_space.shape[0]
+        space = self.model.observation_space
+        obs_size = _observation_size(space)
         num_actions = self.model.action_space.n
         mask = np.asarray(action_mask).astype(bool)
         if len(mask) > num_actions and not mask[:num_actions].any():
             return int(np.flatnonzero(mask)[0])  # only ids newer than the model are legal
+        obs = np.asarray(observation, dtype=np.float32)[:obs_size]
+        if hasattr(space, "spaces"):  # a MultiInputPolicy: the env's dict
+            obs = {"observation": obs, "action_mask": mask[:num_actions].astype(np.int8)}
         action, _ = self.model.predict(
-            np.asarray(observation, dtype=np.float32)[:obs_size],
-            action_masks=mask[:num_actions],
-            deterministic=self.deterministic,
+            obs, action_masks=mask[:num_actions], deterministic=self.deterministic
         )
         return int(action)
+
+
+def _observation_size(space) -> int:
+    """The observation entries an SB3 model reads: its Box's, or its dict's observation's."""
+    if hasattr(space, "spaces"):
+        if "observation" not in space.spaces:
+            raise ValueError(f"an observation dict without 'observation': {sorted(space.spaces)}")
+        space = space.spaces["observation"]
+    return int(space.shape[0])
 
 
 def _check_sb3_policy(model, what: str) -> None:
@@ -229,7 +293,10 @@ def _check_sb3_policy(model, what: str) -> None:
     weight of its policy is finite."""
     from agents.model_file import check_fits_table
 
-    check_fits_table(model.observation_space.shape[0], model.action_space.n, what)
+    space = model.observation_space
+    if hasattr(space, "spaces") and set(space.spaces) - {"observation", "action_mask"}:
+        raise ValueError(f"{what}: its observation dict has keys {sorted(space.spaces)}")
+    check_fits_table(_observation_size(space), model.action_space.n, what)
     for name, tensor in model.policy.state_dict().items():
         if tensor.is_floating_point() and not bool(tensor.isfinite().all()):
             raise ValueError(f"{what}: tensor {name!r} holds NaN or infinite weights")
