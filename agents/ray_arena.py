@@ -30,10 +30,10 @@ as it is.
 from __future__ import annotations
 
 import socket
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from agents.progress import progress_bar
 from agents.schedule import ArenaInterrupted, HandResult, Task, init_worker_once, play_task
 
 #: ``--ray`` without an address: a local Ray instance.
@@ -162,8 +162,6 @@ def play_tasks_ray(
     more than ``retries`` times; an agent's or the game's error as it is;
     :class:`~agents.schedule.ArenaInterrupted` with the hands finished so far on Ctrl-C.
     """
-    from tqdm import tqdm
-
     if retries < 0:
         raise ValueError(f"--ray-retries must be at least 0, got {retries}")
     batches = make_batches(tasks, batch)
@@ -185,7 +183,7 @@ def play_tasks_ray(
     pids: set[int] = set()
     results: list[HandResult] = []
     total = sum(len(t.hands) for t in tasks)
-    bar = tqdm(total=total, desc="arena (ray)", unit="hand", file=sys.stderr, disable=not progress)
+    bar = progress_bar(total, "arena (ray)", "hand", enabled=progress)
     try:
         while pending:
             done, _ = ray.wait(list(pending), num_returns=1)

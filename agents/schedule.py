@@ -47,12 +47,12 @@ from __future__ import annotations
 import math
 import os
 import pickle
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
 from agents.base import play_hands
+from agents.progress import progress_bar
 from agents.registry import make_agent, register_agent, registered_factories, reseed
 from agents.workers import Workers, limit_torch_threads
 from canasta_env.engine.game import team_of_seat
@@ -296,16 +296,6 @@ def play_task_hands(task: Task) -> Iterator[HandResult]:
         )
 
 
-class _NoBar:
-    """What the arena asks of a progress bar, doing nothing (``--no-progress``)."""
-
-    def update(self, count: int = 1) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
 def play_tasks(
     tasks: Sequence[Task],
     variant: str,
@@ -335,12 +325,7 @@ def play_tasks(
                 f"must be picklable, e.g. module-level functions, not lambdas: {error}"
             ) from error
     total = sum(len(t.hands) for t in tasks)
-    if progress:  # the bar is the 'arena' extra's; without it, a stand-in that says nothing
-        from tqdm import tqdm
-
-        bar = tqdm(total=total, desc="arena", unit="hand", file=sys.stderr)
-    else:
-        bar = _NoBar()
+    bar = progress_bar(total, "arena", "hand", enabled=progress)  # lines in a log
     results: list[HandResult] = []
     try:
         if jobs <= 1:

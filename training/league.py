@@ -8,12 +8,12 @@ checkpoint (:mod:`training.run`). The stages and the run folder: :mod:`training.
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from agents.progress import progress_bar
 from canasta_env.jsonfile import loads_bounded
 from training.evaluation import evaluate, log_evaluation, plot_curve, postfix
 from training.league_pool import League
@@ -183,23 +183,13 @@ class Trainer:
 
     # -------------------------------------------------------------- loop
     def train(self, progress: bool = True) -> None:
-        from tqdm import tqdm
-
         from training import net
 
         c = self.config
         writer = self.run.tb()
         self.start_league()
         total = int(c["ppo_steps"])
-        bar = tqdm(
-            total=total,
-            initial=min(self.steps, total),
-            unit="step",
-            desc="ppo",
-            file=sys.stderr,
-            disable=not progress,
-            dynamic_ncols=True,
-        )
+        bar = progress_bar(total, "ppo", "step", enabled=progress, initial=min(self.steps, total))
         session_start = time.perf_counter()
         deadline = None if c["time_limit"] is None else session_start + float(c["time_limit"])
         latest = self.history[-1]["eval"] if self.history else {}
