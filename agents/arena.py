@@ -45,7 +45,7 @@ from dataclasses import asdict, dataclass
 from itertools import combinations
 from pathlib import Path
 
-from agents.registry import make_agent, registered_factories
+from agents.registry import display_name, make_agent, registered_factories
 from agents.schedule import (
     ArenaInterrupted,
     HandResult,
@@ -219,7 +219,8 @@ def _rounded(value, digits: int = 6):
 
 def format_report(summary: dict, config: dict) -> str:
     """The ranking table and the head-to-head table as text."""
-    column = max([16, *(len(row["agent"]) for row in summary["ranking"])])  # long import paths
+    shown = {row["agent"]: display_name(row["agent"]) for row in summary["ranking"]}
+    column = max([16, *(len(n) for n in shown.values())])  # long import paths: give a label
     lines = [
         f"canasta arena: {config['variant']}, {config['players']} players, "
         f"{config['hands_per_pairing']} hands per pairing, {config['hands_played']} in all "
@@ -235,23 +236,24 @@ def format_report(summary: dict, config: dict) -> str:
         d_low, d_high = row["score_diff_ci"]
         diff_ci = "-" if d_low is None else f"[{d_low:+.0f}, {d_high:+.0f}]"
         lines.append(
-            f"{row['rank']:>4}  {row['agent']:<{column}} {row['elo']:>6.0f} {row['rating']:>6.2f} "
+            f"{row['rank']:>4}  {shown[row['agent']]:<{column}} {row['elo']:>6.0f} "
+            f"{row['rating']:>6.2f} "
             f"{row['mu']:>6.2f} {row['sigma']:>5.2f} {row['hands']:>6} "
             f"{100 * row['win_rate']:>6.1f} "
             f"{f'[{100 * low:.1f}, {100 * high:.1f}]':>15} {row['score_diff']:>+10.1f} "
             f"{diff_ci:>17}"
         )
     names = [row["agent"] for row in summary["ranking"]]
-    width = max(8, *(len(n) + 1 for n in names))
+    width = max(8, *(len(shown[n]) + 1 for n in names))
     lines += ["", "head to head: row agent's hand-win % against the column agent"]
-    lines.append(" " * width + "".join(f"{n:>{width}}" for n in names))
+    lines.append(" " * width + "".join(f"{shown[n]:>{width}}" for n in names))
     for a in names:
         cells = []
         for b in names:
             cell = summary["head_to_head"][a].get(b) if a != b else None
             rate = None if cell is None else cell["win_rate"]
             cells.append(f"{'-' if rate is None else f'{100 * rate:.1f}':>{width}}")
-        lines.append(f"{a:<{width}}" + "".join(cells))
+        lines.append(f"{shown[a]:<{width}}" + "".join(cells))
     pairs = []
     for i, a in enumerate(names):  # each pair once, the higher-ranked agent first
         for b in names[i + 1 :]:
@@ -259,8 +261,8 @@ def format_report(summary: dict, config: dict) -> str:
             if cell and cell["hands"]:  # an interrupted run may not have reached a pair
                 low, high = cell["win_ci"]
                 pairs.append(
-                    f"  {a} vs {b}: {100 * cell['win_rate']:.2f}% of {cell['hands']} hands, "
-                    f"95% CI [{100 * low:.2f}, {100 * high:.2f}]"
+                    f"  {shown[a]} vs {shown[b]}: {100 * cell['win_rate']:.2f}% of "
+                    f"{cell['hands']} hands, 95% CI [{100 * low:.2f}, {100 * high:.2f}]"
                 )
     if pairs:
         lines += ["", "pairs (hands won by the first agent, Wilson interval):", *pairs]

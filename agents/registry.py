@@ -27,6 +27,10 @@ scripted agents); a fresh process (the arena's workers) knows only the built-in
 names until it is handed the parent's :func:`registered_factories`. Import paths
 and loaded agents need no handing over: every process resolves them itself.
 
+A name may carry a short label for reports: ``LABEL=NAME`` (``fast=ppo:runs/a/model.npz``)
+builds ``NAME`` and calls the agent ``LABEL`` (:func:`split_label`); the arena prints the
+label and keeps the whole name in its results, so a run is repeated from them.
+
 A name that resolves to nothing is refused with the nearest accepted name, if one is
 close (``did you mean 'expert'?``): the built-in and registered names, and the
 ready-made agents of each loader (the keys of a ``SHIPPED`` mapping in the loader's
@@ -42,6 +46,7 @@ import importlib
 import inspect
 import os
 import random
+import re
 import sys
 from collections.abc import Callable, Iterable
 from importlib.metadata import entry_points
@@ -132,6 +137,12 @@ def make_agent(
     attribute, an attribute that is not callable or takes other arguments, and
     a factory whose result has no ``act``.
     """
+    label, spec = split_label(name)
+    if label is not None:
+        agent = make_agent(spec, seed, trust_pickle, import_paths)
+        with contextlib.suppress(AttributeError):  # an object that takes no attributes
+            agent.name = label
+        return agent
     if name in _FACTORIES:
         agent = _FACTORIES[name](seed=seed)
     elif ":" in name and name.split(":", 1)[0] in loader_prefixes():
@@ -154,6 +165,24 @@ def make_agent(
         with contextlib.suppress(AttributeError):  # an object that takes no attributes
             agent.name = name
     return agent
+
+
+_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,39}")
+
+
+def split_label(name: str) -> tuple[str | None, str]:
+    """``("fast", "ppo:x.npz")`` for ``"fast=ppo:x.npz"``; ``(None, name)`` for a name
+    without a label (an ``=`` after a ``:`` is the agent's own setting, as in
+    ``search:classic-2p@64,belief=history``)."""
+    label, sep, spec = name.partition("=")
+    if sep and _LABEL.fullmatch(label) and spec:
+        return label, spec
+    return None, name
+
+
+def display_name(name: str) -> str:
+    """How reports show an agent: its label, else its name."""
+    return split_label(name)[0] or name
 
 
 def _load(prefix: str, path: str, trust_pickle: bool = False) -> Agent:

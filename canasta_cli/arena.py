@@ -8,6 +8,7 @@ Usage::
         [--ray [ADDRESS] [--ray-batch 8] [--ray-retries 3]]
     canasta arena --speed --agents random greedy expert
     canasta arena --agents mypkg.bots:MyAgent expert   # an outside agent (docs/agents.md)
+    canasta arena --agents mine=ppo:runs/c2/model.npz expert   # a label for a long name
 
 What the tournament does and writes is :mod:`agents.arena`'s module doc. A trained agent
 at a table it was not trained for is named on stderr before the first hand.
@@ -44,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         default=["random", "greedy", "expert"],
         metavar="NAME",
-        help=f"agent names: {agent_names_help()}",
+        help=f"agent names: {agent_names_help()}; LABEL=NAME shows a long name as LABEL "
+        "in the tables (fast=ppo:runs/a/model.npz)",
     )
     parser.add_argument("--hands", type=int, default=2000, metavar="N", help="hands per pairing")
     add_seed_option(parser)

@@ -279,3 +279,26 @@ def test_house_rules_reach_every_hand_the_agents_and_the_config(tmp_path, capsys
     }
     assert arena_command.main(argv + ["--rule", "sequences"]) == 2
     assert "KEY=VALUE" in capsys.readouterr().err
+
+
+def test_a_label_names_a_long_agent_in_the_tables(tmp_path):
+    from agents.registry import display_name, make_agent, split_label
+
+    assert split_label("fast=greedy") == ("fast", "greedy")
+    assert split_label("search:classic-2p@64,belief=history")[0] is None  # its own setting
+    assert make_agent("fast=greedy").name == "fast"
+    long = "tests.test_arena:_LongNamedBot"
+    result = arena.run_arena(
+        [f"long={long}", "random"], num_players=2, hands=2, jobs=1, out_dir=tmp_path,
+        progress=False, plot=False,
+    )  # fmt: skip
+    report = result.report
+    assert "long " in report and long not in report  # the label, not the import path
+    assert display_name(f"long={long}") == "long"
+    saved = json.loads((tmp_path / "results.json").read_text())
+    assert f"long={long}" in json.dumps(saved)  # the whole name kept: the run repeats
+
+
+class _LongNamedBot(Agent):
+    def act(self, observation, action_mask):
+        return int(np.flatnonzero(action_mask)[0])
