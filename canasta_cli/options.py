@@ -57,10 +57,21 @@ def missing_extra(extra: str, modules: Iterable[str]) -> str | None:
 
 
 def command_parser(prog: str, description: str) -> argparse.ArgumentParser:
-    """The parser of one ``canasta`` subcommand."""
+    """The parser of one ``canasta`` subcommand; ``description`` (often the module's
+    docstring) is shown as plain text (:func:`plain_text`)."""
     return argparse.ArgumentParser(
-        prog=prog, description=description, formatter_class=HelpFormatter
+        prog=prog, description=plain_text(description), formatter_class=HelpFormatter
     )
+
+
+_ROLE = re.compile(r":(?:func|mod|class|meth|data|attr|exc):`~?([^`]+)`")
+
+
+def plain_text(text: str | None) -> str | None:
+    """Docstring markup as a terminal shows it: ``:func:`x``` and ````x```` become ``x``."""
+    if text is None:
+        return None
+    return _ROLE.sub(r"\1", text).replace("``", "")
 
 
 def did_you_mean(text: str, names: Iterable[str]) -> str:

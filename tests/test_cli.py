@@ -27,6 +27,19 @@ def test_help_shows_the_defaults(module, capsys):
         assert "(default: classic)" in text and "(default: 2)" in text
 
 
+@pytest.mark.parametrize("command", ["arena", "play", "check", "serve", "leaderboard", "demo"])
+def test_help_shows_plain_text_not_docstring_markup(command, capsys):
+    with pytest.raises(SystemExit):
+        canasta([command, "--help"])
+    text = capsys.readouterr().out
+    assert "``" not in text and ":func:`" not in text and ":mod:`" not in text, text
+
+
+def test_plain_text_strips_roles_and_literals():
+    text = "``canasta demo``: see :func:`~agents.arena.run_arena` and :mod:`agents`"
+    assert options.plain_text(text) == "canasta demo: see agents.arena.run_arena and agents"
+
+
 @pytest.mark.parametrize("module", [arena, play])
 def test_one_table_means_the_same_in_arena_and_play(module):
     args = module.build_parser().parse_args(["--variant", "spanish", "--players", "4"])
