@@ -2,6 +2,9 @@
 #   make demo   install what the demo needs (extras DEMO_EXTRAS), then run the main job
 #               (compliance check, tournament, trained agent)
 #   make test   install everything (extras EXTRAS), then run the test suite
+# and, for one part alone:
+#   make serve      the browser table (the demo's extras and web)
+#   make notebooks  jupyter lab on notebooks/ (the extras the notebooks use)
 VENV ?= .venv
 PYTHON ?= python3
 PY := $(VENV)/bin/python
@@ -12,7 +15,7 @@ comma := ,
 # one stamp per set of extras: `make test EXTRAS=...,scale` installs the extra set too
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: install demo test soak check bench lint format clean
+.PHONY: install demo serve notebooks test soak check bench lint format clean
 
 install: $(STAMP)
 
@@ -27,6 +30,14 @@ $(STAMP): pyproject.toml constraints.txt CMakeLists.txt $(wildcard csrc/*)
 demo:
 	$(MAKE) install EXTRAS=$(DEMO_EXTRAS)
 	$(VENV)/bin/canasta demo
+
+serve:
+	$(MAKE) install EXTRAS=$(DEMO_EXTRAS),web
+	$(VENV)/bin/canasta serve
+
+notebooks:
+	$(MAKE) install EXTRAS=train,arena,notebooks
+	$(VENV)/bin/jupyter lab notebooks/
 
 test: install
 	$(PY) -m pytest -q
