@@ -187,6 +187,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
 
         n = self.num_envs
+        self._resolve = None  # the agent-name resolver, looked up once (entry points are slow)
         self._specs = self._check_opponents(opponents)
         self._rngs: list[np.random.Generator | None] = [None] * n
         self.tables: list[Table | None] = [None] * n
@@ -227,9 +228,17 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
                     f"-> action, got {opponent!r}"
                 )
         return [
-            [(o, _agent_by_name(o, None)) if isinstance(o, str) else (None, o) for o in given]
+            [(o, self._agent_by_name(o, None)) if isinstance(o, str) else (None, o) for o in given]
             for _ in range(self.num_envs)
         ]
+
+    def _agent_by_name(self, name: str, seed: int | None):
+        try:
+            if self._resolve is None:
+                self._resolve = gym_env.agent_name_resolver()
+            return self._resolve(name, seed=seed)
+        except ValueError as error:
+            raise ValueError(f"opponents: {error}") from error
 
     def _deal_opponents(self, k: int, rng: np.random.Generator) -> dict:
         """Table ``k``'s opponents for its episode, seeded and reset as the single env does."""
@@ -245,7 +254,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
                 if callable(getattr(opponent, "seed", None)):
                     opponent.seed(seed)
                 elif name is not None:  # an agent without seed(): built again, seeded
-                    opponent = _agent_by_name(name, seed)
+                    opponent = self._agent_by_name(name, seed)
                     specs[index] = (name, opponent)
                 if callable(getattr(opponent, "reset", None)):
                     opponent.reset(s, self.num_players, self.rules)
@@ -490,13 +499,6 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
     def close_extras(self, **kwargs) -> None:
         self.tables = [None] * self.num_envs
         self._opponents = [{}] * self.num_envs
-
-
-def _agent_by_name(name: str, seed: int | None):
-    try:
-        return gym_env.agent_name_resolver()(name, seed=seed)
-    except ValueError as error:
-        raise ValueError(f"opponents: {error}") from error
 
 
 __all__ = ["CanastaVectorEnv"]
