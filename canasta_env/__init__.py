@@ -10,7 +10,9 @@ them into preallocated arrays. ``canasta_env.vector_env(...)`` steps N tables wi
 array of actions, on the compiled core (:mod:`canasta_env.core`, ``docs/core.md``) where
 it is built.
 Importing the package registers the Gymnasium single-agent env
-``gymnasium.make("canasta_env/Canasta-v0", ...)`` (:mod:`canasta_env.gym_env`).
+``gymnasium.make("canasta_env/Canasta-v0", ...)`` (:mod:`canasta_env.gym_env`) and its
+vector face ``gymnasium.make_vec("canasta_env/Canasta-v0", num_envs=N, ...)``
+(:mod:`canasta_env.gym_vector`: N tables, one learner at each, opponents in between).
 """
 
 import importlib.metadata
@@ -30,9 +32,15 @@ try:  # one version source: pyproject.toml, as the installed metadata carries it
 except importlib.metadata.PackageNotFoundError:  # imported from sources never installed
     __version__ = "0+unknown"
 
-# The Gymnasium single-agent face; the string entry point imports it only in gymnasium.make.
+# The Gymnasium single-agent face and its vector face (N tables at once,
+# gymnasium.make_vec(..., vectorization_mode="vector_entry_point")); the string entry points
+# import them only in gymnasium.make / make_vec.
 if "canasta_env/Canasta-v0" not in gymnasium.registry:
-    gymnasium.register(id="canasta_env/Canasta-v0", entry_point="canasta_env.gym_env:CanastaGymEnv")
+    gymnasium.register(
+        id="canasta_env/Canasta-v0",
+        entry_point="canasta_env.gym_env:CanastaGymEnv",
+        vector_entry_point="canasta_env.gym_vector:CanastaVectorEnv",
+    )
 
 __all__ = [
     "NUM_ACTIONS",

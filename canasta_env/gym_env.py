@@ -50,14 +50,18 @@ Episode End
     ``info`` carries ``hand_scores``, ``scores`` and ``end_reason``.
 
 Vector Envs and Autoreset
-    Gymnasium's vector envs (``gym.make_vec``, ``SyncVectorEnv``, ``AsyncVectorEnv``)
-    autoreset in ``AutoresetMode.NEXT_STEP`` by default: the step that ends a
+    ``gym.make_vec(ENV_ID, num_envs=N, ...)`` gives this id's own vector face
+    (:mod:`canasta_env.gym_vector`: N tables in one object, ``SAME_STEP`` autoreset, no
+    empty masks). Gymnasium's generic vector envs over this env
+    (``vectorization_mode="sync"`` or ``"async"``, ``SyncVectorEnv``, ``AsyncVectorEnv``)
+    autoreset in ``AutoresetMode.NEXT_STEP``: the step that ends a
     sub-env's episode returns its last observation, whose ``action_mask`` is all zero
     (no action is legal once the episode is over), and the vector env's next step
     ignores that sub-env's action and resets it. A masked sampler fed the batch as it
     comes (a categorical over ``where(mask, logits, -inf)``) then samples from a row
     with no legal action: NaN probabilities, an error or a garbage id. Wrap each sub-env
-    in :class:`SafeMask` (``gym.make_vec(..., wrappers=[SafeMask])``), or pass the
+    in :class:`SafeMask` (``gym.make_vec(..., vectorization_mode="sync",
+    wrappers=[SafeMask])``), or pass the
     batch's masks through :func:`valid_mask`: a mask with no legal action gets
     :data:`AUTORESET_ACTION` (``draw``, id 0) and nothing else. That id is harmless
     because the autoreset step never plays it, and id 0 is inside the action space

@@ -40,6 +40,12 @@ Arguments
     :class:`~canasta_env.table.BatchedTable`; None takes the core where it is built.
     Both give the same arrays, bit for bit (``tests/test_core_vector.py``).
 
+Self-play
+    Every seat acts, so a seat's trajectory is its own decisions at a table, and the
+    rewards of a step go to every seat. :func:`seat_credit` books a rollout of steps to
+    the seats that acted: each decision's reward up to the seat's next decision, the
+    link to that decision and where the seat's episode ends (per-seat returns, GAE).
+
 Errors
     ``step`` takes an integer array of shape ``(N,)`` (any integer dtype, either byte
     order); any other shape or dtype, an id outside 0..499, or an action not legal at its
@@ -187,6 +193,59 @@ class _PythonVectorEnv(VectorEnv):
         return list(self._table.deal_seeds)
 
 
+def seat_credit(
+    seats: np.ndarray, rewards: np.ndarray, dones: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Book a rollout of :func:`vector_env` steps to the seats that acted: self-play's
+    per-seat trajectories.
+
+    ``seats[t]`` (T, N): the seat that acted at step ``t`` (the ``seat`` array given before
+    that step); ``rewards[t]`` (T, N, num_players) and ``dones[t]`` (T, N): what that
+    step returned. Returns ``(credit, next_decision, seat_done)``, each (T, N):
+
+    * ``credit[t, k]``: what seat ``seats[t, k]`` earned from its decision at step ``t``
+      up to its next decision at table ``k`` (its rewards of steps ``t .. next - 1``), or
+      to the episode's end; summed over a seat's decisions in an episode it is that
+      seat's return (its rewards of the episode), the hand's result under
+      ``reward="score"`` booked to the seat's last decision;
+    * ``next_decision[t, k]``: the step of the same seat's next decision at that table in
+      the same episode, -1 where there is none in the rollout;
+    * ``seat_done[t, k]``: the decision is its seat's last of the episode (its trajectory
+      ends there: no bootstrap). A decision with ``next_decision`` -1 and ``seat_done``
+      False is cut by the rollout's end: bootstrap it from the seat's next observation.
+
+    Rewards that reach a seat before its first decision of an episode (a hand that ends
+    before it acts, never seen with the auto-deal) are not booked.
+    """
+    seats = np.asarray(seats)
+    rewards = np.asarray(rewards)
+    dones = np.asarray(dones, bool)
+    steps, num_envs, num_players = rewards.shape
+    if seats.shape != (steps, num_envs) or dones.shape != (steps, num_envs):
+        raise ValueError(
+            f"seats and dones must be (T, N) = {(steps, num_envs)} as rewards (T, N, players), "
+            f"got {seats.shape} and {dones.shape}"
+        )
+    credit = np.zeros((steps, num_envs), np.float64)
+    next_decision = np.full((steps, num_envs), -1, np.int64)
+    seat_done = np.zeros((steps, num_envs), bool)
+    tables = np.arange(num_envs)
+    open_step = np.full((num_envs, num_players), -1, np.int64)  # each seat's last decision
+    for t in range(steps):
+        seat = seats[t].astype(np.int64)
+        previous = open_step[tables, seat]
+        linked = previous >= 0
+        next_decision[previous[linked], tables[linked]] = t
+        open_step[tables, seat] = t
+        for p in range(num_players):
+            rows = np.flatnonzero(open_step[:, p] >= 0)
+            credit[open_step[rows, p], rows] += rewards[t, rows, p]
+            ended = rows[dones[t, rows]]
+            seat_done[open_step[ended, p], ended] = True
+        open_step[dones[t]] = -1
+    return credit.astype(REWARD_DTYPE), next_decision, seat_done
+
+
 def vector_env(
     variant: str | Rules = "classic",
     num_players: int = 4,
@@ -236,5 +295,6 @@ __all__ = [
     "OBS_DTYPE",
     "REWARD_DTYPE",
     "VectorEnv",
+    "seat_credit",
     "vector_env",
 ]

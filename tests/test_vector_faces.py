@@ -1,0 +1,368 @@
+"""The vector faces: Gymnasium's (canasta_env/gym_vector.py), SB3's (canasta_env/sb3_vec.py),
+and vector_env's self-play booking (canasta_env.vector.seat_credit)."""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils import env_checker
+from gymnasium.vector import AutoresetMode
+
+import canasta_env
+import canasta_env.gym_env as gym_env
+from agents.registry import make_agent
+from canasta_env.engine import IllegalActionError
+from canasta_env.gym_env import ENV_ID, CanastaGymEnv
+from canasta_env.gym_vector import CanastaVectorEnv
+from canasta_env.vector import seat_credit
+
+OBS_SIZE, NUM_ACTIONS = canasta_env.OBS_SIZE, canasta_env.NUM_ACTIONS
+
+
+@pytest.fixture(autouse=True)
+def names(monkeypatch):
+    """Agent names resolved by agents.registry whatever the installed metadata declares."""
+    monkeypatch.setattr(gym_env, "agent_name_resolver", lambda: make_agent)
+
+
+def _sample(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
+    """One uniform legal id per row."""
+    return np.argmax((rng.random(masks.shape) + 1.0) * masks, axis=1)
+
+
+def _trace(venv, seed: int, steps: int, actions_seed: int = 0) -> list:
+    """Everything the face returned over ``steps`` random masked steps."""
+    rng = np.random.default_rng(actions_seed)
+    obs, info = venv.reset(seed=seed)
+    trace = [(obs, info)]
+    for _ in range(steps):
+        obs, *rest = venv.step(_sample(rng, obs["action_mask"]))
+        trace.append((obs, *rest))
+    return trace
+
+
+# ------------------------------------------------------------------ shapes and spaces
+@pytest.mark.parametrize("backend", ["core", "python"])
+def test_shapes_dtypes_spaces_and_masks(backend):
+    if backend == "core" and not canasta_env.core.AVAILABLE:
+        pytest.skip("the compiled core is not built")
+    venv = CanastaVectorEnv(5, num_players=4, opponents="greedy", backend=backend)
+    assert venv.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
+    assert venv.single_action_space == gym.spaces.Discrete(NUM_ACTIONS)
+    assert venv.action_space == gym.spaces.MultiDiscrete([NUM_ACTIONS] * 5)
+    assert venv.single_observation_space == CanastaGymEnv().observation_space
+    obs, info = venv.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        assert obs["observation"].shape == (5, OBS_SIZE) and obs["observation"].dtype == np.float32
+        assert obs["action_mask"].shape == (5, NUM_ACTIONS) and obs["action_mask"].dtype == np.int8
+        assert venv.observation_space.contains(obs)
+        masks = venv.action_masks()
+        assert masks.dtype == bool and masks.shape == (5, NUM_ACTIONS)
+        assert np.array_equal(masks, obs["action_mask"].astype(bool))
+        assert masks.any(axis=1).all()  # SAME_STEP: every row is a decision to take
+        assert info["seat"].shape == (5,) and info["_seat"].all()
+        obs, rewards, terminated, truncated, info = venv.step(_sample(rng, obs["action_mask"]))
+        assert rewards.shape == (5,) and rewards.dtype == np.float64
+        assert terminated.dtype == bool and truncated.dtype == bool
+        assert terminated.shape == truncated.shape == (5,)
+    venv.close()
+    assert venv.closed
+
+
+def test_a_masked_action_is_always_legal():
+    venv = CanastaVectorEnv(4, num_players=2, opponents="expert", illegal_action="raise")
+    trace = _trace(venv, 0, 150)  # raise: any illegal id would stop it
+    ends = sum(int(step[2].sum()) for step in trace[1:])
+    assert ends >= 1
+    for step in trace[1:]:
+        if "final_info" in step[4]:
+            assert "illegal_action" not in step[4]["final_info"]
+
+
+# ------------------------------------------------------------------ the single env's rewards
+CONFIGS = [
+    dict(num_players=2, opponents="expert"),
+    dict(num_players=4),  # random opponents from each table's generator; the team learner
+    dict(num_players=4, learner="seat", opponents=["greedy", "random", "expert"]),
+    dict(num_players=2, episode="game", reward="win", target_score=1500, opponents="greedy"),
+    dict(num_players=2, max_cycles=30, opponents="greedy"),
+]
+
+
+def _single_rewards(kwargs: dict, seed: int, num_envs: int, actions: list[np.ndarray]):
+    """N single envs, env ``k`` reset with ``seed + k``, reset again (unseeded) at an end."""
+    envs = [CanastaGymEnv(**kwargs) for _ in range(num_envs)]
+    for k, env in enumerate(envs):
+        env.reset(seed=seed + k)
+    rewards = []
+    for step_actions in actions:
+        row = []
+        for k, env in enumerate(envs):
+            _, reward, terminated, truncated, _ = env.step(int(step_actions[k]))
+            row.append((reward, terminated, truncated))
+            if terminated or truncated:
+                env.reset()
+        rewards.append(row)
+    return rewards
+
+
+@pytest.mark.parametrize("kwargs", CONFIGS, ids=lambda kwargs: "-".join(map(str, kwargs.values())))
+def test_rewards_are_those_of_single_envs_stepped_alone(kwargs):
+    venv = CanastaVectorEnv(3, **kwargs)
+    rng = np.random.default_rng(1)
+    obs, _ = venv.reset(seed=20)
+    actions, got = [], []
+    for _ in range(250):
+        step_actions = _sample(rng, obs["action_mask"])
+        actions.append(step_actions)
+        obs, rewards, terminated, truncated, _ = venv.step(step_actions)
+        got.append(list(zip(rewards.tolist(), terminated.tolist(), truncated.tolist())))
+    assert got == _single_rewards(kwargs, 20, 3, actions)
+    assert any(te or tr for row in got for _, te, tr in row)  # episodes ended in the run
+    # positive control: another seed plays other hands under the same actions
+    other = CanastaVectorEnv(3, **kwargs)
+    other.reset(seed=21)
+    different = []
+    for step_actions in actions:
+        masks = other.action_masks()
+        legal = masks[np.arange(3), step_actions]
+        step_actions = np.where(legal, step_actions, _sample(rng, masks))
+        _, rewards, terminated, truncated, _ = other.step(step_actions)
+        different.append(list(zip(rewards.tolist(), terminated.tolist(), truncated.tolist())))
+    assert different != got
+
+
+def test_the_python_engine_gives_the_cores_steps():
+    if not canasta_env.core.AVAILABLE:
+        pytest.skip("the compiled core is not built")
+    kwargs = dict(num_players=2, opponents="expert")
+    core = _trace(CanastaVectorEnv(3, backend="core", **kwargs), 4, 120)
+    python = _trace(CanastaVectorEnv(3, backend="python", **kwargs), 4, 120)
+    assert env_checker.data_equivalence(core, python, exact=True)
+
+
+# ------------------------------------------------------------------ autoreset and infos
+def test_same_step_autoreset_gives_the_final_observation_and_the_hands_result():
+    venv = CanastaVectorEnv(4, num_players=2, opponents="expert")
+    rng = np.random.default_rng(2)
+    obs, info = venv.reset(seed=9)
+    seeds = info["deal_seed"].copy()
+    assert list(seeds) == [9, 10, 11, 12]
+    ends = 0
+    for _ in range(200):
+        obs, rewards, terminated, truncated, info = venv.step(_sample(rng, obs["action_mask"]))
+        assert not truncated.any()
+        if not terminated.any():
+            assert "final_obs" not in info
+            continue
+        final, final_info = info["final_obs"], info["final_info"]
+        assert np.array_equal(info["_final_obs"], terminated)
+        for k in np.flatnonzero(terminated):
+            ends += 1
+            assert final[k]["observation"].shape == (OBS_SIZE,)
+            assert not final[k]["action_mask"].any()  # the ended episode: nothing to do
+            assert obs["action_mask"][k].any()  # the new episode's first decision
+            assert info["deal_seed"][k] != seeds[k]  # dealt again, seed drawn
+            assert final_info["_outcome"][k] and final_info["outcome"][k] in (-1, 0, 1)
+            assert rewards[k] == final_info["margin"][k] / 1000.0  # reward="score"
+            points = final_info["points"][k]
+            assert final_info["margin"][k] == points[0] - points[1] or (
+                final_info["margin"][k] == points[1] - points[0]
+            )
+            assert final_info["seat"][k] in (0, 1)  # the learner seat that acted last
+        for k in np.flatnonzero(~terminated):
+            assert final[k] is None
+        seeds = info["deal_seed"].copy()
+    assert ends >= 3
+
+
+def test_hands_within_a_game_report_at_the_top_level():
+    venv = CanastaVectorEnv(2, num_players=2, episode="game", target_score=2000)
+    rng = np.random.default_rng(0)
+    obs, _ = venv.reset(seed=1)
+    top = 0
+    for _ in range(300):
+        obs, rewards, terminated, _, info = venv.step(_sample(rng, obs["action_mask"]))
+        if "outcome" in info:
+            hands = info["_outcome"] & ~terminated
+            top += int(hands.sum())
+            assert (rewards[hands] == info["margin"][hands] / 1000.0).all()
+    assert top >= 1
+
+
+def test_illegal_action_terminates_with_the_illegal_reward_or_raises():
+    venv = CanastaVectorEnv(2, num_players=2)
+    obs, _ = venv.reset(seed=0)
+    illegal = int(np.flatnonzero(obs["action_mask"][1] == 0)[0])
+    legal = int(np.flatnonzero(obs["action_mask"][0])[0])
+    _, rewards, terminated, _, info = venv.step(np.array([legal, illegal]))
+    assert terminated[1] and rewards[1] == -1.0
+    assert info["final_info"]["illegal_action"][1] == illegal
+    strict = CanastaVectorEnv(2, num_players=2, illegal_action="raise")
+    obs, _ = strict.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="table 1: illegal action"):
+        strict.step(np.array([legal, illegal]))
+    assert np.array_equal(strict.reset(seed=0)[0]["observation"], obs["observation"])
+    with pytest.raises(IllegalActionError, match="outside"):
+        venv.step(np.array([legal, NUM_ACTIONS]))
+    with pytest.raises(IllegalActionError, match="2 integer ids"):
+        venv.step(np.array([0.0, 1.0]))
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(num_envs=0), "num_envs"),
+        (dict(reward="points"), "reward"),
+        (dict(learner="all"), "learner"),
+        (dict(backend="gpu"), "backend"),
+        (dict(render_mode="human"), "render_mode"),
+        (dict(opponents=["expert", "expert"]), "opponents"),
+        (dict(target_scor=5), "target_score"),
+    ],
+)
+def test_bad_arguments_raise_naming_them(kwargs, message):
+    kwargs = {"num_envs": 2, "num_players": 2, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        CanastaVectorEnv(**kwargs)
+
+
+# ------------------------------------------------------------------ Gymnasium's checks
+def test_make_vec_builds_the_face_from_the_registered_vector_entry_point():
+    envs = gym.make_vec(
+        ENV_ID, num_envs=3, vectorization_mode="vector_entry_point", opponents="expert"
+    )
+    assert isinstance(envs.unwrapped, CanastaVectorEnv) and envs.num_envs == 3
+    assert envs.spec.id == ENV_ID and envs.spec.kwargs["opponents"] == "expert"
+    obs, info = envs.reset(seed=0)
+    assert obs["observation"].shape == (3, OBS_SIZE)
+    stats = gym.wrappers.vector.RecordEpisodeStatistics(envs)  # reads the SAME_STEP mode
+    stats.reset(seed=0)
+    rng = np.random.default_rng(0)
+    returns, total = [], np.zeros(3)
+    for _ in range(150):
+        _, rewards, terminated, _, info = stats.step(_sample(rng, stats.unwrapped.action_masks()))
+        total += rewards
+        if "episode" in info:
+            for k in np.flatnonzero(info["_episode"]):
+                returns.append((info["episode"]["r"][k], total[k]))
+                total[k] = 0.0
+    assert returns and all(np.isclose(r, t) for r, t in returns)
+
+
+@pytest.mark.parametrize("num_envs", [1, 3])
+def test_gymnasiums_reset_checks_pass(num_envs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for check in (
+            env_checker.check_reset_seed_determinism,
+            env_checker.check_reset_options,
+            env_checker.check_reset_return_type,
+            env_checker.check_reset_return_info_deprecation,
+        ):
+            check(CanastaVectorEnv(num_envs, num_players=2))
+        if num_envs == 1:  # it reads terminated as one bool
+            env_checker.check_returned_data_not_reused(CanastaVectorEnv(1, num_players=2))
+
+
+def test_the_same_seed_and_actions_give_the_same_steps():
+    kwargs = dict(num_players=4, opponents="expert")
+    first = _trace(CanastaVectorEnv(3, **kwargs), 5, 80)
+    again = _trace(CanastaVectorEnv(3, **kwargs), 5, 80)
+    assert env_checker.data_equivalence(first, again, exact=True)
+    other = _trace(CanastaVectorEnv(3, **kwargs), 6, 80)
+    assert not env_checker.data_equivalence(first, other)
+
+
+def test_an_unseeded_reset_goes_on_from_each_tables_generator():
+    venv = CanastaVectorEnv(2, num_players=2)
+    first = venv.reset(seed=3)[1]["deal_seed"].copy()
+    second = venv.reset()[1]["deal_seed"].copy()
+    single = CanastaGymEnv(num_players=2)
+    single.reset(seed=4)
+    assert second[1] == single.reset()[1]["deal_seed"]
+    assert list(first) == [3, 4] and list(second) != list(first)
+
+
+# ------------------------------------------------------------------ SB3
+def test_maskable_ppo_trains_on_the_sb3_vec_env():
+    sb3_contrib = pytest.importorskip(
+        "sb3_contrib", reason="sb3-contrib is not installed (the 'train' extra)"
+    )
+    from stable_baselines3.common.vec_env import VecEnv, VecMonitor
+
+    from canasta_env.sb3_vec import sb3_vec_env
+
+    venv = sb3_vec_env(num_envs=4, num_players=2, opponents="random")
+    assert isinstance(venv, VecEnv)
+    masks = venv.env_method("action_masks")
+    assert len(masks) == 4  # before reset: the face's zero masks, one per table
+    model = sb3_contrib.MaskablePPO(
+        "MultiInputPolicy",
+        VecMonitor(venv),
+        n_steps=64,
+        batch_size=64,
+        n_epochs=1,
+        seed=0,
+        device="cpu",
+    )
+    model.learn(total_timesteps=256)
+    assert model.num_timesteps >= 256
+    obs = venv.reset()
+    assert obs["observation"].shape == (4, OBS_SIZE)
+    rng = np.random.default_rng(0)
+    done_infos = []
+    for _ in range(100):
+        obs, rewards, dones, infos = venv.step(_sample(rng, venv.action_masks()))
+        assert rewards.dtype == np.float32 and dones.shape == (4,)
+        done_infos += [infos[k] for k in np.flatnonzero(dones)]
+    assert done_infos
+    for info in done_infos:
+        assert info["terminal_observation"]["observation"].shape == (OBS_SIZE,)
+        assert info["outcome"] in (-1, 0, 1) and not info["TimeLimit.truncated"]
+    venv.close()
+
+
+# ------------------------------------------------------------------ vector_env: seat_credit
+def test_seat_credit_books_rewards_to_each_seats_decisions():
+    # one table, two seats: 0 acts, 1 acts, 0 acts and ends the hand (+3 / -3), then 1 acts
+    seats = np.array([[0], [1], [0], [1]])
+    rewards = np.zeros((4, 1, 2), np.float32)
+    rewards[2, 0] = [3.0, -3.0]
+    dones = np.array([[False], [False], [True], [False]])
+    credit, next_decision, seat_done = seat_credit(seats, rewards, dones)
+    assert credit[:, 0].tolist() == [0.0, -3.0, 3.0, 0.0]
+    assert next_decision[:, 0].tolist() == [2, -1, -1, -1]
+    assert seat_done[:, 0].tolist() == [False, True, True, False]  # the last: cut by the rollout
+
+
+def test_seat_credit_sums_to_each_seats_episode_return_on_a_rollout():
+    venv = canasta_env.vector_env(num_players=4, num_envs=8, seed=0)
+    obs, mask, seat = venv.reset()
+    rng = np.random.default_rng(0)
+    seats, rewards, dones = [], [], []
+    for _ in range(600):
+        seats.append(seat.copy())
+        obs, mask, seat, step_rewards, done = venv.step(_sample(rng, mask))
+        rewards.append(step_rewards.copy())
+        dones.append(done.copy())
+    seats, rewards, dones = np.array(seats), np.array(rewards), np.array(dones)
+    credit, next_decision, seat_done = seat_credit(seats, rewards, dones)
+    assert dones.sum() >= 8
+    for k in range(8):
+        start = 0
+        for end in np.flatnonzero(dones[:, k]):
+            for s in range(4):
+                mine = seats[start : end + 1, k] == s
+                booked = credit[start : end + 1, k][mine].sum()
+                assert np.isclose(booked, rewards[start : end + 1, k, s].sum())
+                last = start + np.flatnonzero(mine)[-1]
+                assert seat_done[last, k] and next_decision[last, k] == -1
+                assert seat_done[start : end + 1, k][mine].sum() == 1
+            start = end + 1
+    acted = np.flatnonzero(next_decision[:, 0] >= 0)
+    assert (seats[next_decision[acted, 0], 0] == seats[acted, 0]).all()
