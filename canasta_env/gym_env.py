@@ -173,6 +173,7 @@ class SafeMask(gym.ObservationWrapper):
         return {**observation, "action_mask": valid_mask(observation["action_mask"])}
 
 
+@functools.cache  # read once a process: scanning the installed packages takes milliseconds
 def agent_name_resolver() -> Callable[..., object]:
     """The function that turns an agent name into an agent, from an installed plugin.
 
