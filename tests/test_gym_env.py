@@ -103,6 +103,7 @@ def test_entry_point_declares_the_agent_registry():
 
 def test_names_without_a_resolver_raise_a_clear_error(monkeypatch):
     monkeypatch.setattr(gym_env, "entry_points", lambda group: [])
+    gym_env.agent_name_resolver.cache_clear()  # read once a process: read it again here
     with pytest.raises(ValueError, match="pass an agent object.*or a callable"):
         CanastaGymEnv(opponents="expert")
     CanastaGymEnv(opponents=RandomAgent(0))  # objects and callables need no resolver
