@@ -251,6 +251,10 @@ def create_app(
     def index() -> FileResponse:
         return FileResponse(str(STATIC / "index.html"), media_type="text/html")
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:  # browsers ask for it even with the page's own icon
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
 
     @app.get("/api/options", responses=_errors())

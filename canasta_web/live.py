@@ -18,12 +18,12 @@ import secrets
 import threading
 import time
 
-from canasta_env.actions import ACTION_TEXTS, NUM_ACTIONS
-from canasta_env.engine.game import Game, IllegalActionError
-from canasta_env.rules import check_player_count, make_rules
+from canasta_env.actions import ACTION_TEXTS, MOVE_DRAW, MOVE_KINDS, NUM_ACTIONS
+from canasta_env.engine.game import PHASE_MELD, Game, IllegalActionError
+from canasta_env.rules import PRESETS, check_player_count, make_rules
 from canasta_env.table import Table
 from canasta_web.bots import make_bot
-from canasta_web.tables import TableError, new_table_id
+from canasta_web.tables import TableError, new_table_id, short
 from canasta_web.thinking import Thinking
 from canasta_web.views import seat_view
 
@@ -45,6 +45,10 @@ class LiveTable:
         seed: int | None = None,
         rules: dict | None = None,
     ):
+        if variant not in PRESETS:  # the page's words, not the Python API's
+            raise TableError(
+                400, f"unknown preset {short(variant)}; choose one of {', '.join(sorted(PRESETS))}"
+            )
         try:
             self.rules = make_rules(variant, **(rules or {}))
             check_player_count(self.rules, len(seats))
@@ -68,6 +72,7 @@ class LiveTable:
         except ValueError as error:
             raise TableError(400, str(error)) from None
         self.version = 0
+        self.drawn: list[int] = []
         self.events: list[dict] = []
         self.lock = threading.Lock()
         #: The bot move under way (:class:`_Thought`), or None.
@@ -105,7 +110,10 @@ class LiveTable:
 
     def view(self) -> dict:
         view = seat_view(self.game, self.seat, self._labels(), open_view=False, legal=True)
+        # what the person's draw brought, marked until their turn ends (their own cards)
+        drawing = self.waiting_for == HUMAN and self.game.phase == PHASE_MELD
         view.update(
+            drawn=list(self.drawn) if drawing else [],
             mode=self.mode,
             table=self.id,
             version=self.version,
@@ -139,7 +147,12 @@ class LiveTable:
         if not self.table.is_legal(action):
             reason = self.game.explain_illegal(action)
             raise TableError(400, f"illegal action {action} ({ACTION_TEXTS[action]!r}): {reason}")
+        before = list(self.game.hands[self.seat])
         self._apply(self.seat, action)
+        if MOVE_KINDS[action] == MOVE_DRAW:  # the page marks what the draw brought
+            after = self.game.hands[self.seat]
+            gained = (new - old for old, new in zip(before, after))
+            self.drawn = [kind for kind, count in enumerate(gained) for _ in range(count)]
 
     def advance(self, version: int, thinking: Thinking) -> None:
         """One bot move. Takes the table's lock itself and lets go of it while the bot

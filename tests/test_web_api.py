@@ -258,8 +258,10 @@ def test_options_list_presets_bots_and_fields(client):
 def test_the_page_and_its_files_are_served(client):
     page = client.get("/")
     assert page.status_code == 200 and "<title>canasta-env table</title>" in page.text
-    for name in ("app.js", "style.css"):
+    for name in ("app.js", "style.css", "favicon.svg"):
         assert client.get(f"/static/{name}").status_code == 200
+    icon = client.get("/favicon.ico")  # asked for by browsers whatever the page names
+    assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
     # nothing is fetched from the internet: every script and style is the package's
     assert "http" not in page.text.replace("http-equiv", "")
 
@@ -278,9 +280,14 @@ def test_a_table_deals_what_the_game_deals_and_lists_legal_moves(client):
 
 def test_moves_list_the_hand_cards_they_use(client):
     view = new_table(client, seed=9)
+    before = [c["kind"] for c in view["players"][0]["hand"]]
+    assert view["drawn"] == []
     view = client.post(
         f"/api/tables/{view['table']}/act", json={"version": 0, "action": 0}
     ).json()  # draw
+    after = [c["kind"] for c in view["players"][0]["hand"]]
+    gained = [k for k in sorted(set(after)) for _ in range(after.count(k) - before.count(k))]
+    assert view["drawn"] == gained and len(gained) >= 1  # the page marks the drawn card
     hand = [c["kind"] for c in view["players"][0]["hand"]]
     for move in view["legal"]:
         for kind in set(move["cards"]):
@@ -438,7 +445,7 @@ def test_tables_are_apart(client):
 @pytest.mark.parametrize(
     "body, words",
     [
-        ({"variant": "poker", "seats": ["you", "expert"]}, "poker"),
+        ({"variant": "poker", "seats": ["you", "expert"]}, "unknown preset 'poker'; choose one of"),
         ({"variant": "italian", "seats": ["you", "expert", "expert"]}, "players"),
         ({"seats": ["expert", "expert"]}, "exactly one seat"),
         ({"seats": ["you", "you"]}, "exactly one seat"),

@@ -311,6 +311,20 @@ function backs(count) {
   return node;
 }
 
+// What the pot's badges mean, said where the badge is (its tooltip and the line below it).
+const POT_STATES = {
+  frozen: "frozen: a wild card lies in it; only two naturals of the top card's rank take it " +
+    "(C-9, C-10)",
+  crossed: "crossed: a wild card lies in it; only three naturals of the top card's rank " +
+    "take it (S-6)",
+  blocked: "blocked: nobody can take it while a black 3 or a wild card is on top (C-12, S-6)",
+};
+
+function explained(node, text) {
+  if (text) node.title = text;
+  return node;
+}
+
 function badge(text, kind) {
   return el("span", { className: `badge ${kind}`, text });
 }
@@ -387,14 +401,16 @@ function renderMiddle(view) {
   const pot = view.pot;
   const top = pot.top ? cardNode(pot.top) : el("span", { className: "card", text: "-" });
   const badges = el("div", { id: "pot-state" });
-  if (pot.state) badges.append(badge(pot.state, pot.state));
-  if (pot.blocked) badges.append(badge("blocked", "blocked"));
+  if (pot.state) badges.append(explained(badge(pot.state, pot.state), POT_STATES[pot.state]));
+  if (pot.blocked) badges.append(explained(badge("blocked", "blocked"), POT_STATES.blocked));
   if (pot.face_down) badges.append(badge(`${pot.face_down} face down`, ""));
+  const notes = [pot.state && POT_STATES[pot.state], pot.blocked && POT_STATES.blocked];
   $("pot").replaceChildren(
     el("div", { text: "pot" }),
     el("div", { id: "pot-top", className: "cards" }, [top]),
     el("div", { id: "pot-size", text: cardCount(pot.size) }),
-    badges);
+    badges,
+    ...notes.filter(Boolean).map((text) => el("div", { className: "pot-note", text })));
   let turn;
   if (view.phase === "hand over") turn = "the hand is over";
   else {
@@ -448,8 +464,15 @@ function renderMe(view) {
   hand.replaceChildren();
   const cards = me.hand || [];
   state.selected = state.selected.filter((index) => index < cards.length);
+  const drawn = [...(view.drawn || [])];  // the kinds the draw brought: one card each marked
   cards.forEach((c, index) => {
     const node = cardNode(c);
+    const fresh = drawn.indexOf(c.kind);
+    if (fresh >= 0) {
+      drawn.splice(fresh, 1);
+      node.classList.add("drawn");
+      node.title = "just drawn";
+    }
     node.dataset.kind = String(c.kind);
     node.dataset.index = String(index);
     if (usable.has(c.kind)) node.classList.add("playable");
@@ -547,7 +570,12 @@ function renderCardMoves(view) {
     box.append(el("span", { id: "no-move", text: `no legal move uses ${these} now` }));
     return;
   }
-  for (const move of moves) box.append(moveButton(move));
+  // the moves that lay exactly the selection have their button above (Meld, Add, Discard):
+  // one control for one move
+  const above = SELECTION_ACTIONS.flatMap((a) => a.moves);
+  for (const move of moves) {
+    if (!(above.includes(move.move) && sameKinds(move.cards, kinds))) box.append(moveButton(move));
+  }
 }
 
 function moveButton(move, className = "") {
