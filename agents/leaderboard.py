@@ -316,18 +316,22 @@ def run_leaderboard(
     keys = list(TABLES) if tables is None else list(dict.fromkeys(tables))
     shipped = shipped_agents() if agents is None else {}
     check_without(without, shipped)
-    played = []
+    played, seconds = [], {}
+    began = time.perf_counter()
     for key in keys:
         started = time.perf_counter()
         seated = list(agents) if agents is not None else default_agents(key, shipped, without)
         entry = play_table(TABLES[key], seated, deals, seed, jobs, progress, trust_pickle)
+        seconds[key] = round(time.perf_counter() - started, 1)
         played.append(entry)
         if log is not None:
-            log(
-                f"{key}: {len(seated)} agents, {entry['hands_played']:,} hands "
-                f"in {time.perf_counter() - started:.1f} s"
-            )
+            log(f"{key}: {len(seated)} agents, {entry['hands_played']:,} hands in {seconds[key]} s")
     return {
+        # wall time where it was run (not part of the figures: the same seed gives the same
+        # tables on any machine)
+        "seconds": round(time.perf_counter() - began, 1),
+        "table_seconds": seconds,
+        "jobs": jobs,
         "command": command or equivalent_command(tables, agents, deals, seed, without),
         "date": date or datetime.date.today().isoformat(),
         "seed": seed,
@@ -442,6 +446,16 @@ def _table_section(entry: dict) -> list[str]:
     return lines
 
 
+def _duration_sentence(document: dict) -> str:
+    """`` It took 2 h 5 min (--jobs 2).`` where the document recorded its wall time."""
+    seconds = document.get("seconds")
+    if not isinstance(seconds, (int, float)):
+        return ""  # written before the time was recorded
+    minutes = round(seconds / 60)
+    took = f"{minutes // 60} h {minutes % 60} min" if minutes >= 60 else f"{max(minutes, 1)} min"
+    return f" It took {took} of wall time (`--jobs {document.get('jobs', 1)}`) where it was run."
+
+
 def render_markdown(document: dict, chart: str | None = None) -> str:
     """The leaderboard page; ``chart`` is the chart's path relative to the page."""
     lines = [
@@ -453,7 +467,8 @@ def render_markdown(document: dict, chart: str | None = None) -> str:
         "JSON file beside this page). A full run is `canasta leaderboard` "
         f"({FULL_DEALS:,} deals per pairing, every table, every agent); "
         + ("this is one." if is_full_run(document) else "this is not one.")
-        + _left_out_sentence(document),
+        + _left_out_sentence(document)
+        + _duration_sentence(document),
         "",
         "Every built-in bot and every shipped agent that plays a table meets every other "
         "there, on duplicate deals: each deal of a pairing is played once in every seat "

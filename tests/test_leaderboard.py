@@ -42,8 +42,11 @@ def test_the_command_writes_the_page_its_chart_and_every_figure(tiny):
     assert (out / "lb.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert set(document) == {
         "command", "date", "seed", "deals_per_pairing", "tables_option", "agents_option",
-        "without_option", "tables",
+        "without_option", "tables", "seconds", "table_seconds", "jobs",
     }  # fmt: skip
+    assert sorted(document["table_seconds"]) == ["classic-2p", "classic-3p"]
+    assert document["seconds"] >= 0 and document["jobs"] >= 1  # how long it took, and how
+    assert f"of wall time (`--jobs {document['jobs']}`)" in (out / "lb.md").read_text()
     assert document["command"].startswith("canasta leaderboard --tables classic-2p,classic-3p")
     assert (document["seed"], document["deals_per_pairing"]) == (TINY_SEED, 2)
     assert document["tables_option"] == ["classic-2p", "classic-3p"]
