@@ -331,13 +331,20 @@ class Table:
 
     def core_twins(self, agents: Mapping) -> dict[int, core.CoreBot]:
         """The seam of the house bots in the core: on a core table, each seat whose agent
-        holds a twin in ``core_bot`` (a :class:`~canasta_env.core.CoreBot` that makes the
-        agent's moves, reset by the agent's own ``reset``: :mod:`agents.core_twins`), by
-        seat; on the Python engine none."""
+        holds a twin in its own ``core_bot`` attribute (a :class:`~canasta_env.core.CoreBot`
+        that makes the agent's moves, reset by the agent's own ``reset``:
+        :mod:`agents.core_twins`), by seat; on the Python engine none."""
         if self.backend != "core":
             return {}
-        twins = {seat: getattr(agent, "core_bot", None) for seat, agent in agents.items()}
-        return {seat: twin for seat, twin in twins.items() if twin is not None}
+        twins = {}
+        for seat, agent in agents.items():
+            # the agent's own attribute: a wrapper that hands its attributes on (a recorder
+            # of the bot's decisions) or an ``act`` set on the instance plays in Python
+            own = getattr(agent, "__dict__", {})
+            twin = own.get("core_bot")
+            if twin is not None and "act" not in own:
+                twins[seat] = twin
+        return twins
 
     # ------------------------------------------------------------------ search
     def world_for(self, seat: int, rng: random.Random) -> Game:

@@ -172,6 +172,34 @@ def test_a_subclass_or_use_core_false_plays_in_python() -> None:
     assert Table(rules, 2, seed=1, backend="core").core_twins({0: changed, 1: kept}) == {}
 
 
+def test_a_wrapper_or_a_changed_act_plays_in_python() -> None:
+    """A wrapper that hands the bot's attributes on (training's recorder of a teacher's
+    decisions) and an agent whose act was replaced are asked for their moves in Python."""
+
+    class Recording:
+        def __init__(self, bot):
+            self.bot, self.log = bot, []
+
+        def __getattr__(self, name):
+            return getattr(self.bot, name)
+
+        def act(self, observation, mask):
+            action = self.bot.act(observation, mask)
+            self.log.append(action)
+            return action
+
+    rules = make_rules("classic")
+    wrapped, patched = Recording(make_agent("expert")), make_agent("greedy")
+    calls = []
+    patched.act = lambda o, m, inner=patched.act: calls.append(1) or inner(o, m)
+    for seat, agent in enumerate((wrapped, patched)):
+        agent.reset(seat, 2, rules)
+    table = Table(rules, 2, seed=1, backend="core")
+    assert table.core_twins({0: wrapped, 1: patched}) == {}
+    steps = table.play([wrapped, patched])
+    assert len(wrapped.log) + len(calls) == steps > 0
+
+
 def test_on_decision_sees_the_twins_moves() -> None:
     rules = make_rules("classic")
     agents = [make_agent("expert"), make_agent("greedy")]
