@@ -65,15 +65,19 @@ Strategy, in the order a turn is played:
    ``race_take_pot`` cards once it has a canasta (1.), and without a canasta it
    puts a wild card on a meld of ``race_wild_meld`` cards or more (3.), which
    brings the first canasta sooner.
+
+Its twin in the compiled core (``csrc/bots/expert.cpp``, the same memory across a hand)
+plays its seat at a core table (:mod:`agents.core_twins`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from agents.base import NOT_RESET, Agent
+from agents.core_twins import core_twin
 from agents.heuristics import (
     TAKE_PREFERENCE,
     biggest_meld_key,
@@ -100,6 +104,7 @@ from canasta_env.cards import (
     NUM_HAND_KINDS,
     TWO,
 )
+from canasta_env.core import CoreBot
 from canasta_env.engine.melds import canastas_let_go_out
 from canasta_env.observation import ObservationView, decode_view
 from canasta_env.rules import ACE, Rules, make_rules
@@ -150,6 +155,8 @@ class ExpertAgent(Agent):
     """A strong rule-based player: pile control, card counting, timing (see the module doc)."""
 
     name = "expert"
+    #: let a core table play this seat in C++ (agents.core_twins); False keeps it in Python
+    use_core = True
 
     def __init__(self, seed: int | None = None, params: ExpertParams | None = None):
         self.given_params = params  # None: the defaults of the player count (reset)
@@ -157,6 +164,7 @@ class ExpertAgent(Agent):
         self.seed_value = seed  # the policy is deterministic; kept for a uniform API
         self.rules: Rules | None = None
         self.num_players: int | None = None
+        self.core_bot: CoreBot | None = None
         self._forget()
 
     def seed(self, seed: int | None) -> None:
@@ -167,6 +175,15 @@ class ExpertAgent(Agent):
         self.num_players = num_players
         self.params = self.given_params or default_params(num_players)
         self._forget()
+        given = None if self.given_params is None else asdict(self.given_params)
+        self.core_bot = core_twin(
+            self,
+            ExpertAgent,
+            seat,
+            num_players,
+            self.rules,
+            lambda: CoreBot("expert", params=given),
+        )
 
     def _forget(self) -> None:
         self._hand_number: int | None = None

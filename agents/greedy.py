@@ -21,7 +21,9 @@
   wild cards last.
 
 It uses no memory and no randomness: the same observation gives the same move.
-The observation and action readers it uses live in :mod:`agents.heuristics`.
+The observation and action readers it uses live in :mod:`agents.heuristics`. Its twin in
+the compiled core (``csrc/bots/greedy.cpp``) plays its seat at a core table
+(:mod:`agents.core_twins`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import NOT_RESET, Agent
+from agents.core_twins import core_twin
 from agents.heuristics import (
     CANASTA_SIZE,
     choose_take_or_draw,
@@ -38,6 +41,7 @@ from agents.heuristics import (
 )
 from canasta_env.actions import MOVE_RUN, MOVES
 from canasta_env.cards import BLACK3, CARD_VALUES, JOKER, TWO
+from canasta_env.core import CoreBot
 from canasta_env.observation import ObservationView, decode_view
 from canasta_env.rules import Rules, make_rules
 
@@ -77,16 +81,22 @@ class GreedyAgent(Agent):
     """Takes every pot it can, melds everything it can, discards its least useful card."""
 
     name = "greedy"
+    #: let a core table play this seat in C++ (agents.core_twins); False keeps it in Python
+    use_core = True
 
     def __init__(self, seed: int | None = None):
         self.seed_value = seed  # the policy is deterministic; kept for a uniform API
         self.rules: Rules | None = None
+        self.core_bot: CoreBot | None = None
 
     def seed(self, seed: int | None) -> None:
         self.seed_value = seed
 
     def reset(self, seat: int, num_players: int, rules: Rules | str) -> None:
         self.rules = make_rules(rules)
+        self.core_bot = core_twin(
+            self, GreedyAgent, seat, num_players, self.rules, lambda: CoreBot("greedy")
+        )
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         if self.rules is None:

@@ -41,7 +41,9 @@ them measures how a trained agent meets a style it never saw: the training famil
 fast, pot-taking or naive styles, the held-out ones slow (``builder``) or defensive
 (``controller``). (``examples/my_bot.py`` is the archetype of ``naive`` with a
 lexicographic discard key none of its draws has; docs/agents.md reports the agents
-against it.) Names in the registry (:mod:`agents.registry`): ``style:FAMILY``, and
+against it.) Each family has a twin in the compiled core (``csrc/bots/styles.cpp``, the
+same draws from the same generator) that plays its seat at a core table
+(:mod:`agents.core_twins`). Names in the registry (:mod:`agents.registry`): ``style:FAMILY``, and
 ``styled``, a training family drawn each hand.
 """
 
@@ -53,6 +55,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from agents.core_twins import core_twin
 from agents.expert import ExpertAgent, ExpertParams, default_params
 from agents.greedy import GreedyAgent, greedy_move, meld_all_key
 from agents.heuristics import (
@@ -70,6 +73,7 @@ from canasta_env.actions import (
     TAKE_ONTO_MELD,
 )
 from canasta_env.cards import CARD_VALUES, is_wild
+from canasta_env.core import CoreBot
 from canasta_env.observation import ObservationView, decode_view
 from canasta_env.rules import Rules
 
@@ -241,12 +245,27 @@ class StyledAgent(ExpertAgent):
     def seed(self, seed: int | None) -> None:
         super().seed(seed)
         self.rng = random.Random(seed)
+        self.core_bot = None  # its generator is the old one
 
     def reset(self, seat: int, num_players: int, rules: Rules | str) -> None:
+        twin = self.core_bot
+        if twin is not None and twin.acted:  # the last hand was played in the core: its draws
+            self.rng.setstate(twin.rng_state())
+        start = random.Random()
+        start.setstate(self.rng.getstate())
         super().reset(seat, num_players, rules)
         self.family = self.family_given or self.rng.choice(TRAINING_STYLES)
         self.style = FAMILIES[self.family](self.rng, num_players)
         self.params = self.style.expert
+        self.core_bot = core_twin(  # draws this hand's numbers again from the same state
+            self,
+            StyledAgent,
+            seat,
+            num_players,
+            self.rules,
+            lambda: CoreBot(self.name, rng=start),
+            fresh=True,
+        )
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         if self.rules is not None and self.style.greedy:

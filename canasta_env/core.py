@@ -12,6 +12,11 @@ its state (``random.Random(seed).getstate()``), so seeding stays CPython's own. 
 game converts to and from a Python :class:`~canasta_env.engine.game.Game` with every
 state field equal (:meth:`CoreGame.to_game`, :meth:`CoreGame.from_game`); saving and
 loading state JSON goes through those and :mod:`canasta_env.state_io`.
+
+:class:`CoreBot` is a house bot of ``agents/`` (``greedy``, ``expert``, the styled bots)
+written again in C++ (``csrc/bots/``), making the same moves bit for bit
+(``tests/test_core_bots.py``); :func:`play_bots` lets such bots play their seats of a core
+game inside C++, and ``_core.Batch.set_bot`` seats them in the batched core.
 """
 
 from __future__ import annotations
@@ -345,4 +350,81 @@ class CoreGame:
         self._game.set_state(values)
 
 
-__all__ = ["AVAILABLE", "WHY_NOT", "CoreGame", "core_rules", "rules_values"]
+class CoreBot:
+    """A house bot in the core: ``CoreBot("expert")`` makes the moves of
+    ``agents.make_agent("expert")``, bit for bit, in C++ (``csrc/bots/``, the mirror of
+    ``agents/heuristics.py``, ``greedy.py``, ``expert.py`` and ``styles.py``).
+
+    ``name``: ``greedy``, ``expert``, ``styled`` or ``style:FAMILY``. ``params``: the
+    expert's :class:`~agents.expert.ExpertParams` as a dict (``dataclasses.asdict``), for
+    every player count, as ``ExpertAgent(params=...)``. A styled bot draws from its own
+    ``random.Random``: ``rng`` (its state is copied) or else ``random.Random(seed)``.
+    ``reset`` and ``act`` are the agent's (:class:`agents.base.Agent`); the bot keeps the
+    same memory across decisions as the Python bot.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        seed: int | None = None,
+        params: dict | None = None,
+        rng: random.Random | None = None,
+    ):
+        _require()
+        self.name = name
+        words = gauss_next = None
+        if name == "styled" or name.startswith("style:"):
+            version, state, gauss_next = (rng or random.Random(seed)).getstate()
+            words = list(state)
+        values = None if params is None else {key: float(value) for key, value in params.items()}
+        self._bot = _core.Bot(name, values, words, gauss_next)
+
+    def reset(self, seat: int, num_players: int, rules: Rules) -> None:
+        """Before each hand (or game), as ``Agent.reset`` (``rules``: the table's ``Rules``)."""
+        self._bot.reset(seat, num_players, core_rules(rules, num_players))
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The action for this observation and mask, as ``Agent.act``."""
+        return self._bot.act(
+            np.ascontiguousarray(observation, dtype=np.float32),
+            np.ascontiguousarray(action_mask, dtype=np.int8),
+        )
+
+    @property
+    def acted(self) -> bool:
+        """Whether the bot acted since its last ``reset``."""
+        return self._bot.acted
+
+    @property
+    def style(self) -> str | None:
+        """A styled bot's family for this hand (None for the others)."""
+        return self._bot.style
+
+    def rng_state(self) -> tuple | None:
+        """A styled bot's generator as ``random.Random.getstate()`` gives it (else None)."""
+        state = self._bot.rng_state
+        if state is None:
+            return None
+        words, gauss_next = state
+        return (3, tuple(words), gauss_next)
+
+
+def play_bots(game: CoreGame, bots) -> int:
+    """Play the seats of ``game`` that have a :class:`CoreBot` (``bots[seat]``, a sequence
+    by seat or a mapping; None for a seat without) inside C++, until a seat without one is
+    to act or the hand is over. Returns the moves played."""
+    if not isinstance(bots, (list, tuple)):
+        bots = [bots.get(seat) for seat in range(game.num_players)]
+    game._ended = None
+    return _core.play_bots(game._game, [None if bot is None else bot._bot for bot in bots])
+
+
+__all__ = [
+    "AVAILABLE",
+    "WHY_NOT",
+    "CoreBot",
+    "CoreGame",
+    "core_rules",
+    "play_bots",
+    "rules_values",
+]

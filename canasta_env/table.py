@@ -19,7 +19,8 @@ stepping                  ``step(action)``: an illegal action raises the engine'
                           nothing
 playing with agents      ``play(agents, until, on_decision)``: the one loop that plays a
                           hand with agents (every driver's); :func:`play_together` steps
-                          many tables a round at a time with one batched chooser
+                          many tables a round at a time with one batched chooser; on the
+                          core a house bot's twin plays its seat in C++ (``core_twins``)
 the hand's outcome        ``hand_over``, ``end_reason``, ``team_scores``, ``game_scores``,
                           ``went_out``, ``result(scope)`` (points, margins, outcomes:
                           :mod:`~canasta_env.engine.outcome`), ``outcome()``
@@ -295,17 +296,30 @@ class Table:
         decision before it is played. Returns the number of decisions played. An action
         the table refuses raises :class:`RefusedAction` (an ``IllegalActionError``)
         naming the agent and its seat, the table unchanged by it.
+
+        On the core, a seat whose agent has a twin in the core (:meth:`core_twins`) is
+        played by the twin in C++, the same moves as the agent's ``act``; with neither
+        ``until`` nor ``on_decision``, every such seat in a row is played inside C++.
         """
         if not isinstance(agents, Mapping):
             agents = dict(enumerate(agents))
+        twins = self.core_twins(agents)
         played = 0
         while not self.hand_over:
             seat = self.current
             agent = agents.get(seat)
             if agent is None or (until is not None and until(self)):
                 break
+            twin = twins.get(seat)
+            if twin is not None and until is None and on_decision is None:
+                self._snapshot = None  # every twin's seat in C++, up to a seat without one
+                played += core.play_bots(self.engine, twins)
+                continue
             observation, mask = self.observation(seat), self.mask()
-            action = self.choose_action(agent, observation, mask)
+            if twin is not None:
+                action = twin.act(observation, mask)
+            else:
+                action = self.choose_action(agent, observation, mask)
             if on_decision is not None:
                 on_decision(seat, observation, mask, action)
             try:
@@ -314,6 +328,23 @@ class Table:
                 raise RefusedAction.of(agent, seat, played, error) from error
             played += 1
         return played
+
+    def core_twins(self, agents: Mapping) -> dict[int, core.CoreBot]:
+        """The seam of the house bots in the core: on a core table, each seat whose agent
+        holds a twin in its own ``core_bot`` attribute (a :class:`~canasta_env.core.CoreBot`
+        that makes the agent's moves, reset by the agent's own ``reset``:
+        :mod:`agents.core_twins`), by seat; on the Python engine none."""
+        if self.backend != "core":
+            return {}
+        twins = {}
+        for seat, agent in agents.items():
+            # the agent's own attribute: a wrapper that hands its attributes on (a recorder
+            # of the bot's decisions) or an ``act`` set on the instance plays in Python
+            own = getattr(agent, "__dict__", {})
+            twin = own.get("core_bot")
+            if twin is not None and "act" not in own:
+                twins[seat] = twin
+        return twins
 
     # ------------------------------------------------------------------ search
     def world_for(self, seat: int, rng: random.Random) -> Game:

@@ -93,6 +93,49 @@ Batch::Batch(std::shared_ptr<const Rules> rules, std::string rules_name, int pla
   rewards_.reset(new float[n * players]());
   done_.reset(new bool[n]());
   earned_.assign(players, 0.0);
+  bots_.resize(n * players);
+  paid_.assign(n * players, 0.0);
+  bot_obs_.reset(new float[OBS_SIZE]());
+}
+
+void Batch::set_bot(int table, int seat, const bots::Bot* bot) {
+  if (table < 0 || table >= num_tables)
+    throw std::invalid_argument("table " + std::to_string(table) + " is not in the batch");
+  if (seat < 0 || seat >= num_players)
+    throw std::invalid_argument("seat " + std::to_string(seat) + " is not at the table");
+  std::unique_ptr<bots::Bot>* row = &bots_[static_cast<size_t>(table) * num_players];
+  int others = 0;
+  for (int s = 0; s < num_players; ++s)
+    if (s != seat && row[s]) ++others;
+  if (bot && others == num_players - 1)
+    throw std::invalid_argument("table " + std::to_string(table) +
+                                ": every seat played by a bot leaves no seat to step");
+  row[seat] = bot ? bot->clone() : nullptr;
+  if (bot && was_reset()) row[seat]->reset(seat, num_players, rules_);
+}
+
+void Batch::reset_bots(int k) {
+  std::unique_ptr<bots::Bot>* row = &bots_[static_cast<size_t>(k) * num_players];
+  for (int seat = 0; seat < num_players; ++seat)
+    if (row[seat]) row[seat]->reset(seat, num_players, rules_);
+}
+
+// The bots' seats played until a seat without a bot is to act; a hand they end is paid and
+// dealt again (hand_ended), as after a step.
+void Batch::play_bots(int k) {
+  std::unique_ptr<bots::Bot>* row = &bots_[static_cast<size_t>(k) * num_players];
+  while (true) {
+    Game& game = *games_[k];
+    if (game.hand_over()) return;
+    const int seat = game.current_player();
+    bots::Bot* bot = row[seat].get();
+    if (!bot) return;
+    int count;
+    const int16_t* legal = game.legal_actions(&count);
+    write_observation(game, seat, true, bot_obs_.get());
+    game.apply(bot->act(bot_obs_.get(), legal, count));
+    if (game.hand_over()) hand_ended(k);
+  }
 }
 
 std::unique_ptr<Game> Batch::deal(int64_t* deal_number) {
@@ -119,8 +162,13 @@ void Batch::reset(SeedValue seed) {
   games_ = std::move(games);
   deal_numbers_ = std::move(numbers);
   std::fill(rewards_.get(), rewards_.get() + static_cast<size_t>(num_tables) * num_players, 0.0f);
+  std::fill(paid_.begin(), paid_.end(), 0.0);
   std::fill(done_.get(), done_.get() + num_tables, false);
-  for (int k = 0; k < num_tables; ++k) write_view(k);
+  for (int k = 0; k < num_tables; ++k) {
+    reset_bots(k);
+    play_bots(k);
+    write_view(k);
+  }
 }
 
 void Batch::write_view(int k) {
@@ -154,12 +202,14 @@ void Batch::step(const int64_t* actions) {
   const int bad = first_illegal(actions);
   if (bad >= 0) throw IllegalAction(illegal_message(bad, std::to_string(actions[bad])));
   std::fill(rewards_.get(), rewards_.get() + static_cast<size_t>(num_tables) * num_players, 0.0f);
+  std::fill(paid_.begin(), paid_.end(), 0.0);
   std::fill(done_.get(), done_.get() + num_tables, false);
   for (int k = 0; k < num_tables; ++k) {
     Game& game = *games_[k];
     if (game.hand_over()) continue;  // an ended episode that was not dealt again
     game.apply(static_cast<int>(actions[k]));
     if (game.hand_over()) hand_ended(k);
+    play_bots(k);
     write_view(k);
   }
 }
@@ -226,10 +276,15 @@ void Batch::hand_ended(int k) {
     }
   }
   float* row = rewards_.get() + static_cast<size_t>(k) * num_players;
-  for (int seat = 0; seat < num_players; ++seat) row[seat] = static_cast<float>(earned_[seat]);
+  double* paid = &paid_[static_cast<size_t>(k) * num_players];
+  for (int seat = 0; seat < num_players; ++seat) {
+    paid[seat] += earned_[seat];  // a second hand ended in this step (by bots) adds to the first
+    row[seat] = static_cast<float>(paid[seat]);
+  }
   if (!over) return;
   done_[k] = true;
   games_[k] = deal(&deal_numbers_[k]);
+  reset_bots(k);
 }
 
 }  // namespace canasta

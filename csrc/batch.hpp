@@ -11,6 +11,12 @@
 // skipped (MAX_REDEALS). With EPISODE_GAME a hand that ends deals the game's next hand
 // until the game is over.
 //
+// House bots (bots/bot.hpp) may hold seats of a table (set_bot): then reset and step play
+// those seats inside C++, each bot reset at every new deal of its table (as play_hands
+// resets its agents), until a seat without a bot is to act. The views are the seats
+// without a bot's; rewards[k] add up every hand that ended during the step (the bots'
+// moves included), in float64, and done[k] says that at least one episode ended.
+//
 // A batch touches only its own games and buffers (the turn search's memo is per thread),
 // so separate batches may step in separate threads.
 #pragma once
@@ -19,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "bots/bot.hpp"
 #include "game.hpp"
 #include "observation.hpp"
 
@@ -63,6 +70,12 @@ class Batch {
   // The refusal of `action` (its text) at `table`: BatchedTable.step's words.
   std::string illegal_message(int table, const std::string& action) const;
 
+  // Seat `seat` of table `table` played by a copy of `bot` (nullptr: by the caller). A table
+  // keeps at least one seat without a bot. After reset, the copy is reset at once for the
+  // game on the table and plays its seat from the next step (or reset) on.
+  void set_bot(int table, int seat, const bots::Bot* bot);
+  const bots::Bot* bot(int table, int seat) const { return bots_[table * num_players + seat].get(); }
+
   // the buffers (row-major, num_tables rows), written by reset and step
   float* obs() { return obs_.get(); }
   int8_t* mask() { return mask_.get(); }
@@ -90,10 +103,15 @@ class Batch {
   std::unique_ptr<float[]> rewards_;
   std::unique_ptr<bool[]> done_;
   std::vector<double> earned_;  // [seat] this step's rewards of one table, in float64
+  std::vector<double> paid_;    // [table * num_players + seat] this step's rewards, float64
+  std::vector<std::unique_ptr<bots::Bot>> bots_;  // [table * num_players + seat], null: none
+  std::unique_ptr<float[]> bot_obs_;  // a bot's observation, written before it acts
 
   std::unique_ptr<Game> deal(int64_t* deal_number);
   void write_view(int table);
   void hand_ended(int table);
+  void reset_bots(int table);
+  void play_bots(int table);
   bool episode_ends(const Game& game) const;
   void add_seat_rewards(const Game& game);
 };

@@ -18,7 +18,10 @@
 #include <string>
 #include <vector>
 
+#include <nanobind/stl/optional.h>
+
 #include "batch.hpp"
+#include "bot_bindings.hpp"
 #include "observation.hpp"
 
 namespace nb = nanobind;
@@ -204,6 +207,16 @@ void bind_batch(nb::module_& m) {
           nb::arg("actions"),
           "Play actions[k] at every table; an illegal one raises ValueError naming the table "
           "and the id before anything changes.")
+      .def(
+          "set_bot",
+          [](PyBatch& self, int table, int seat, std::optional<PyBot*> bot) {
+            self.batch.set_bot(table, seat, bot && *bot ? (*bot)->bot.get() : nullptr);
+          },
+          nb::arg("table"), nb::arg("seat"), nb::arg("bot").none(),
+          "Seat `seat` of table `table` played by a copy of `bot` (a _core.Bot; None: by the "
+          "caller) inside reset and step, reset at each new deal of the table; a table keeps "
+          "one seat without a bot. After reset the copy is reset at once for the game on the "
+          "table.")
       .def_prop_ro("num_tables", [](PyBatch& self) { return self.batch.num_tables; })
       .def_prop_ro("num_players", [](PyBatch& self) { return self.batch.num_players; })
       .def_prop_ro("deal_numbers", [](PyBatch& self) { return self.batch.deal_numbers(); })

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "batch_bindings.hpp"
+#include "bot_bindings.hpp"
 #include "game.hpp"
 
 namespace nb = nanobind;
@@ -641,5 +642,6 @@ NB_MODULE(_core, m) {
         "Tests only (the positive control of the parity tests): 1 lets a plain take use one natural "
         "fewer (C-10), 2 adds 10 to the going-out bonus; 0 plays the rules.");
   m.def("_fault", []() { return g_fault; });
+  bind_bots(m);   // the house bots (bot_bindings.cpp)
   bind_batch(m);  // the observation and the batched core (batch_bindings.cpp)
 }

@@ -113,6 +113,9 @@ class Game {
   friend class TurnSearch;
 };
 
+// Bonus of one canasta (scoring.cpp; engine/scoring.py canasta_bonus: C-17, S-10, I-12).
+int64_t canasta_bonus(const Rules& rules, int slot, int twos, int jokers, bool hidden);
+
 // End-of-hand scoring (scoring.cpp): the score sheet of one team.
 Sheet score_team(const Game& game, int team);
 

@@ -8,6 +8,8 @@ namespace {
 constexpr int TEAM_NO_MELD = 0, TEAM_NO_CANASTA = 1, TEAM_CLEAN_ONLY = 2, TEAM_DIRTY_ONLY = 3,
               TEAM_CLEAN_AND_DIRTY = 4;
 
+}  // namespace
+
 // Bonus of one canasta (C-17, S-10, I-12).
 int64_t canasta_bonus(const Rules& rules, int slot, int twos, int jokers, bool hidden) {
   if (slot == SLOT_BLACK3) return 0;  // S-11: a black-3 canasta wins the game instead
@@ -30,8 +32,6 @@ int64_t canasta_bonus(const Rules& rules, int slot, int twos, int jokers, bool h
     if (row[0] == slot) return clean ? row[1] : row[2];  // I-12 aces
   return clean ? rules.clean_canasta_bonus : rules.dirty_canasta_bonus;
 }
-
-}  // namespace
 
 Sheet score_team(const Game& game, int team) {
   const Rules& rules = game.rules;

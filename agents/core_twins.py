@@ -1,0 +1,47 @@
+"""The house bots' twins in the compiled core, and how an agent hands its seat to one.
+
+``greedy``, ``expert`` and the styled bots are written a second time in C++
+(``csrc/bots/``, :class:`canasta_env.core.CoreBot`), making the same moves bit for bit
+(``tests/test_core_bots.py``). Such an agent keeps its twin in ``core_bot``, reset by its
+own ``reset`` for the hand; a table on the core (:meth:`canasta_env.table.Table.play`) then
+plays that seat in C++ instead of calling ``act``: the arena's hands and every other
+``Table.play`` run at the core's speed with the same results. On the Python engine, or
+with ``agent.use_core = False``, the agent plays its Python ``act`` as always.
+
+Only the classes themselves have twins: a subclass (which may change any method) plays
+in Python. A styled bot's generator travels with it: its twin starts each hand from the
+agent's ``random.Random``, and a hand the twin played hands its draws back at the next
+``reset`` (:meth:`agents.styles.StyledAgent.reset`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from canasta_env import core
+from canasta_env.rules import Rules
+
+
+def core_twin(
+    agent,
+    cls: type,
+    seat: int,
+    num_players: int,
+    rules: Rules,
+    make: Callable[[], core.CoreBot],
+    fresh: bool = False,
+) -> core.CoreBot | None:
+    """The twin of ``agent`` (an instance of exactly ``cls``) reset for a hand, or None where
+    it has none: the core is not built, ``agent.use_core`` is false, or ``agent`` is of a
+    subclass. ``make()`` builds a twin; the agent's last one is reset again unless
+    ``fresh``."""
+    if not (getattr(agent, "use_core", False) and type(agent) is cls and core.AVAILABLE):
+        return None
+    bot = None if fresh else getattr(agent, "core_bot", None)
+    if bot is None:
+        bot = make()
+    bot.reset(seat, num_players, rules)
+    return bot
+
+
+__all__ = ["core_twin"]
