@@ -16,6 +16,8 @@ agent's ``random.Random``, and a hand the twin played hands its draws back at th
 
 from __future__ import annotations
 
+import atexit
+import weakref
 from collections.abc import Callable
 
 from canasta_env import core
@@ -40,8 +42,24 @@ def core_twin(
     bot = None if fresh else getattr(agent, "core_bot", None)
     if bot is None:
         bot = make()
+        _OWNERS.add(agent)
     bot.reset(seat, num_players, rules)
     return bot
+
+
+#: The agents that hold a twin (weakly): at exit their twins are let go while the core
+#: module still stands, so no C++ object outlives it (nanobind reports those as leaks when
+#: an agent is still referenced at shutdown, e.g. by a module's cache).
+_OWNERS: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _drop_twins() -> None:
+    for agent in list(_OWNERS):
+        try:
+            agent.core_bot = None
+        except AttributeError:  # an object that takes no attributes
+            pass
 
 
 __all__ = ["core_twin"]
