@@ -54,6 +54,7 @@ $(DOCS_TOOLS): pyproject.toml constraints.txt | $(STAMP)
 docs: install $(DOCS_TOOLS)
 	rm -rf site
 	$(PY) -m sphinx -W --keep-going -q -b html -c docs . site
+	@echo "the site: site/index.html"
 
 test: install
 	$(PY) -m pytest -q

@@ -12,20 +12,19 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # the packages import from the checkout (research/ is not installed)
+# autodoc imports the installed packages (make docs runs after make install), as users get them
 
 project = "canasta-env"
 author = "canasta-env contributors"
 copyright = "canasta-env contributors, MIT license"
 try:
+    from importlib.metadata import PackageNotFoundError
     from importlib.metadata import version as _version
 
     release = _version("canasta-env")
-except Exception:  # a checkout never installed
+except PackageNotFoundError:  # a checkout never installed
     release = "unknown"
 
 extensions = [
