@@ -5,6 +5,7 @@
 # and, for one part alone:
 #   make serve      the browser table (the demo's extras and web)
 #   make notebooks  jupyter lab on notebooks/ (the extras the notebooks use)
+#   make docs       the documentation site into site/ (open site/index.html)
 VENV ?= .venv
 PYTHON ?= python3
 PY := $(VENV)/bin/python
@@ -15,7 +16,7 @@ comma := ,
 # one stamp per set of extras: `make test EXTRAS=...,scale` installs the extra set too
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: install demo serve notebooks test soak check bench lint format clean
+.PHONY: install demo serve notebooks docs test soak check bench lint format clean
 
 install: $(STAMP)
 
@@ -38,6 +39,22 @@ serve:
 notebooks:
 	$(MAKE) install EXTRAS=train,arena,notebooks
 	$(VENV)/bin/jupyter lab notebooks/
+
+# the documentation site (docs/conf.py: Sphinx, MyST, furo) into site/, warnings as errors.
+# The docs extra's pinned tools go in beside the install that is there, read from
+# pyproject.toml: asking pip for ".[docs]" would build and install the package again.
+DOCS_TOOLS := $(VENV)/.installed-docs-tools
+$(DOCS_TOOLS): pyproject.toml constraints.txt | $(STAMP)
+	$(PY) -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['docs'], sep='\n')" > $(VENV)/docs-requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -r $(VENV)/docs-requirements.txt
+	touch $@
+
+# from scratch: Sphinx reports a page's warnings only when it reads the page, so a rebuild
+# over an old site/ would pass a page that failed before
+docs: install $(DOCS_TOOLS)
+	rm -rf site
+	$(PY) -m sphinx -W --keep-going -q -b html -c docs . site
+	@echo "the site: site/index.html"
 
 test: install
 	$(PY) -m pytest -q
@@ -62,4 +79,4 @@ format: install
 	$(VENV)/bin/ruff format .
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache arena_out
+	rm -rf $(VENV) build *.egg-info .pytest_cache arena_out site

@@ -9,13 +9,13 @@ reasons and the measured strength.
 
 Names (the ``search`` loader of ``pyproject.toml``'s ``canasta_env.agents`` group):
 
-=================================  =====================================================
-``search:classic-2p``              the shipped ``ppo:classic-2p`` network, the default
-                                   budget (:data:`DEFAULT_ROLLOUTS` rollouts a decision)
-``search:classic-4p@256``          the shipped classic 4-player network, 256 rollouts
-``search:runs/x/model.npz@32``     any ``.npz`` model file (or run folder), 32 rollouts
+===================================  =====================================================
+``search:classic-2p``                the shipped ``ppo:classic-2p`` network, the default
+                                     budget (:data:`DEFAULT_ROLLOUTS` rollouts a decision)
+``search:classic-4p@256``            the shipped classic 4-player network, 256 rollouts
+``search:runs/x/model.npz@32``       any ``.npz`` model file (or run folder), 32 rollouts
 ``search:classic-2p@64,depth=none``  64 rollouts, each played to the hand's end
-=================================  =====================================================
+===================================  =====================================================
 
 The budget after ``@`` is the most rollouts one decision may play, an integer in
 1..:data:`MAX_ROLLOUTS`; after it, ``,KEY=VALUE`` items change other settings of

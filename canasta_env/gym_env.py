@@ -404,6 +404,11 @@ class CanastaGymEnv(gym.Env):
         return self._observation(), self._info()
 
     def step(self, action):
+        """Play the learner's ``action``, then the opponents until the learner acts again.
+
+        Rewards earned during the opponents' moves arrive with this step; an illegal action
+        ends the episode with ``illegal_reward`` (``illegal_action="raise"`` raises instead).
+        """
         if self._over:
             raise RuntimeError("step() after the episode ended: call reset()")
         aec = self.aec

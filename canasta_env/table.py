@@ -17,7 +17,7 @@ a seat's view             ``view(seat)``: ``{"observation", "action_mask"}``, th
 stepping                  ``step(action)``: an illegal action raises the engine's
                           :class:`~canasta_env.engine.game.IllegalActionError` and changes
                           nothing
-playing with agents      ``play(agents, until, on_decision)``: the one loop that plays a
+playing with agents       ``play(agents, until, on_decision)``: the one loop that plays a
                           hand with agents (every driver's); :func:`play_together` steps
                           many tables a round at a time with one batched chooser; on the
                           core a house bot's twin plays its seat in C++ (``core_twins``)

@@ -11,18 +11,18 @@ Usage::
 Each table is :class:`~canasta_env.table.BatchedTable`'s (auto-deal on): row ``k`` of
 every array is table ``k``.
 
-========  =======================  ===============================================================
-array     shape, dtype             row ``k`` after ``reset`` and after each ``step``
-========  =======================  ===============================================================
-obs       (N, 686) float32         the observation of ``seat[k]``, the seat to act
-                                   (:mod:`canasta_env.observation`)
-mask      (N, 500) int8            its legal actions (never empty)
-seat      (N,) int64               the seat to act
-rewards   (N, num_players) float32 what each seat earned on this step (the env's rewards,
-                                   ``Table.seat_rewards``, summed over the hands that ended)
-done      (N,) bool                the episode ended on this step; the table already holds a
-                                   new game, whose view the row shows
-========  =======================  ===============================================================
+========  ========================  ===============================================================
+array     shape, dtype              row ``k`` after ``reset`` and after each ``step``
+========  ========================  ===============================================================
+obs       (N, 686) float32          the observation of ``seat[k]``, the seat to act
+                                    (:mod:`canasta_env.observation`)
+mask      (N, 500) int8             its legal actions (never empty)
+seat      (N,) int64                the seat to act
+rewards   (N, num_players) float32  what each seat earned on this step (the env's rewards,
+                                    ``Table.seat_rewards``, summed over the hands that ended)
+done      (N,) bool                 the episode ended on this step; the table already holds a
+                                    new game, whose view the row shows
+========  ========================  ===============================================================
 
 The arrays are the env's own buffers, rewritten in place by every ``reset`` and ``step``:
 copy a row or an array (``obs.copy()``) to keep it past the next call.
