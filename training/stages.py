@@ -28,7 +28,7 @@ Stages (each skipped when its output exists, so a killed run resumes):
 
 ``RUN/config.json`` holds every setting and the seed: ``--resume RUN`` reads it,
 so a resumed run is the same run (bit for bit when nothing changes: a test
-checks it). Budgets, parallelism, the evaluation cadence, the kickstarting
+checks it). Budgets, parallelism, the device, the evaluation cadence, the kickstarting
 schedule, the learning rate, the league's weights and the table weights may be
 changed on a resume, each checked as on a new run before anything is written;
 ``train.log`` records each change. ``--time-limit`` holds for one session only
