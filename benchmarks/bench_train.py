@@ -6,8 +6,8 @@ random), ``--iterations`` rollouts of ``--rollout-steps`` decisions each, every
 rollout followed by the PPO update, as in training; no evaluation. It prints
 the rate over collection plus update (what a run gets), and each part alone,
 after a first line naming the worker processes, torch threads and device it used
-(``--threads`` left out: the cores; never more than them, ``--device`` auto: cuda
-when torch sees a GPU; training/machine.py).
+(``--threads`` left out: the cores the workers leave, never more than the cores;
+``--device`` auto: cuda when torch sees a GPU; training/machine.py).
 
     python benchmarks/bench_train.py                        # classic 2p, --jobs 2
     python benchmarks/bench_train.py --players 4 --jobs 1 --envs 32
@@ -37,7 +37,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--envs", type=int, default=64)
     parser.add_argument(
-        "--threads", type=int, default=None, help="the learner's torch threads (default: the cores)"
+        "--threads",
+        type=int,
+        default=None,
+        help="the learner's torch threads (default: the cores the workers leave)",
     )
     parser.add_argument(
         "--device", default="auto", choices=["auto", "cpu", "cuda"], help="the learner's device"

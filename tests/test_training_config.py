@@ -46,8 +46,9 @@ RLLIB_KEYS_BEFORE = {
 
 
 def test_canasta_train_keeps_its_defaults():
-    # since the budget rule (training/machine.py): threads left out are the cores, saved as
-    # a number in config.json; device is new, and an older run without it reads as "cpu"
+    # since the budget rule (training/machine.py): threads left out are the cores the
+    # workers leave, saved as a number in config.json; device is new, and an older run
+    # without it reads as "cpu"
     assert DEFAULTS == {**NATIVE_BEFORE, "threads": None, "device": "auto"}
     assert config.ADDED == {"device": "cpu"}
 

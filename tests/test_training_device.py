@@ -58,8 +58,12 @@ def _train(run_dir, options) -> dict:
 
 
 # ---------------------------------------------------------------------- the budget
-def test_threads_left_out_are_the_cores_and_never_more():
-    assert budget(2, None, available=2) == machine.Budget(2, 2, 2)
+def test_threads_left_out_are_the_cores_the_workers_leave_and_never_more():
+    assert budget(2, None, available=2) == machine.Budget(2, 2, 1)
+    assert budget(2, None, available=16).threads == 14
+    assert budget(0, None, available=16).threads == 16
+    assert budget(4, None, available=2).threads == 1
+    assert budget(2, 2, available=2).threads == 2  # asked for: each turn may have the cores
     assert budget(0, 1, available=16).threads == 1
     cut = budget(2, 8, available=2)
     assert cut.threads == 2
@@ -80,7 +84,9 @@ def test_more_jobs_than_cores_are_kept_with_a_warning_naming_both():
 def test_a_new_run_saves_the_threads_it_uses_and_logs_a_cut(tmp_path):
     run = Run.open(tmp_path / "auto", {"jobs": 0})
     saved = json.loads((tmp_path / "auto" / "config.json").read_text())
-    assert saved["threads"] == run.config["threads"] == machine.cores()
+    assert saved["threads"] == run.config["threads"] == machine.cores()  # jobs 0: every core
+    with_jobs = Run.open(tmp_path / "jobs", {"jobs": 2}).config["threads"]
+    assert with_jobs == max(1, machine.cores() - 2)
     assert saved["device"] == "auto"
     Run.open(tmp_path / "many", {"jobs": 0, "threads": machine.cores() + 1})
     log = (tmp_path / "many" / "train.log").read_text()

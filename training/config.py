@@ -47,7 +47,7 @@ Settings (T: ``canasta train``; R: ``--backend rllib``; R's own default in brack
 ``init``               TR  a model file PPO starts from
 ``envs``               T   hands at once per process
 ``jobs``               T   worker processes (0: in process)
-``threads``            T   the learner's torch threads (default: the cores; never more)
+``threads``            T   the learner's torch threads (default: cores - jobs; never > cores)
 ``device``             T   where the learner's network trains: ``auto``, ``cpu``, ``cuda``
 ``time_limit``         T   seconds of this session (never saved: :data:`SESSION`)
 ``env_runners``        R   RLlib's sampling actors (0: sample in the driver)
@@ -368,8 +368,8 @@ SETTINGS: tuple[Setting, ...] = (
     S("envs", 64, Whole(1, MAX_ENVS), "hands at once per process", (TORCH,)),
     S("jobs", 2, Whole(0, MAX_WORKERS), "worker processes (0: in process)", (TORCH,)),
     S("threads", None, Whole(1, MAX_WORKERS, optional=True),
-      "the learner's torch threads (default: the cores this process may use; never more: "
-      "training/machine.py)", (TORCH,)),
+      "the learner's torch threads (default: the cores the workers leave, at least 1; never "
+      "more than the cores: training/machine.py)", (TORCH,)),
     S("device", "auto", device,
       "where the learner's network trains: auto (cuda when torch sees a GPU), cpu or cuda; "
       "the rollout workers play on the CPU", (TORCH,)),

@@ -1,20 +1,24 @@
 """What training may use of its machine: the cores, shared by the rollout workers and the
 learner's torch threads (the budget), and the torch device the learner trains on.
 
-The budget. A run takes turns, never two phases at once: the rollout workers collect
-(``jobs`` processes of one thread each, :mod:`agents.workers`, while the learner waits on
-their pipes), then the learner updates (``threads`` torch threads, while the workers wait
-on theirs). Recording and evaluation are workers' turns, imitation is the learner's. So
-each turn may have the cores to itself, and never more than them:
+The budget. A run takes turns: the rollout workers collect (``jobs`` processes of one
+thread each, :mod:`agents.workers`, while the learner waits on their pipes), then the
+learner updates (``threads`` torch threads, while the workers wait on theirs). Recording
+and evaluation are workers' turns, imitation is the learner's. The turns do not overlap,
+but a machine is seldom the run's alone, and OpenMP threads that find their cores taken
+wait on each other: on a busy 2-core machine torch's default threads made a CleanRL-style
+loop 13 times slower, and this recipe's update ran 3 times slower on 2 threads than on 1.
+So by default the run as a whole fits the cores, and no request goes past them:
 
-* ``threads``, the learner's torch threads: left out (None), the cores; given, at most the
-  cores. More are cut to the cores, with a line naming both numbers: OpenMP threads beyond
-  the cores wait on each other (on a busy 2-core machine torch's default threads made a
-  CleanRL-style loop 13 times slower). Where torch trains on a GPU they only feed it.
+* ``threads``, the learner's torch threads: left out (None), the cores the workers do not
+  hold, at least 1 (``cores - jobs``; all the cores where ``jobs`` is 0). Given, as given up
+  to the cores (a quiet machine may give each turn all of them); more are cut to the cores,
+  with a line naming both numbers. Where torch trains on a GPU they only feed it.
 * ``jobs``, the worker processes: kept as given, since the batch is split among them (they
   are part of the recipe and of its results: ``config.json`` keeps them), with a warning
   naming both numbers when they are more than the cores (they then take turns on them).
 
+The threads change the update's rounding, so ``config.json`` keeps the number a run used.
 The cores are those this process may run on (``os.sched_getaffinity``: what ``taskset`` or
 a container's CPU set grants), else ``os.cpu_count()``.
 
@@ -59,7 +63,8 @@ class Budget:
 
 def budget(jobs: int, threads: int | None, available: int | None = None) -> Budget:
     """The budget rule (the module's docstring) for ``jobs`` workers and ``threads`` torch
-    threads (None: the cores) on ``available`` cores (default: :func:`cores`)."""
+    threads (None: the cores the workers leave) on ``available`` cores (default:
+    :func:`cores`)."""
     available = cores() if available is None else available
     notes = []
     if jobs > available:
@@ -68,7 +73,7 @@ def budget(jobs: int, threads: int | None, available: int | None = None) -> Budg
             f"on them (the run's results depend on --jobs; --jobs {available} collects as fast)"
         )
     if threads is None:
-        threads = available
+        threads = max(1, available - jobs)
     elif threads > available:
         notes.append(
             f"--threads {threads}: more torch threads than the {available} cores wait on "
