@@ -35,13 +35,13 @@ TINY = [
     "--jobs", "0", "--envs", "8", "--threads", "1", "--hidden", "32", "--no-progress",
 ]  # fmt: skip
 
-#: What BOT_FREE learned before the device setting: made at commit 638514d (the code before
-#: it) with ``canasta train --run-dir R`` and BOT_FREE's options, then
-#: ``python tests/training_digest.py R``; the same at the commit that added --device. The
+#: What BOT_FREE learned before the device setting: the run folder R made at commit 638514d
+#: (the code before it) with ``canasta train ppo --run-dir R`` and BOT_FREE's other options,
+#: then ``python tests/training_digest.py R``; the same at the commits that added --device. The
 #: floats depend on torch's kernels, so the digest holds for the torch build and CPU kind it
 #: was made with (:data:`REFERENCE_MACHINE`); elsewhere that part is skipped.
 REFERENCE = {
-    "model.npz": "94d5eb82cac8137cfd3f34994b150c38782ec539d8820f332448a1b7c6fa3f98",
+    "model.npz": "c657c490fc6b793fdb33f56210ca2aeb49b814a6eb3b81e6061b315aa895a83c",
     "checkpoint.pt": "0f1bf93f9fbbb52acf4f7b5000328043b24270ccde24700b1793dbb9f3dfb31a",
     "history.jsonl": "62bd82fb23895354f12838309b5bcaee5b2010a388721140fdb56cda2188edff",
 }

@@ -3,9 +3,9 @@
 The files themselves cannot be compared: a ``.npz`` (a zip) and ``checkpoint.pt`` carry the
 time they were written, and a checkpoint its seconds of training. So each file is read and
 what the run learned is hashed: every array of ``model.npz`` and ``imitation.npz`` (name,
-dtype, shape, bytes) with their JSON meta, every tensor of ``checkpoint.pt`` (network,
-Adam, torch's RNG, the league's snapshots) with its counters and league JSON, and
-``history.jsonl`` (every evaluation's figures) as written.
+dtype, shape, bytes) with their JSON meta (less imitation's seconds), every tensor of
+``checkpoint.pt`` (network, Adam, torch's RNG, the league's snapshots) with its counters
+and league JSON, and ``history.jsonl`` (every evaluation's figures) as written.
 
     python tests/training_digest.py RUN_DIR      # prints {file: sha256} as JSON
 """
@@ -41,11 +41,23 @@ def _add(digest, name: str, value) -> None:
         digest.update(repr(value).encode())
 
 
+def _untimed(value):
+    """JSON ``value`` without its ``seconds`` entries (imitation's report has one)."""
+    if isinstance(value, dict):
+        return {k: _untimed(v) for k, v in value.items() if k != "seconds"}
+    if isinstance(value, list):
+        return [_untimed(v) for v in value]
+    return value
+
+
 def _npz(path: Path) -> str:
     digest = hashlib.sha256()
     with np.load(path) as arrays:
         for name in sorted(arrays.files):
-            _add(digest, name, arrays[name])
+            if name == "meta":  # the model file's JSON record
+                _add(digest, name, _untimed(json.loads(arrays[name].tobytes())))
+            else:
+                _add(digest, name, arrays[name])
     return digest.hexdigest()
 
 
