@@ -4,11 +4,15 @@ A learner step is one decision of the network being trained (what PPO learns
 from). The run: the default league mix (self-play, snapshots, expert, greedy,
 random), ``--iterations`` rollouts of ``--rollout-steps`` decisions each, every
 rollout followed by the PPO update, as in training; no evaluation. It prints
-the rate over collection plus update (what a run gets), and each part alone.
+the rate over collection plus update (what a run gets), and each part alone,
+after a first line naming the worker processes, torch threads and device it used
+(``--threads`` left out: the cores the workers leave, never more than the cores;
+``--device`` auto: cuda when torch sees a GPU; training/machine.py).
 
     python benchmarks/bench_train.py                        # classic 2p, --jobs 2
     python benchmarks/bench_train.py --players 4 --jobs 1 --envs 32
     python benchmarks/bench_train.py --kick      # with kickstarting's shadow expert
+    python benchmarks/bench_train.py --device cuda --jobs 15 --sb3-steps 0   # a GPU machine
 
 ``--model`` starts from a model file (default: the shipped classic 2-player
 agent, else a new network), so the hands are as long as a trained agent's.
@@ -32,7 +36,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--envs", type=int, default=64)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="the learner's torch threads (default: the cores the workers leave)",
+    )
+    parser.add_argument(
+        "--device", default="auto", choices=["auto", "cpu", "cuda"], help="the learner's device"
+    )
     parser.add_argument("--iterations", type=int, default=4)
     parser.add_argument("--rollout-steps", type=int, default=16_384)
     parser.add_argument("--model", default=None, help="model file to start from")
@@ -53,8 +65,15 @@ def main(argv: list[str] | None = None) -> int:
 
     from agents.network import DEFAULT_MODEL
     from training.league import Trainer
+    from training.machine import DeviceError, budget, resolve_device
     from training.rollout import WorkerPool
     from training.run import Run, make_config
+
+    plan = budget(args.jobs, args.threads)
+    try:
+        device = resolve_device(args.device)
+    except DeviceError as error:
+        parser.error(str(error))
 
     model = args.model or (str(DEFAULT_MODEL) if DEFAULT_MODEL.suffix == ".npz" else None)
     if model is not None and not Path(model).exists():
@@ -64,16 +83,19 @@ def main(argv: list[str] | None = None) -> int:
         players=[args.players],
         jobs=args.jobs,
         envs=args.envs,
-        threads=args.threads,
+        threads=plan.threads,
+        device=device,
         rollout_steps=args.rollout_steps,
         init=model,
         kick_coef=1.0 if args.kick else 0.0,
     )
     print(
         f"{args.variant} {args.players}p, jobs {args.jobs}, envs {args.envs}, torch threads "
-        f"{args.threads}, start: {Path(model).name if model else 'new network'}, "
-        f"shadow expert: {'yes' if args.kick else 'no'}"
+        f"{plan.threads}, start: {Path(model).name if model else 'new network'}, "
+        f"shadow expert: {'yes' if args.kick else 'no'}, device {device}, cores {plan.cores}"
     )
+    for note in plan.notes:
+        print(note)
     rates = {}
     for engine in args.engines:
         os.environ["CANASTA_BACKEND"] = engine  # the workers started below inherit it

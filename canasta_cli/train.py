@@ -50,6 +50,7 @@ from training.config import (
     Real,
     Setting,
     Whole,
+    device,
     model_path,
     settings_of,
 )
@@ -167,6 +168,10 @@ def _metavar(setting: Setting) -> str | None:
         return "A[,B]"
     if setting.check is model_path:
         return "PATH"
+    if setting.check is device:
+        from training.machine import DEVICES
+
+        return "|".join(DEVICES)
     return {Whole: "N", Real: "X"}.get(type(setting.check))
 
 
@@ -253,7 +258,7 @@ def build_evaluate_parser() -> argparse.ArgumentParser:
     parser.add_argument("--eval-seed", type=int, default=10_000, help="the arena's seed")
     parser.add_argument("--json", default=None, help="write the results here")
     parser.add_argument("--meta", default=None, help="training meta.json to copy into --json")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (at most the cores)")
     add_jobs_option(parser)
     parser.add_argument(
         "--trust-pickle",
@@ -331,8 +336,12 @@ def evaluate_main(argv: list[str]) -> int:
         import torch
 
         from agents.network import load_agent
+        from training.machine import budget
 
-        torch.set_num_threads(args.threads)
+        plan = budget(args.jobs, args.threads)  # the arena's workers, then torch's threads
+        for note in plan.notes:
+            print(f"canasta train: {note}", file=sys.stderr)
+        torch.set_num_threads(plan.threads)
         agent = load_agent(model, trust_pickle=args.trust_pickle)  # a bad model fails here
         results = []
         for variant in args.variant:

@@ -46,7 +46,11 @@ RLLIB_KEYS_BEFORE = {
 
 
 def test_canasta_train_keeps_its_defaults():
-    assert DEFAULTS == NATIVE_BEFORE
+    # since the budget rule (training/machine.py): threads left out are the cores the
+    # workers leave, saved as a number in config.json; device is new, and an older run
+    # without it reads as "cpu"
+    assert DEFAULTS == {**NATIVE_BEFORE, "threads": None, "device": "auto"}
+    assert config.ADDED == {"device": "cpu"}
 
 
 def test_rllib_reads_the_keys_it_saved_before():

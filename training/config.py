@@ -47,7 +47,8 @@ Settings (T: ``canasta train``; R: ``--backend rllib``; R's own default in brack
 ``init``               TR  a model file PPO starts from
 ``envs``               T   hands at once per process
 ``jobs``               T   worker processes (0: in process)
-``threads``            T   torch threads
+``threads``            T   the learner's torch threads (default: cores - jobs; never > cores)
+``device``             T   where the learner's network trains: ``auto``, ``cpu``, ``cuda``
 ``time_limit``         T   seconds of this session (never saved: :data:`SESSION`)
 ``env_runners``        R   RLlib's sampling actors (0: sample in the driver)
 ``envs_per_runner``    R   hands at once in each env runner
@@ -188,12 +189,15 @@ Check = Callable[[str, object, str], None]
 
 @dataclass(frozen=True)
 class Whole:
-    """A whole number from ``least`` to ``greatest``."""
+    """A whole number from ``least`` to ``greatest``; None too where ``optional``."""
 
     least: int
     greatest: int
+    optional: bool = False
 
     def __call__(self, key: str, value, name: str) -> None:
+        if value is None and self.optional:
+            return
         check_int(key, value, (self.least, self.greatest), name)
 
 
@@ -277,6 +281,14 @@ def bot_or_none(key: str, value, name: str) -> None:
         raise SettingError(key, f"unknown bot {value!r}; choose from {', '.join(BOTS)}")
 
 
+def device(key: str, value, name: str) -> None:
+    """One of :data:`training.machine.DEVICES`."""
+    from training.machine import DEVICES
+
+    if value not in DEVICES:
+        raise SettingError(key, f"{name} must be one of {', '.join(DEVICES)}, got {value!r}")
+
+
 def model_path(key: str, value, name: str) -> None:
     if value is not None and not isinstance(value, str):
         raise SettingError(key, f"{name} must be a model file's path, got {value!r}")
@@ -355,7 +367,12 @@ SETTINGS: tuple[Setting, ...] = (
     # processes
     S("envs", 64, Whole(1, MAX_ENVS), "hands at once per process", (TORCH,)),
     S("jobs", 2, Whole(0, MAX_WORKERS), "worker processes (0: in process)", (TORCH,)),
-    S("threads", 2, Whole(1, MAX_WORKERS), "torch threads", (TORCH,)),
+    S("threads", None, Whole(1, MAX_WORKERS, optional=True),
+      "the learner's torch threads (default: the cores the workers leave, at least 1; never "
+      "more than the cores: training/machine.py)", (TORCH,)),
+    S("device", "auto", device,
+      "where the learner's network trains: auto (cuda when torch sees a GPU), cpu or cuda; "
+      "the rollout workers play on the CPU", (TORCH,)),
     S("time_limit", None, Real(0.0, False, optional=True), "seconds, this session", (TORCH,)),
     # RLlib's own
     S("env_runners", 1, Whole(0, MAX_WORKERS),
@@ -392,6 +409,9 @@ RLLIB_OVERRIDES: dict[str, object] = {
 SESSION = ("time_limit",)
 #: RLlib settings renamed since runs were written: a run folder's old key reads as the new.
 RLLIB_RENAMED = {"epochs": "ppo_epochs"}
+#: ``canasta train`` settings added since runs were written, and what an older run's
+#: ``config.json`` without them reads as: those runs trained on the CPU.
+ADDED = {"device": "cpu"}
 
 
 def settings_of(stack: str) -> tuple[Setting, ...]:

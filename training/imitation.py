@@ -111,7 +111,9 @@ def train_imitation(config: dict, data_paths, out_path: Path, log=print, writer=
     import torch.nn.functional as F
 
     from training import net
+    from training.machine import resolve_device
 
+    device = torch.device(resolve_device(config["device"]))
     torch.manual_seed(config["seed"])
     data = load_data(data_paths, int(config["record_chunk"]))
     n = len(data["actions"])
@@ -123,7 +125,9 @@ def train_imitation(config: dict, data_paths, out_path: Path, log=print, writer=
     masks_packed = data["masks"]
     actions = torch.from_numpy(data["actions"].astype(np.int64))
     returns = torch.from_numpy(data["returns"])
-    model = net.build(obs.shape[1], NUM_ACTIONS, config["hidden"])
+    # built on the CPU, then moved: the first weights do not depend on the device; the
+    # decisions stay on the CPU (some GB), each batch goes to the device
+    model = net.build(obs.shape[1], NUM_ACTIONS, config["hidden"]).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=config["bc_lr"])
     epochs, batch = int(config["bc_epochs"]), int(config["bc_batch"])
     batches = max(1, len(train_idx) // batch)  # a data set smaller than a batch: one batch
@@ -134,7 +138,7 @@ def train_imitation(config: dict, data_paths, out_path: Path, log=print, writer=
 
     def masks_of(index):
         bits = np.unpackbits(masks_packed[index], axis=1, count=NUM_ACTIONS)
-        return torch.from_numpy(bits.astype(bool))
+        return torch.from_numpy(bits.astype(bool)).to(device)
 
     start = time.perf_counter()
     step = 0
@@ -145,9 +149,9 @@ def train_imitation(config: dict, data_paths, out_path: Path, log=print, writer=
         total_loss = 0.0
         for b in range(batches):
             index = np.sort(perm[b * batch : (b + 1) * batch])
-            logits, values = model(obs[index], masks_of(index))
-            policy_loss = F.cross_entropy(logits, actions[index])
-            value_loss = F.mse_loss(values, returns[index])
+            logits, values = model(obs[index].to(device), masks_of(index))
+            policy_loss = F.cross_entropy(logits, actions[index].to(device))
+            value_loss = F.mse_loss(values, returns[index].to(device))
             loss = policy_loss + config["vf_coef"] * value_loss
             optimizer.zero_grad()
             loss.backward()
@@ -181,19 +185,20 @@ def evaluate_agreement(model, obs, masks_of, actions, returns, index) -> dict:
     from canasta_env.actions import DISCARD
 
     model.eval()
+    device = next(model.parameters()).device
     agree, agree_discard, discards, mse = 0, 0, 0, 0.0
     with torch.no_grad():
         for b in range(0, len(index), 4096):
             part = np.sort(index[b : b + 4096])
-            logits, values = model(obs[part], masks_of(part))
+            logits, values = model(obs[part].to(device), masks_of(part))
             chosen = logits.argmax(dim=1)
-            target = actions[part]
+            target = actions[part].to(device)
             hit = chosen == target
             agree += int(hit.sum())
             is_discard = (target >= DISCARD) & (target < DISCARD + 14)
             discards += int(is_discard.sum())
             agree_discard += int((hit & is_discard).sum())
-            mse += float(((values - returns[part]) ** 2).sum())
+            mse += float(((values - returns[part].to(device)) ** 2).sum())
     return {
         "agreement": agree / len(index),
         "agreement_discard": agree_discard / max(1, discards),

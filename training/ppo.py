@@ -57,29 +57,50 @@ def init_model(init: Path):
     return model_file
 
 
+def on_cpu(value):
+    """``value`` (tensors in dicts and lists) with every tensor on the CPU; a CPU tensor is
+    itself, not a copy, and a state dict keeps its ``_metadata``."""
+    if hasattr(value, "cpu"):
+        return value.cpu()
+    if isinstance(value, dict):
+        copy = type(value)((key, on_cpu(item)) for key, item in value.items())
+        if hasattr(value, "_metadata"):
+            copy._metadata = value._metadata
+        return copy
+    if isinstance(value, (list, tuple)):
+        return type(value)(on_cpu(item) for item in value)
+    return value
+
+
 class Learner:
     """The network, its Adam optimizer and the generator of the minibatch order.
 
     Seeds torch from ``config["seed"]`` before building the network, so a run's first
-    network is the same every time; starts from ``init`` when that model file exists.
+    network is the same every time; starts from ``init`` when that model file exists. The
+    network is built on the CPU, then moved to ``config["device"]``
+    (:func:`training.machine.resolve_device`), so its first weights do not depend on the
+    device; torch's threads follow the budget (:func:`training.machine.budget`).
     """
 
     def __init__(self, config: dict, init: Path, log):
         import torch
 
         from training import net
+        from training.machine import budget, resolve_device
 
         self.config = config
-        torch.set_num_threads(int(config["threads"]))
+        torch.set_num_threads(budget(int(config["jobs"]), config["threads"]).threads)
+        self.device = torch.device(resolve_device(config["device"]))
         torch.manual_seed(config["seed"])
         self.torch = torch
         if init.exists():
-            self.model = net.to_torch(init_model(init))
+            model = net.to_torch(init_model(init))
         else:
             from canasta_env.observation import OBS_SIZE
 
             log(f"[ppo] no {init}: PPO starts from a new network")
-            self.model = net.build(OBS_SIZE, NUM_ACTIONS, config["hidden"])
+            model = net.build(OBS_SIZE, NUM_ACTIONS, config["hidden"])
+        self.model = model.to(self.device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config["lr"], eps=1e-5)
         self.rng = np.random.default_rng([config["seed"], 3])
 
@@ -90,15 +111,19 @@ class Learner:
         return net.actor_layers(self.model)
 
     def state(self) -> dict:
-        """The network, Adam and torch's RNG state as tensors (numpy's RNG: :attr:`rng`)."""
-        return {
-            "model": self.model.state_dict(),
-            "optimizer": self.optimizer.state_dict(),
-            "torch_rng": self.torch.get_rng_state(),
-        }
+        """The network, Adam and torch's RNG state as CPU tensors (numpy's RNG: :attr:`rng`),
+        so that a checkpoint loads on any device."""
+        return on_cpu(
+            {
+                "model": self.model.state_dict(),
+                "optimizer": self.optimizer.state_dict(),
+                "torch_rng": self.torch.get_rng_state(),
+            }
+        )
 
     def load(self, state: dict, rng_state: dict) -> None:
-        """Back to a saved :meth:`state` and numpy RNG state (raises when they do not fit)."""
+        """Back to a saved :meth:`state` and numpy RNG state (raises when they do not fit);
+        the tensors go to the network's device (Adam's moments follow its parameters)."""
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.rng.bit_generator.state = rng_state
@@ -114,21 +139,23 @@ class Learner:
         the mean of each loss over the minibatches."""
         torch, c = self.torch, self.config
         model = self.model
-        obs = torch.from_numpy(batch["obs"])
-        masks = torch.from_numpy(
-            np.unpackbits(batch["masks"], axis=1, count=NUM_ACTIONS).astype(bool)
-        )
-        actions = torch.from_numpy(batch["actions"])
-        old_logp = torch.from_numpy(batch["logp"])
+
+        def tensor(array: np.ndarray):  # on the CPU, the array itself (no copy)
+            return torch.from_numpy(array).to(self.device)
+
+        obs = tensor(batch["obs"])
+        masks = tensor(np.unpackbits(batch["masks"], axis=1, count=NUM_ACTIONS).astype(bool))
+        actions = tensor(batch["actions"])
+        old_logp = tensor(batch["logp"])
         with torch.no_grad():
             values = torch.cat([model(obs[i : i + 8192])[1] for i in range(0, len(obs), 8192)])
         adv, returns = gae(
-            batch["rewards"], batch["dones"], values.numpy(), c["gamma"], c["gae_lambda"]
+            batch["rewards"], batch["dones"], values.cpu().numpy(), c["gamma"], c["gae_lambda"]
         )
-        adv_t = torch.from_numpy(adv)
+        adv_t = tensor(adv)
         adv_t = (adv_t - adv_t.mean()) / (adv_t.std() + 1e-8)
-        returns_t = torch.from_numpy(returns.astype(np.float32))
-        teacher = torch.from_numpy(batch["teacher"])
+        returns_t = tensor(returns.astype(np.float32))
+        teacher = tensor(batch["teacher"])
         kick = kick if bool((teacher >= 0).any()) else 0.0
         n = len(obs)
         stats = {
@@ -138,7 +165,7 @@ class Learner:
         count = 0
         model.train()
         for _ in range(int(c["ppo_epochs"])):
-            perm = torch.from_numpy(self.rng.permutation(n))
+            perm = tensor(self.rng.permutation(n))
             for start in range(0, n, int(c["minibatch"])):
                 index = perm[start : start + int(c["minibatch"])]
                 logits, value = model(obs[index], masks[index])

@@ -17,6 +17,7 @@ from canasta_env.engine.game import teams_of
 from canasta_env.jsonfile import NotAZipError, open_regular, read_json_file, zip_members
 from canasta_env.rules import make_rules
 from training.config import (
+    ADDED,
     DEFAULTS,
     SESSION,
     TORCH,
@@ -27,6 +28,7 @@ from training.config import (
     is_real,
     settings_of,
 )
+from training.machine import DeviceError, budget, resolve_device
 
 
 # ---------------------------------------------------------------------- config
@@ -99,11 +101,12 @@ class Run:
         self.path.mkdir(parents=True, exist_ok=True)
         self.writer = None
 
-    #: Settings that may change when a run is continued: budgets, parallelism, time limit,
-    #: evaluation cadence, the kickstarting schedule (``train.log`` records every change).
+    #: Settings that may change when a run is continued: budgets, parallelism, the device,
+    #: time limit, evaluation cadence, the kickstarting schedule (``train.log`` records every
+    #: change). A resumed run keeps its device unless ``--device`` is given.
     RESUMABLE = (
-        "ppo_steps", "jobs", "envs", "threads", "time_limit", "eval_every", "eval_deals",
-        "kick_coef", "kick_steps", "lr", "opponents", "table_weights",
+        "ppo_steps", "jobs", "envs", "threads", "device", "time_limit", "eval_every",
+        "eval_deals", "kick_coef", "kick_steps", "lr", "opponents", "table_weights",
     )  # fmt: skip
 
     @classmethod
@@ -122,6 +125,8 @@ class Run:
                 raise ValueError(f"run config {saved}: not a JSON object")
             for key in SESSION:  # older runs saved them: this session's values (or none) count
                 config[key] = None
+            for key, value in ADDED.items():  # settings older runs did not have
+                config.setdefault(key, value)
             given = {k: v for k, v in overrides.items() if v is not None}
             fixed = sorted(k for k in given if k not in cls.RESUMABLE)
             if fixed:
@@ -144,10 +149,23 @@ class Run:
         else:
             config = make_config(**overrides)
             changed = {}
+        # the learner's threads this run uses (the budget, training/machine.py), saved so that
+        # a resume on this machine is the same run
+        plan = budget(int(config["jobs"]), config["threads"])
+        config["threads"] = plan.threads
+        if config["device"] == "cuda":  # refused before anything is written
+            try:
+                resolve_device("cuda")
+            except DeviceError as error:
+                if overrides.get("device") == "cuda":
+                    raise
+                raise DeviceError(f"run config {saved} says device cuda: {error}") from None
         run = cls(path, config)
         run.save_config()
         for key, (old, new) in changed.items():
             run.log(f"[run] {key}: {old} -> {new}")
+        for note in plan.notes:
+            run.log(f"[run] {note}")
         return run
 
     def save_config(self) -> None:

@@ -28,7 +28,7 @@ Stages (each skipped when its output exists, so a killed run resumes):
 
 ``RUN/config.json`` holds every setting and the seed: ``--resume RUN`` reads it,
 so a resumed run is the same run (bit for bit when nothing changes: a test
-checks it). Budgets, parallelism, the evaluation cadence, the kickstarting
+checks it). Budgets, parallelism, the device, the evaluation cadence, the kickstarting
 schedule, the learning rate, the league's weights and the table weights may be
 changed on a resume, each checked as on a new run before anything is written;
 ``train.log`` records each change. ``--time-limit`` holds for one session only
@@ -54,9 +54,12 @@ STAGES = ("record", "imitate", "ppo")
 def run_stages(run: Run, stages, progress: bool = True) -> None:
     """The ``stages`` of ``run`` in order, each skipped when its output exists."""
     from training import imitation
+    from training.machine import budget, device_label, resolve_device
     from training.rollout import WorkerPool
 
     c = run.config
+    plan = budget(int(c["jobs"]), c["threads"])
+    run.log(f"[run] {plan}; the learner on {device_label(resolve_device(c['device']))}")
     with WorkerPool(int(c["jobs"]), int(c["envs"])) as pool:
         if "record" in stages and c["init"] is None:
             if not (run.path / "imitation.npz").exists():
@@ -65,7 +68,7 @@ def run_stages(run: Run, stages, progress: bool = True) -> None:
             if not (run.path / "imitation.npz").exists():
                 import torch
 
-                torch.set_num_threads(int(c["threads"]))
+                torch.set_num_threads(plan.threads)
                 paths = sorted((run.path / "data").glob("chunk*.npz"))
                 report = imitation.train_imitation(
                     c, paths, run.path / "imitation.npz", log=run.log, writer=run.tb()
