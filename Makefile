@@ -6,6 +6,7 @@
 #   make serve      the browser table (the demo's extras and web)
 #   make notebooks  jupyter lab on notebooks/ (the extras the notebooks use)
 #   make docs       the documentation site into site/ (open site/index.html)
+#   make dist       the sdist and the wheel built from it, into dist/
 VENV ?= .venv
 PYTHON ?= python3
 PY := $(VENV)/bin/python
@@ -16,7 +17,7 @@ comma := ,
 # one stamp per set of extras: `make test EXTRAS=...,scale` installs the extra set too
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: install demo serve notebooks docs test soak check bench lint format clean
+.PHONY: install demo serve notebooks docs test soak check bench lint format dist clean
 
 install: $(STAMP)
 
@@ -78,5 +79,10 @@ lint: install
 format: install
 	$(VENV)/bin/ruff format .
 
+# the sdist, and the wheel built from it (python -m build): both into dist/
+dist: install
+	rm -rf dist
+	$(PY) -m build --outdir dist .
+
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache arena_out site
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache arena_out site

@@ -13,7 +13,9 @@ canasta --version      the installed version
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+from pathlib import Path
 
 COMMANDS = {
     "check": ("canasta_cli.check", "main"),
@@ -45,5 +47,22 @@ def main(argv: list[str] | None = None) -> int:
     return int(getattr(module, function)(rest) or 0)
 
 
+def _drop_the_current_directory() -> None:
+    """Run ``python -m canasta_cli`` as the ``canasta`` script runs: without the current
+    directory on ``sys.path``.
+
+    ``python -m`` puts the current directory first, where a user's own ``agents/`` or
+    ``training/`` folder would hide the installed packages of the same names (the
+    ``canasta`` script puts its own folder first instead). An agent's import path
+    (``mybots:Bot``) is still looked up in the current directory, by the registry.
+    In the source checkout (the packages' own folder) the entry stays.
+    """
+    home = Path(__file__).resolve().parent.parent
+    here = Path.cwd().resolve()
+    if sys.path and here != home and Path(sys.path[0] or os.curdir).resolve() == here:
+        del sys.path[0]
+
+
 if __name__ == "__main__":
+    _drop_the_current_directory()
     sys.exit(main())

@@ -106,8 +106,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import sys
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -189,7 +191,28 @@ def agent_name_resolver() -> Callable[..., object]:
             f"object (act(observation, action_mask)) or a callable "
             f"(observation, action_mask) -> action instead"
         )
-    return points[0].load()
+    try:
+        return points[0].load()
+    except ImportError as error:
+        raise ImportError(_shadowed_text(points[0].value, error)) from error
+
+
+def _shadowed_text(target: str, error: ImportError) -> str:
+    """Why ``target`` (``module:function``) did not import, naming the folder that hides
+    its top-level package where canasta-env installs one of that name (``agents``) beside
+    ``canasta_env`` and the module imported under that name is another (a user's own
+    ``agents/`` in the script's folder or the current directory)."""
+    top = target.split(":", 1)[0].split(".", 1)[0]
+    installed = Path(__file__).resolve().parent.parent / top
+    found = getattr(sys.modules.get(top), "__file__", None)
+    text = f"the agent-name resolver {target} did not import: {error}"
+    if found is None or not installed.is_dir() or installed in Path(found).resolve().parents:
+        return text
+    return (
+        f"{text}. The {top!r} package imported is {found}, not canasta-env's ({installed}): "
+        f"a folder named {top} in the script's folder or the current directory hides it; "
+        f"run from another folder, or rename that folder"
+    )
 
 
 def _is_opponent(value) -> bool:
