@@ -71,6 +71,8 @@ bench: install
 	$(PY) benchmarks/bench_core.py
 	$(PY) benchmarks/bench_train.py
 	$(PY) benchmarks/bench_turn_search.py
+	$(PY) benchmarks/bench_bots.py
+	$(PY) benchmarks/bench_vector_faces.py
 
 lint: install
 	$(VENV)/bin/ruff check .
