@@ -124,7 +124,8 @@ def test_ctrl_c_with_worker_processes(tmp_path):
     ``--jobs 2`` plays: the workers leave it to the parent, which writes what they played."""
     out = tmp_path / "out"
     command = [sys.executable, "-m", "canasta_cli", "arena", "--players", "2", "--agents"]
-    command += ["random", "greedy", "--hands", "20000", "--jobs", "2", "--no-plot"]
+    # bots that play in Python (greedy has a C++ twin: 20,000 hands would end in seconds)
+    command += ["random", "examples.my_bot:MyBot", "--hands", "20000", "--jobs", "2", "--no-plot"]
     command += ["--out", str(out)]
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     with subprocess.Popen(
