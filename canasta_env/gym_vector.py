@@ -208,6 +208,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         self._has_reset = False
         self._batch = None  # the fast path's _core.Batch (None: Table.play)
         self._twins: list = []  # its bot of each other seat, in seat order
+        self._batch_tables: dict[int, Table] = {}  # a batch table's ended hand, as a Table
         self._choose_path(batched)
 
     # -------------------------------------------------------------- the fast path
@@ -249,9 +250,14 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
     def _batch_table(self, k: int) -> Table:
         """Table ``k`` of the batch as a :class:`Table` (not a copy): valid until the
         table is dealt again."""
-        table = Table.__new__(Table)
-        game = self._batch.game(k)
-        table._seat_game(core.CoreGame.around(game, self.rules, self.num_players, self._core_rules))
+        table = self._batch_tables.get(k)
+        if table is None:  # one per ended hand: its score sheets are read once
+            table = Table.__new__(Table)
+            game = core.CoreGame.around(
+                self._batch.game(k), self.rules, self.num_players, self._core_rules
+            )
+            table._seat_game(game)
+            self._batch_tables[k] = table
         return table
 
     def _deal_batched(self, k: int, rng: np.random.Generator, deal_seed: int | None) -> int:
@@ -265,6 +271,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
             bot_seeds[s] = int(rng.integers(_SEED_BOUND))
         if deal_seed is None:
             deal_seed = int(rng.integers(_SEED_BOUND))
+        self._batch_tables.pop(k, None)
         self._batch.deal_table(k, *seed_words(deal_seed), bots, bot_seeds)
         return deal_seed
 
@@ -280,6 +287,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
             self._hand_info[k] = self._hand_result(k, table)
             if table.episode_ends(self.episode_mode):
                 return TERMINATED
+            self._batch_tables.pop(k, None)
             self._batch.next_hand(k)
         return LEARNER
 
