@@ -48,10 +48,14 @@ Infos
     puts ``illegal_action`` (the id) in ``final_info``.
 
 Engines and opponents
-    ``backend``: "core", "python" or None (the core where it is built). The opponents'
-    moves are made by one method, :meth:`CanastaVectorEnv._play_opponents`, over the
-    tables whose opponents are to act: a batched path (bots in the compiled core) can
-    replace it without touching the rest.
+    ``backend``: "core", "python" or None (the core where it is built). On the core,
+    with every opponent a house bot that has a twin in the batched core
+    (:func:`agents.core_twins.batch_twin`) and no ``max_cycles``, the tables are one
+    ``_core.Batch`` and one call plays the learner's moves and the opponents' (the fast
+    path, ``batched``); otherwise the opponents' moves are made by
+    :meth:`CanastaVectorEnv._play_opponents` through ``Table.play``. Both give the same
+    steps, bit for bit; ``batched=False`` forces the second, ``batched=True`` requires
+    the first (``docs/vector.md``).
 """
 
 from __future__ import annotations
@@ -111,8 +115,10 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
     """``num_envs`` single-learner tables stepped together (see the module doc).
 
     The arguments are :class:`~canasta_env.gym_env.CanastaGymEnv`'s (``render_mode``
-    aside) and ``num_envs``, ``backend``. An agent name in ``opponents`` builds one agent
-    per table and seat; an agent object or a callable given is shared by every table.
+    aside) and ``num_envs``, ``backend``, ``batched`` (None: the fast path where it can
+    run; False: never; True: required). An agent name in ``opponents`` builds one agent
+    per table and seat; an agent object or a callable given is shared by every table
+    (on the fast path each table gets its own twin of it).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
