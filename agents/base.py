@@ -57,6 +57,9 @@ class RandomAgent(Agent):
     """Uniformly random among legal actions; seeded for reproducibility."""
 
     name = "random"
+    #: let the batched core play this seat in C++ (agents.core_twins.batch_twin: the same
+    #: draws); False keeps it in Python
+    use_core = True
 
     def __init__(self, seed: int | None = None):
         self.rng = random.Random(seed)

@@ -1,6 +1,6 @@
 """The house bots' twins in the compiled core, and how an agent hands its seat to one.
 
-``greedy``, ``expert`` and the styled bots are written a second time in C++
+``greedy``, ``expert``, the styled bots and ``random`` are written a second time in C++
 (``csrc/bots/``, :class:`canasta_env.core.CoreBot`), making the same moves bit for bit
 (``tests/test_core_bots.py``). Such an agent keeps its twin in ``core_bot``, reset by its
 own ``reset`` for the hand; a table on the core (:meth:`canasta_env.table.Table.play`) then
@@ -19,9 +19,35 @@ from __future__ import annotations
 import atexit
 import weakref
 from collections.abc import Callable
+from dataclasses import asdict
 
 from canasta_env import core
 from canasta_env.rules import Rules
+
+
+def batch_twin(agent) -> core.CoreBot | None:
+    """A twin of ``agent`` for the batched core (``_core.Batch.deal_table``, the fast path
+    of :class:`canasta_env.gym_vector.CanastaVectorEnv`), or None where it has none: the
+    core is not built, ``agent.use_core`` is false, or ``agent`` is not exactly a
+    ``RandomAgent``, ``GreedyAgent``, ``ExpertAgent`` or ``StyledAgent``. The batch
+    copies it into each seat and seeds a drawing twin's generator per deal, as the agent
+    would be by ``seed(s)`` (``random`` and the styled bots: ``random.Random(s)``)."""
+    from agents.base import RandomAgent
+    from agents.expert import ExpertAgent
+    from agents.greedy import GreedyAgent
+    from agents.styles import StyledAgent
+
+    if not (core.AVAILABLE and getattr(agent, "use_core", False)):
+        return None
+    cls = type(agent)
+    if cls is RandomAgent or cls is StyledAgent:  # agent.name: random, styled, style:FAMILY
+        return core.CoreBot(agent.name, seed=0)
+    if cls is GreedyAgent:
+        return core.CoreBot("greedy")
+    if cls is ExpertAgent:
+        given = agent.given_params
+        return core.CoreBot("expert", params=None if given is None else asdict(given))
+    return None
 
 
 def core_twin(
@@ -62,4 +88,4 @@ def _drop_twins() -> None:
             pass
 
 
-__all__ = ["core_twin"]
+__all__ = ["batch_twin", "core_twin"]

@@ -1,14 +1,21 @@
 """Speed of the single-learner vector face (``canasta_env.gym_vector.CanastaVectorEnv``):
-learner decisions per CPU-second against house bots, random masked learner actions.
+learner decisions per CPU-second against house bots, random masked learner actions,
+three ways in one run.
 
     python benchmarks/bench_vector_faces.py [--seconds 3] [--envs 64] [--players 2]
-        [--opponents expert random] [--backend core]
+        [--opponents expert random] [--paths batched table python]
+
+The paths: ``batched`` (the fast path: the tables are one ``_core.Batch`` with the
+opponents' twins inside it, ``batched=True``), ``table`` (the core, opponents played
+through ``Table.play``: the house bots' twins in C++, the rest of a step per table in
+Python, ``batched=False``) and ``python`` (the Python engine and bots).
 
 A learner decision is one row of one ``step``: the opponents' moves between two of the
-learner's decisions are inside it (they cost most of the time with ``expert``), as are
-the autoresets. Also prints the share of the CPU time spent in the opponents' method
-(``_play_opponents``, the part a batched C++ path would replace). CPU time is
-``time.process_time``: other processes do not inflate it.
+learner's decisions are inside it, as are the autoresets and the learner's sampling
+(one float32 uniform per action, the argmax over the legal ones). For the ``table`` and
+``python`` paths also prints the share of the CPU time spent in the opponents' method
+(``_play_opponents``). CPU time is ``time.process_time``: other processes do not inflate
+it.
 """
 
 from __future__ import annotations
@@ -20,33 +27,40 @@ import numpy as np
 
 from canasta_env.gym_vector import CanastaVectorEnv
 
+#: path name -> (backend, batched)
+PATHS = {"batched": ("core", True), "table": ("core", False), "python": ("python", False)}
+
 
 def rate(
     opponents: str,
+    path: str = "batched",
     num_envs: int = 64,
     num_players: int = 2,
     seconds: float = 3.0,
-    backend: str | None = "core",
     seed: int = 0,
 ) -> dict:
     """Learner decisions per CPU-second of ``num_envs`` tables against ``opponents``."""
-    venv = CanastaVectorEnv(num_envs, num_players=num_players, opponents=opponents, backend=backend)
+    backend, batched = PATHS[path]
+    venv = CanastaVectorEnv(
+        num_envs, num_players=num_players, opponents=opponents, backend=backend, batched=batched
+    )
     in_opponents = [0.0]
-    play = venv._play_opponents
+    if not venv.batched:
+        play = venv._play_opponents
 
-    def timed_play(tables: list[int]) -> None:  # the opponents' share, timed where it runs
-        before = time.process_time()
-        play(tables)
-        in_opponents[0] += time.process_time() - before
+        def timed_play(tables: list[int]) -> None:  # the opponents' share, timed where it runs
+            before = time.process_time()
+            play(tables)
+            in_opponents[0] += time.process_time() - before
 
-    venv._play_opponents = timed_play
+        venv._play_opponents = timed_play
     rng = np.random.default_rng(seed)
     obs, _ = venv.reset(seed=seed)
     decisions = episodes = 0
     start = time.process_time()
     while time.process_time() - start < seconds:
         masks = obs["action_mask"]
-        actions = np.argmax((rng.random(masks.shape) + 1.0) * masks, axis=1)
+        actions = np.argmax((rng.random(masks.shape, dtype=np.float32) + 1.0) * masks, axis=1)
         obs, _, terminated, truncated, _ = venv.step(actions)
         decisions += num_envs
         episodes += int((terminated | truncated).sum())
@@ -54,11 +68,11 @@ def rate(
     venv.close()
     return {
         "opponents": opponents,
-        "backend": venv.backend,
+        "path": path,
         "decisions": decisions,
         "episodes": episodes,
         "rate": decisions / total,
-        "opponent_share": in_opponents[0] / total,
+        "opponent_share": None if batched else in_opponents[0] / total,
     }
 
 
@@ -68,19 +82,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--envs", type=int, default=64)
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--opponents", nargs="+", default=["expert", "random"])
-    parser.add_argument("--backend", default="core", choices=["core", "python"])
+    parser.add_argument("--paths", nargs="+", default=list(PATHS), choices=list(PATHS))
     args = parser.parse_args(argv)
     print(
-        f"classic {args.players} players, {args.envs} tables, backend {args.backend}, "
-        f"random masked learner actions, {args.seconds:g} CPU-seconds each"
+        f"classic {args.players} players, {args.envs} tables, random masked learner "
+        f"actions, {args.seconds:g} CPU-seconds each"
     )
     for opponents in args.opponents:
-        row = rate(opponents, args.envs, args.players, args.seconds, args.backend)
-        print(
-            f"  opponents {opponents:>8}: {row['rate']:>9,.0f} learner decisions per CPU-second "
-            f"({row['episodes']:,} episodes; {100 * row['opponent_share']:.0f}% of the time in "
-            f"the opponents' moves)"
-        )
+        rows = [rate(opponents, path, args.envs, args.players, args.seconds) for path in args.paths]
+        base = rows[-1]["rate"]
+        for row in rows:
+            share = row["opponent_share"]
+            where = "" if share is None else f"; {100 * share:.0f}% in the opponents' moves"
+            print(
+                f"  opponents {opponents:>8}, {row['path']:>7}: {row['rate']:>9,.0f} learner "
+                f"decisions per CPU-second, x{row['rate'] / base:.1f} ({row['episodes']:,} "
+                f"episodes{where})"
+            )
     return 0
 
 

@@ -266,6 +266,20 @@ class CoreGame:
         convention of :mod:`canasta_env.engine.outcome`."""
         return result_of(self, scope)
 
+    @classmethod
+    def around(cls, game, rules: Rules, num_players: int, rules_in_core) -> CoreGame:
+        """A ``CoreGame`` over a ``_core.Game`` that exists (a batch's table,
+        ``_core.Batch.game``): not a copy, valid while that game lives. ``rules_in_core``:
+        :func:`core_rules` of ``rules`` and ``num_players``."""
+        other = object.__new__(cls)
+        other.rules, other.num_players, other.seed = rules, num_players, None
+        other._seat_teams()
+        other._core_rules = rules_in_core
+        other._ended = None
+        other._game = game
+        other._mask_view = game.mask_view()
+        return other
+
     def copy(self) -> CoreGame:
         """An independent core game at the same position."""
         other = object.__new__(CoreGame)
@@ -355,10 +369,12 @@ class CoreBot:
     ``agents.make_agent("expert")``, bit for bit, in C++ (``csrc/bots/``, the mirror of
     ``agents/heuristics.py``, ``greedy.py``, ``expert.py`` and ``styles.py``).
 
-    ``name``: ``greedy``, ``expert``, ``styled`` or ``style:FAMILY``. ``params``: the
+    ``name``: ``greedy``, ``expert``, ``styled``, ``style:FAMILY`` or ``random``
+    (``agents.base.RandomAgent``'s draws: ``legal[rng.randrange(len(legal))]``). ``params``: the
     expert's :class:`~agents.expert.ExpertParams` as a dict (``dataclasses.asdict``), for
     every player count, as ``ExpertAgent(params=...)``. A styled bot draws from its own
-    ``random.Random``: ``rng`` (its state is copied) or else ``random.Random(seed)``.
+    ``random.Random`` (as do ``random``'s draws): ``rng`` (its state is copied) or else
+    ``random.Random(seed)``.
     ``reset`` and ``act`` are the agent's (:class:`agents.base.Agent`); the bot keeps the
     same memory across decisions as the Python bot.
     """
@@ -373,7 +389,7 @@ class CoreBot:
         _require()
         self.name = name
         words = gauss_next = None
-        if name == "styled" or name.startswith("style:"):
+        if name in ("random", "styled") or name.startswith("style:"):
             version, state, gauss_next = (rng or random.Random(seed)).getstate()
             words = list(state)
         values = None if params is None else {key: float(value) for key, value in params.items()}

@@ -48,10 +48,14 @@ Infos
     puts ``illegal_action`` (the id) in ``final_info``.
 
 Engines and opponents
-    ``backend``: "core", "python" or None (the core where it is built). The opponents'
-    moves are made by one method, :meth:`CanastaVectorEnv._play_opponents`, over the
-    tables whose opponents are to act: a batched path (bots in the compiled core) can
-    replace it without touching the rest.
+    ``backend``: "core", "python" or None (the core where it is built). On the core,
+    with every opponent a house bot that has a twin in the batched core
+    (:func:`agents.core_twins.batch_twin`) and no ``max_cycles``, the tables are one
+    ``_core.Batch`` and one call plays the learner's moves and the opponents' (the fast
+    path, ``batched``); otherwise the opponents' moves are made by
+    :meth:`CanastaVectorEnv._play_opponents` through ``Table.play``. Both give the same
+    steps, bit for bit; ``batched=False`` forces the second, ``batched=True`` requires
+    the first (``docs/vector.md``).
 """
 
 from __future__ import annotations
@@ -65,7 +69,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from canasta_env import gym_env
+from canasta_env import core, gym_env
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.engine.game import IllegalActionError
 from canasta_env.engine.state import team_of_seat
@@ -74,6 +78,10 @@ from canasta_env.gym_env import GYM_OPTIONS, MAX_REDEALS, _is_opponent
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import Rules, check_player_count, make_rules, unknown_fields_text
 from canasta_env.table import MASK_DTYPE, OBS_DTYPE, Table, resolve_backend
+from canasta_env.vector import seed_words
+
+if core.AVAILABLE:
+    from canasta_env import _core
 
 _SEED_BOUND = 2**31 - 1  # the single env's bound of drawn seeds
 _RULES_FIELDS = frozenset(field.name for field in dataclasses.fields(Rules))
@@ -107,8 +115,10 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
     """``num_envs`` single-learner tables stepped together (see the module doc).
 
     The arguments are :class:`~canasta_env.gym_env.CanastaGymEnv`'s (``render_mode``
-    aside) and ``num_envs``, ``backend``. An agent name in ``opponents`` builds one agent
-    per table and seat; an agent object or a callable given is shared by every table.
+    aside) and ``num_envs``, ``backend``, ``batched`` (None: the fast path where it can
+    run; False: never; True: required). An agent name in ``opponents`` builds one agent
+    per table and seat; an agent object or a callable given is shared by every table
+    (on the fast path each table gets its own twin of it).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -129,6 +139,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         illegal_reward: float = -1.0,
         backend: str | None = None,
         render_mode: str | None = None,
+        batched: bool | None = None,
         **rule_overrides,
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
@@ -154,7 +165,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         check_options(values, checks)
         unknown = set(rule_overrides) - _RULES_FIELDS
         if unknown:
-            own = ("num_envs", "variant", "opponents", *checks)
+            own = ("num_envs", "variant", "opponents", "batched", *checks)
             raise ValueError(
                 f"unknown argument(s) {unknown_fields_text(unknown, own)}; the env's own "
                 f"arguments are {', '.join(own)}, the rest are rules fields"
@@ -201,6 +212,90 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         self._obs = np.zeros((n, OBS_SIZE), OBS_DTYPE)
         self._mask = np.zeros((n, NUM_ACTIONS), MASK_DTYPE)
         self._has_reset = False
+        self._batch = None  # the fast path's _core.Batch (None: Table.play)
+        self._twins: list = []  # its bot of each other seat, in seat order
+        self._batch_tables: dict[int, Table] = {}  # a batch table's ended hand, as a Table
+        self._choose_path(batched)
+
+    # -------------------------------------------------------------- the fast path
+    def _choose_path(self, batched: bool | None) -> None:
+        """The fast path where it can run (``batched`` None), required (True) or not
+        (False): the core, no ``max_cycles``, and every opponent a house bot with a twin in
+        the batched core (:func:`agents.core_twins.batch_twin`)."""
+        if batched is not None and not isinstance(batched, bool):
+            raise ValueError(f"batched must be None, True or False, got {batched!r}")
+        why_not = None
+        if self.backend != "core":
+            why_not = "the Python engine"
+        elif self.max_cycles is not None:
+            why_not = "max_cycles"
+        elif self._specs is None:
+            why_not = "the default random opponent (numpy draws)"
+        else:
+            from agents.core_twins import batch_twin
+
+            self._twins = [batch_twin(agent) for _, agent in self._specs[0]]
+            if any(twin is None for twin in self._twins):
+                why_not = "an opponent without a twin in the core"
+        if batched and why_not is not None:
+            raise ValueError(f"batched=True: no batched path with {why_not}")
+        if batched is False or why_not is not None:
+            self._twins = []
+            return
+        self._core_rules = core.core_rules(self.rules, self.num_players)
+        self._batch = _core.Batch(
+            self._core_rules, self.rules.name, self.num_players, self.num_envs
+        )
+        self._twins = [twin._bot for twin in self._twins]
+
+    @property
+    def batched(self) -> bool:
+        """Whether the tables are one ``_core.Batch`` with the opponents inside it."""
+        return self._batch is not None
+
+    def _batch_table(self, k: int) -> Table:
+        """Table ``k`` of the batch as a :class:`Table` (not a copy): valid until the
+        table is dealt again."""
+        table = self._batch_tables.get(k)
+        if table is None:  # one per ended hand: its score sheets are read once
+            table = Table.__new__(Table)
+            game = core.CoreGame.around(
+                self._batch.game(k), self.rules, self.num_players, self._core_rules
+            )
+            table._seat_game(game)
+            self._batch_tables[k] = table
+        return table
+
+    def _deal_batched(self, k: int, rng: np.random.Generator, deal_seed: int | None) -> int:
+        """Deal table ``k`` with its opponents inside the batch: the seeds drawn from
+        ``rng`` as :meth:`_deal_opponents` and the single env draw them."""
+        others = [s for s in range(self.num_players) if s not in self._learner_seats[k]]
+        bots: list = [None] * self.num_players
+        bot_seeds = [0] * self.num_players
+        for s, twin in zip(others, self._twins):
+            bots[s] = twin
+            bot_seeds[s] = int(rng.integers(_SEED_BOUND))
+        if deal_seed is None:
+            deal_seed = int(rng.integers(_SEED_BOUND))
+        self._batch_tables.pop(k, None)
+        self._batch.deal_table(k, *seed_words(deal_seed), bots, bot_seeds)
+        return deal_seed
+
+    def _settle_batched(self, k: int) -> str:
+        """:meth:`_settle` of a batch table: its bots have played up to the learner's seat
+        or the hand's end."""
+        hand_over = self._batch.hand_over
+        while hand_over[k]:
+            table = self._batch_table(k)
+            self._owed[k] += table.seat_rewards(
+                self.reward_mode, self.reward_scale, self.episode_mode
+            )[self._seat[k]]
+            self._hand_info[k] = self._hand_result(k, table)
+            if table.episode_ends(self.episode_mode):
+                return TERMINATED
+            self._batch_tables.pop(k, None)
+            self._batch.next_hand(k)
+        return LEARNER
 
     # -------------------------------------------------------------- opponents
     def _check_opponents(self, opponents) -> list[list] | None:
@@ -307,7 +402,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
             self._owed[k] += table.seat_rewards(
                 self.reward_mode, self.reward_scale, self.episode_mode
             )[self._seat[k]]
-            self._hand_info[k] = self._hand_result(k)
+            self._hand_info[k] = self._hand_result(k, table)
             if table.episode_ends(self.episode_mode):
                 return TERMINATED
             table.next_hand()
@@ -346,23 +441,32 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
                     seat = int(rng.integers(self.num_players))
                 self._seat[k] = seat
                 self._learner_seats[k] = self._seats_of(seat)
-                self._opponents[k] = self._deal_opponents(k, rng)
                 deal_seed = seed if attempt == 0 and seed is not None else None
+                self._moves[k] = 0
+                self._owed[k] = 0.0
+                self._hand_info[k] = None
+                if self._batch is not None:
+                    self._deal_seeds[k] = self._deal_batched(k, rng, deal_seed)
+                    statuses[k] = self._settle_batched(k)
+                    continue
+                self._opponents[k] = self._deal_opponents(k, rng)
                 if deal_seed is None:
                     deal_seed = int(rng.integers(_SEED_BOUND))
                 self._deal_seeds[k] = deal_seed
                 self.tables[k] = Table(
                     self.rules, self.num_players, seed=deal_seed, backend=self.backend
                 )
-                self._moves[k] = 0
-                self._owed[k] = 0.0
-                self._hand_info[k] = None
                 statuses[k] = self._settle(k, moved=False)
             self._run(statuses)
             pending = {k: None for k, status in statuses.items() if status != LEARNER}
             attempt += 1
         for k in tables:
             self._hand_info[k] = None  # a hand over before the learner's first decision
+        if self._batch is not None:
+            self._obs[tables] = self._batch.obs[tables]
+            self._mask[tables] = self._batch.mask[tables]
+            return
+        for k in tables:
             self._write_view(k)
 
     def _write_view(self, k: int) -> None:
@@ -371,9 +475,8 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         self._obs[k] = view["observation"]
         self._mask[k] = view["action_mask"]
 
-    def _hand_result(self, k: int) -> dict:
-        """The hand that ended at table ``k``, from the learner's team's side."""
-        table = self.tables[k]
+    def _hand_result(self, k: int, table: Table) -> dict:
+        """The hand that ended at ``table`` (table ``k``), from the learner's team's side."""
         result = table.result("hand")
         team = team_of_seat(self.num_players, self._seat[k])
         return {
@@ -410,6 +513,8 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
             raise IllegalActionError(
                 f"table {k}: illegal action {int(ids[k])} for seat {self.tables[k].current}"
             )
+        if self._batch is not None:
+            return self._step_batched(ids, legal)
         acting = [table.current for table in self.tables]
         statuses = {}
         for k in np.flatnonzero(legal).tolist():
@@ -418,6 +523,50 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
             statuses[k] = self._settle(k, moved=True)
         self._run(statuses)
 
+        rewards, terminated, truncated, ended = self._step_ends(statuses, legal)
+        info: dict = {}
+        for k in range(self.num_envs):
+            if self._hand_info[k] is not None and k not in ended:
+                info = self._add_info(info, self._hand_info[k], k)  # episode="game"
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        final_info: dict = {}
+        for k in ended:
+            table = self.tables[k]
+            final_obs[k], final_info = self._final(
+                k, table, acting[k], int(ids[k]), legal[k], final_info
+            )
+        for k in statuses:
+            if k not in ended:
+                self._write_view(k)
+        return self._step_result(ended, rewards, terminated, truncated, info, final_obs, final_info)
+
+    def _step_batched(self, ids: np.ndarray, legal: np.ndarray):
+        """:meth:`step` on the batch: one call plays the learner's actions and the
+        opponents' moves; the tables whose hand ended are booked here."""
+        acting = self._batch.seat.copy()
+        self._batch.step_learner(ids, legal)
+        statuses = {k: LEARNER for k in np.flatnonzero(legal).tolist()}
+        for k in np.flatnonzero(self._batch.hand_over & legal).tolist():
+            statuses[k] = self._settle_batched(k)
+        rewards, terminated, truncated, ended = self._step_ends(statuses, legal)
+        info: dict = {}
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        final_info: dict = {}
+        for k, status in statuses.items():  # ascending: as the Table.play path adds them
+            if status == LEARNER and self._hand_info[k] is not None:
+                info = self._add_info(info, self._hand_info[k], k)  # episode="game"
+        for k in ended:
+            table = self._batch_table(k) if legal[k] else None
+            final_obs[k], final_info = self._final(
+                k, table, int(acting[k]), int(ids[k]), legal[k], final_info
+            )
+        self._obs[...] = self._batch.obs
+        self._mask[...] = self._batch.mask
+        return self._step_result(ended, rewards, terminated, truncated, info, final_obs, final_info)
+
+    def _step_ends(self, statuses: dict[int, str], legal: np.ndarray):
+        """The step's rewards (the owed ones paid), terminations, truncations and the
+        tables whose episode ended."""
         rewards = np.array(self._owed, np.float64)
         terminated = np.zeros(self.num_envs, bool)
         truncated = np.zeros(self.num_envs, bool)
@@ -428,19 +577,10 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
             terminated[k] = status == TERMINATED
             truncated[k] = status == TRUNCATED
         self._owed = [0.0] * self.num_envs
+        return rewards, terminated, truncated, np.flatnonzero(terminated | truncated).tolist()
 
-        info: dict = {}
-        ended = np.flatnonzero(terminated | truncated).tolist()
-        for k in range(self.num_envs):
-            if self._hand_info[k] is not None and k not in ended:
-                info = self._add_info(info, self._hand_info[k], k)  # episode="game"
-        final_obs = np.full(self.num_envs, None, dtype=object)
-        final_info: dict = {}
-        for k in ended:
-            final_obs[k], final_info = self._final(k, acting[k], int(ids[k]), legal[k], final_info)
-        for k in statuses:
-            if k not in ended:
-                self._write_view(k)
+    def _step_result(self, ended, rewards, terminated, truncated, info, final_obs, final_info):
+        """Deal the ended tables again and gather the step's return."""
         self._reset_tables(ended, [None] * len(ended))
         self._hand_info = [None] * self.num_envs
         info = {**self._info(), **info}
@@ -451,11 +591,13 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
             info["_final_info"] = ends.copy()
         return self._observation(), rewards, terminated, truncated, info
 
-    def _final(self, k: int, acting: int, action: int, legal: bool, final_info: dict):
+    def _final(
+        self, k: int, table: Table | None, acting: int, action: int, legal: bool, final_info: dict
+    ):
         """Table ``k``'s last observation (the seat that acted, shown as not to act) and
         its info, added to ``final_info``."""
         if legal:
-            view = self.tables[k].view(acting, live=False)
+            view = table.view(acting, live=False)
         else:  # ended by the illegal action: the position is the one the learner saw
             view = {"observation": self._obs[k].copy(), "action_mask": np.zeros_like(self._mask[k])}
         info = {"seat": acting, "deal_seed": self._deal_seeds[k]}
@@ -485,8 +627,12 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
 
     def _info(self) -> dict:
         everywhere = np.ones(self.num_envs, bool)
+        if self._batch is not None:
+            seats = self._batch.seat.copy()
+        else:
+            seats = np.array([table.current for table in self.tables], np.int64)
         return {
-            "seat": np.array([table.current for table in self.tables], np.int64),
+            "seat": seats,
             "_seat": everywhere,
             "deal_seed": np.array(self._deal_seeds, np.int64),
             "_deal_seed": everywhere.copy(),
@@ -497,6 +643,8 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         return self._mask.astype(bool)
 
     def close_extras(self, **kwargs) -> None:
+        self._batch = None
+        self._twins = []
         self.tables = [None] * self.num_envs
         self._opponents = [{}] * self.num_envs
 

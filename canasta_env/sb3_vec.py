@@ -10,7 +10,9 @@ Usage (the ``train`` extra: stable-baselines3, sb3-contrib)::
 
 ``sb3_vec_env(num_envs, **options)`` takes :class:`~canasta_env.gym_vector.CanastaVectorEnv`'s
 options and wraps one (``venv.face``); what a step is, the rewards and the seeding are
-that face's (``docs/vector.md``). SB3's conventions on top:
+that face's (``docs/vector.md``), and so is its fast path: with house-bot opponents on
+the core the tables are one ``_core.Batch`` (``venv.face.batched``). SB3's conventions
+on top:
 
 * observations: the dict ``{"observation": (N, 686) float32, "action_mask": (N, 500)
   int8}`` (``MultiInputPolicy`` reads both); rewards ``(N,)`` float32; ``dones``

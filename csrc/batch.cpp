@@ -92,10 +92,90 @@ Batch::Batch(std::shared_ptr<const Rules> rules, std::string rules_name, int pla
   seat_.reset(new int64_t[n]());
   rewards_.reset(new float[n * players]());
   done_.reset(new bool[n]());
+  hand_over_.reset(new bool[n]());
   earned_.assign(players, 0.0);
   bots_.resize(n * players);
   paid_.assign(n * players, 0.0);
   bot_obs_.reset(new float[OBS_SIZE]());
+}
+
+void Batch::check_table(int table) const {
+  if (table < 0 || table >= num_tables)
+    throw std::invalid_argument("table " + std::to_string(table) + " is not in the batch");
+}
+
+void Batch::deal_table(int k, const SeedValue& seed, const std::vector<const bots::Bot*>& seat_bots,
+                       const std::vector<int64_t>& bot_seeds) {
+  check_table(k);
+  if (static_cast<int>(seat_bots.size()) != num_players ||
+      static_cast<int>(bot_seeds.size()) != num_players)
+    throw std::invalid_argument("deal_table takes one bot and one seed per seat");
+  if (std::all_of(seat_bots.begin(), seat_bots.end(), [](const bots::Bot* b) { return b; }))
+    throw std::invalid_argument("every seat played by a bot leaves no seat to step");
+  if (games_.empty()) {  // the learner's face deals every table itself
+    games_.resize(num_tables);
+    deal_numbers_.assign(num_tables, -1);
+  }
+  auto_deal_ = false;
+  const std::vector<uint32_t> key = seed.key(0);
+  games_[k] = std::make_unique<Game>(rules_, rules_name_, num_players,
+                                     python_seeded_rng(key.data(), static_cast<int>(key.size())),
+                                     nullptr);
+  std::unique_ptr<bots::Bot>* row = &bots_[static_cast<size_t>(k) * num_players];
+  for (int seat = 0; seat < num_players; ++seat) {
+    row[seat] = seat_bots[seat] ? seat_bots[seat]->clone() : nullptr;
+    if (!row[seat]) continue;
+    if (bots::PyRandom* generator = row[seat]->generator()) {  // random.Random(seed)
+      if (bot_seeds[seat] < 0) throw std::invalid_argument("a bot's seed is not negative");
+      const uint64_t value = static_cast<uint64_t>(bot_seeds[seat]);
+      const SeedValue bot_seed{false, {static_cast<uint32_t>(value), static_cast<uint32_t>(value >> 32)}};
+      const std::vector<uint32_t> bot_key = bot_seed.key(0);
+      generator->rng = python_seeded_rng(bot_key.data(), static_cast<int>(bot_key.size()));
+      generator->has_gauss_next = false;
+      generator->gauss_next = 0.0;
+    }
+    row[seat]->reset(seat, num_players, rules_);
+  }
+  play_bots(k);
+  write_view(k);
+  hand_over_[k] = games_[k]->hand_over();
+}
+
+Game& Batch::game_at(int k) {
+  check_table(k);
+  if (games_.empty() || !games_[k]) throw std::invalid_argument("no game at table " + std::to_string(k));
+  return *games_[k];
+}
+
+void Batch::next_hand_of(int k) {
+  check_table(k);
+  if (games_.empty() || !games_[k]) throw std::logic_error("next_hand_of before deal_table");
+  Game& game = *games_[k];
+  if (!game.hand_over() || game.s.game_over)
+    throw std::logic_error("table " + std::to_string(k) + " has no next hand to deal");
+  game.next_hand(nullptr);
+  play_bots(k);
+  write_view(k);
+  hand_over_[k] = game.hand_over();
+}
+
+void Batch::step_learner(const int64_t* actions, const bool* play) {
+  for (int k = 0; k < num_tables; ++k) {
+    if (!play[k]) continue;
+    if (!games_[k]) throw std::logic_error("step_learner before deal_table");
+    Game& game = *games_[k];
+    const int64_t action = actions[k];
+    if (game.hand_over() || action < 0 || action >= NUM_ACTIONS ||
+        !game.is_legal(static_cast<int>(action)))
+      throw IllegalAction(illegal_message(k, std::to_string(action)));
+  }
+  for (int k = 0; k < num_tables; ++k) {
+    if (!play[k]) continue;
+    games_[k]->apply(static_cast<int>(actions[k]));
+    play_bots(k);
+    write_view(k);
+    hand_over_[k] = games_[k]->hand_over();
+  }
 }
 
 void Batch::set_bot(int table, int seat, const bots::Bot* bot) {
@@ -134,7 +214,7 @@ void Batch::play_bots(int k) {
     const int16_t* legal = game.legal_actions(&count);
     write_observation(game, seat, true, bot_obs_.get());
     game.apply(bot->act(bot_obs_.get(), legal, count));
-    if (game.hand_over()) hand_ended(k);
+    if (game.hand_over() && auto_deal_) hand_ended(k);  // the learner's face: its caller's
   }
 }
 
@@ -152,6 +232,7 @@ std::unique_ptr<Game> Batch::deal(int64_t* deal_number) {
 }
 
 void Batch::reset(SeedValue seed) {
+  auto_deal_ = true;
   if (seed.magnitude.empty()) seed.magnitude.push_back(0);
   seed_ = std::move(seed);
   next_deal_ = 0;
@@ -199,6 +280,7 @@ int Batch::first_illegal(const int64_t* actions) {
 
 void Batch::step(const int64_t* actions) {
   if (games_.empty()) throw std::logic_error("step before reset");
+  if (!auto_deal_) throw std::logic_error("step after deal_table: the learner's face steps by step_learner");
   const int bad = first_illegal(actions);
   if (bad >= 0) throw IllegalAction(illegal_message(bad, std::to_string(actions[bad])));
   std::fill(rewards_.get(), rewards_.get() + static_cast<size_t>(num_tables) * num_players, 0.0f);

@@ -17,6 +17,14 @@
 // without a bot's; rewards[k] add up every hand that ended during the step (the bots'
 // moves included), in float64, and done[k] says that at least one episode ended.
 //
+// The learner's face (canasta_env/gym_vector.py's fast path) drives a batch another way:
+// deal_table deals one table from the caller's seeds with the bots of its episode (each
+// bot's generator seeded as random.Random(seed)), and step_learner plays the learner's
+// actions. Neither deals a new game nor pays rewards: a hand that ends stops its table
+// (hand_over[k]) for the caller to read and to go on with next_hand (a game's next hand)
+// or deal_table (a new episode); the bots' seats are played in C++ up to a seat without a
+// bot or the hand's end.
+//
 // A batch touches only its own games and buffers (the turn search's memo is per thread),
 // so separate batches may step in separate threads.
 #pragma once
@@ -76,6 +84,21 @@ class Batch {
   void set_bot(int table, int seat, const bots::Bot* bot);
   const bots::Bot* bot(int table, int seat) const { return bots_[table * num_players + seat].get(); }
 
+  // The learner's face: table `table` dealt a new game from `seed` with a copy of
+  // seat_bots[seat] in each seat that has one (nullptr: the learner's), a drawing bot's
+  // generator seeded random.Random(bot_seeds[seat]); its bots reset and played.
+  void deal_table(int table, const SeedValue& seed, const std::vector<const bots::Bot*>& seat_bots,
+                  const std::vector<int64_t>& bot_seeds);
+  // The learner's face: the next hand of the game at `table` (its hand over, the game
+  // not), its bots played.
+  void next_hand_of(int table);
+  // The learner's face: actions[k] played at every table k with play[k] (throws
+  // IllegalAction before anything changes for an illegal one), then its bots.
+  void step_learner(const int64_t* actions, const bool* play);
+  bool* hand_over() { return hand_over_.get(); }
+  // the game at `table` (throws where none was dealt)
+  Game& game_at(int table);
+
   // the buffers (row-major, num_tables rows), written by reset and step
   float* obs() { return obs_.get(); }
   int8_t* mask() { return mask_.get(); }
@@ -102,6 +125,8 @@ class Batch {
   std::unique_ptr<int64_t[]> seat_;
   std::unique_ptr<float[]> rewards_;
   std::unique_ptr<bool[]> done_;
+  std::unique_ptr<bool[]> hand_over_;  // the learner's face: each table's hand is over
+  bool auto_deal_ = true;              // false once the learner's face deals a table
   std::vector<double> earned_;  // [seat] this step's rewards of one table, in float64
   std::vector<double> paid_;    // [table * num_players + seat] this step's rewards, float64
   std::vector<std::unique_ptr<bots::Bot>> bots_;  // [table * num_players + seat], null: none
@@ -109,6 +134,7 @@ class Batch {
 
   std::unique_ptr<Game> deal(int64_t* deal_number);
   void write_view(int table);
+  void check_table(int table) const;
   void hand_ended(int table);
   void reset_bots(int table);
   void play_bots(int table);

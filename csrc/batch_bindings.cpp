@@ -217,6 +217,55 @@ void bind_batch(nb::module_& m) {
           "caller) inside reset and step, reset at each new deal of the table; a table keeps "
           "one seat without a bot. After reset the copy is reset at once for the game on the "
           "table.")
+      .def(
+          "deal_table",
+          [](PyBatch& self, int table, bool negative, const std::vector<uint32_t>& magnitude,
+             std::vector<std::optional<PyBot*>> seat_bots, const std::vector<int64_t>& bot_seeds) {
+            if (magnitude.empty()) throw std::invalid_argument("a seed has at least one word");
+            std::vector<const bots::Bot*> by_seat;
+            for (auto& bot : seat_bots) by_seat.push_back(bot && *bot ? (*bot)->bot.get() : nullptr);
+            nb::gil_scoped_release release;
+            self.batch.deal_table(table, SeedValue{negative, magnitude}, by_seat, bot_seeds);
+          },
+          nb::arg("table"), nb::arg("negative"), nb::arg("magnitude"), nb::arg("bots"),
+          nb::arg("bot_seeds"),
+          "The learner's face: deal `table` a new game seeded as Random(seed) (sign and words, "
+          "as reset), a copy of bots[seat] (a _core.Bot; None: the learner's seat) in each bot "
+          "seat, a drawing bot's generator seeded Random(bot_seeds[seat]); the bots play up "
+          "to a seat without one or the hand's end. Deals no other game and pays no rewards.")
+      .def(
+          "next_hand",
+          [](PyBatch& self, int table) {
+            nb::gil_scoped_release release;
+            self.batch.next_hand_of(table);
+          },
+          nb::arg("table"), "The learner's face: the game's next hand at `table`, its bots played.")
+      .def(
+          "step_learner",
+          [](PyBatch& self, nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> actions,
+             nb::ndarray<const bool, nb::ndim<1>, nb::c_contig, nb::device::cpu> play) {
+            const size_t n = static_cast<size_t>(self.batch.num_tables);
+            if (actions.shape(0) != n || play.shape(0) != n)
+              throw std::invalid_argument("step_learner takes one action and one flag per table");
+            nb::gil_scoped_release release;
+            self.batch.step_learner(actions.data(), play.data());
+          },
+          nb::arg("actions"), nb::arg("play"),
+          "The learner's face: actions[k] (int64) played at each table k with play[k], then its "
+          "bots, up to a seat without one or the hand's end (hand_over); an illegal action "
+          "raises ValueError before anything changes.")
+      .def(
+          "game",
+          [](PyBatch& self, int table) -> Game& {
+            return self.batch.game_at(table);
+          },
+          nb::arg("table"), nb::rv_policy::reference_internal,
+          "The game at `table` (a _core.Game, not a copy): valid until that table is dealt again.")
+      .def_prop_ro("hand_over",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.hand_over(),
+                                    {static_cast<size_t>(self.batch.num_tables)});
+                   })
       .def_prop_ro("num_tables", [](PyBatch& self) { return self.batch.num_tables; })
       .def_prop_ro("num_players", [](PyBatch& self) { return self.batch.num_players; })
       .def_prop_ro("deal_numbers", [](PyBatch& self) { return self.batch.deal_numbers(); })

@@ -13,13 +13,15 @@ import dataclasses
 import numpy as np
 import pytest
 
-from agents.base import play_hands
+from agents.base import RandomAgent, play_hands
+from agents.core_twins import batch_twin
 from agents.expert import ExpertAgent, ExpertParams
 from agents.registry import make_agent
 from agents.styles import FAMILIES, STYLED, style_name
 from canasta_env import _core
+from canasta_env.actions import NUM_ACTIONS
 from canasta_env.core import AVAILABLE, WHY_NOT, CoreBot, core_rules
-from canasta_env.observation import LAYOUT
+from canasta_env.observation import LAYOUT, OBS_SIZE
 from canasta_env.rules import make_rules
 from canasta_env.table import Table
 from tests.core_parity import HOUSE_MIXES, TABLES, table_id
@@ -305,3 +307,19 @@ def test_a_million_decisions() -> None:
                 assert difference is None, f"{name} at {table_id(table)} seed {seed}: {difference}"
                 total += decisions
         seed += 1
+
+
+def test_the_random_twin_draws_as_random_agent():
+    """RandomAgent's draws (legal[rng.randrange(len(legal))]) in the core, for a batch."""
+    twin, agent = CoreBot("random", seed=11), RandomAgent(11)
+    rng = np.random.default_rng(0)
+    observation = np.zeros(OBS_SIZE, np.float32)
+    for count in [1, 2, 3, 7, 64, 255, 256, 257, 500] * 4:
+        mask = np.zeros(NUM_ACTIONS, np.int8)
+        mask[rng.choice(NUM_ACTIONS, count, replace=False)] = 1
+        assert twin.act(observation, mask) == agent.act(observation, mask)
+    assert batch_twin(RandomAgent(3)) is not None
+    control = CoreBot("random", seed=12)  # positive control: another seed draws otherwise
+    assert [control.act(observation, np.ones(500, np.int8)) for _ in range(8)] != [
+        agent.act(observation, np.ones(500, np.int8)) for _ in range(8)
+    ]

@@ -265,8 +265,14 @@ def test_gymnasiums_reset_checks_pass(num_envs):
             env_checker.check_reset_return_info_deprecation,
         ):
             check(CanastaVectorEnv(num_envs, num_players=2))
+            if canasta_env.core.AVAILABLE:  # the fast path, opponents inside the batch
+                check(CanastaVectorEnv(num_envs, num_players=2, opponents="expert", batched=True))
         if num_envs == 1:  # it reads terminated as one bool
             env_checker.check_returned_data_not_reused(CanastaVectorEnv(1, num_players=2))
+            if canasta_env.core.AVAILABLE:
+                env_checker.check_returned_data_not_reused(
+                    CanastaVectorEnv(1, num_players=2, opponents="expert", batched=True)
+                )
 
 
 def test_the_same_seed_and_actions_give_the_same_steps():
@@ -366,3 +372,100 @@ def test_seat_credit_sums_to_each_seats_episode_return_on_a_rollout():
             start = end + 1
     acted = np.flatnonzero(next_decision[:, 0] >= 0)
     assert (seats[next_decision[acted, 0], 0] == seats[acted, 0]).all()
+
+
+# ------------------------------------------------------------------ the fast path
+BATCHED_CONFIGS = [
+    dict(num_players=2, opponents="expert"),
+    dict(num_players=2, opponents="styled", seat=1),
+    dict(num_players=2, opponents="random", illegal_action="terminate"),
+    dict(num_players=4, opponents="greedy"),  # the team learner: both partners act
+    dict(num_players=4, learner="seat", opponents=["expert", "style:racer", "random"]),
+    dict(num_players=2, episode="game", reward="win", target_score=1500, opponents="expert"),
+    dict(num_players=2, episode="game", opponents="style:melder", target_score=2000),
+    dict(num_players=3, opponents="expert", variant="classic"),
+    dict(num_players=2, opponents="expert", take_naturals_frozen=3),  # a house rule
+]
+
+
+def _same(a, b, where: str = "") -> None:
+    """``a`` and ``b`` equal to the bit, down through dicts, lists and object arrays."""
+    assert type(a) is type(b), where
+    if isinstance(a, dict):
+        assert list(a) == list(b), where
+        for key in a:
+            _same(a[key], b[key], f"{where}/{key}")
+    elif isinstance(a, np.ndarray):
+        assert (a.dtype, a.shape) == (b.dtype, b.shape), where
+        if a.dtype == object:
+            for x, y in zip(a, b):
+                _same(x, y, f"{where}[]")
+        else:
+            assert np.array_equal(a, b), where
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), where
+        for x, y in zip(a, b):
+            _same(x, y, f"{where}[]")
+    else:
+        assert a == b, where
+
+
+def _lockstep(fast, slow, seed: int, steps: int, illegal_every: int = 0) -> int:
+    """Step both with the same actions, checking every return; the episodes ended."""
+    rng = np.random.default_rng(seed)
+    obs, info = fast.reset(seed=seed)
+    _same((obs, info), slow.reset(seed=seed), "reset")
+    ended = 0
+    for t in range(steps):
+        actions = _sample(rng, obs["action_mask"])
+        if illegal_every and t % illegal_every == 1:  # an illegal id at one table
+            k = t % fast.num_envs
+            actions[k] = int(np.flatnonzero(obs["action_mask"][k] == 0)[0])
+        got = fast.step(actions)
+        _same(got, slow.step(actions), f"step {t}")
+        obs = got[0]
+        ended += int((got[2] | got[3]).sum())
+    return ended
+
+
+@pytest.mark.parametrize(
+    "kwargs", BATCHED_CONFIGS, ids=lambda kwargs: "-".join(map(str, kwargs.values()))
+)
+def test_the_fast_path_gives_the_table_play_paths_steps(kwargs):
+    if not canasta_env.core.AVAILABLE:
+        pytest.skip(canasta_env.core.WHY_NOT)
+    fast = CanastaVectorEnv(4, batched=True, **kwargs)
+    slow = CanastaVectorEnv(4, batched=False, **kwargs)
+    assert fast.batched and not slow.batched
+    illegal_every = 29 if kwargs.get("illegal_action") else 0
+    assert _lockstep(fast, slow, 7, 160, illegal_every) > 0  # episodes ended and were dealt
+
+
+def test_the_fast_path_is_told_apart_from_other_opponents_and_seeds():
+    """Positive controls: the lock-step check fails for another seed or other opponents."""
+    if not canasta_env.core.AVAILABLE:
+        pytest.skip(canasta_env.core.WHY_NOT)
+    fast = CanastaVectorEnv(4, num_players=2, opponents="expert", batched=True)
+    with pytest.raises(AssertionError):
+        _lockstep(
+            fast, CanastaVectorEnv(4, num_players=2, opponents="greedy", batched=False), 7, 60
+        )
+    fast.reset(seed=8)
+    slow = CanastaVectorEnv(4, num_players=2, opponents="expert", batched=False)
+    with pytest.raises(AssertionError):
+        _same(fast.reset(seed=8), slow.reset(seed=9))
+
+
+def test_the_fast_path_is_taken_where_it_can_run():
+    if not canasta_env.core.AVAILABLE:
+        pytest.skip(canasta_env.core.WHY_NOT)
+    assert CanastaVectorEnv(2, opponents="expert").batched
+    assert CanastaVectorEnv(2, opponents=make_agent("styled", seed=1)).batched  # an agent object
+    assert not CanastaVectorEnv(2, opponents="expert", backend="python").batched
+    assert not CanastaVectorEnv(2, opponents="expert", max_cycles=30).batched
+    assert not CanastaVectorEnv(2).batched  # the default opponent draws from numpy
+    expert = make_agent("expert")
+    expert.use_core = False
+    assert not CanastaVectorEnv(2, opponents=expert).batched
+    with pytest.raises(ValueError, match="batched=True: no batched path with max_cycles"):
+        CanastaVectorEnv(2, opponents="expert", max_cycles=30, batched=True)

@@ -50,6 +50,24 @@ class Bot {
   Legal legal_;   // scratch: the legal ids split
 };
 
+// ---------------------------------------------------------------------- agents/base.py
+
+// RandomAgent: a legal id drawn uniformly, legal[rng.randrange(len(legal))], from its own
+// random.Random (randrange(n) is _randbelow(n), rng.hpp's randbelow).
+class RandomBot : public Bot {
+ public:
+  explicit RandomBot(const PyRandom& rng) : Bot("random"), rng_(rng) {}
+  std::unique_ptr<Bot> clone() const override { return std::make_unique<RandomBot>(*this); }
+  int act(const float*, const int16_t* legal, int count) override {
+    acted = true;
+    return legal[rng_.rng.randbelow(static_cast<uint32_t>(count))];
+  }
+  PyRandom* generator() override { return &rng_; }
+
+ private:
+  PyRandom rng_;
+};
+
 // ---------------------------------------------------------------------- agents/greedy.py
 
 // GreedyAgent: takes every pot it can, melds everything it can, discards its least useful card.
@@ -209,9 +227,9 @@ class StyledBot : public ExpertBot {
 
 // ---------------------------------------------------------------------- by name
 
-// agents/registry.py's names: "greedy", "expert", "styled", "style:FAMILY". `params`:
+// agents/registry.py's names: "random", "greedy", "expert", "styled", "style:FAMILY". `params`:
 // the expert's (ExpertAgent(params=...)), only for "expert"; `rng`: a styled bot's
-// generator state (random.Random(seed).getstate()), required for the styled names.
+// generator state (random.Random(seed).getstate()), required for random and the styled names.
 std::unique_ptr<Bot> make_bot(const std::string& name, const ParamValues* params,
                               const PyRandom* rng);
 

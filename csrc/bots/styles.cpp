@@ -258,6 +258,10 @@ std::unique_ptr<Bot> make_bot(const std::string& name, const ParamValues* params
   if (params && name != "expert")
     throw std::invalid_argument("only the expert takes parameters, not '" + name + "'");
   if (name == "greedy") return std::make_unique<GreedyBot>();
+  if (name == "random") {
+    if (!rng) throw std::invalid_argument("the random bot needs its generator's state");
+    return std::make_unique<RandomBot>(*rng);
+  }
   if (name == "expert") {
     if (!params) return std::make_unique<ExpertBot>();
     const ExpertParams given = ExpertParams::from_values(*params);
