@@ -216,7 +216,10 @@ def _fail(message: str) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = command_parser(
         "canasta train",
-        "Imitation warm start, then PPO against a league (see training/README.md).",
+        "Imitation warm start, then PPO against a league (see training/README.md). A finished "
+        "run's policy is RUN_DIR/model.npz (the best against expert: RUN_DIR/best.npz); play it "
+        "with canasta play --opponents ppo:RUN_DIR/model.npz, or measure it with canasta train "
+        "--evaluate RUN_DIR/model.npz (canasta train --evaluate MODEL --help).",
     )
     parser.add_argument(
         "stage", nargs="?", choices=STAGES + ("all",), default="all", help="the stages to run"
@@ -476,12 +479,17 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except RunFileError as error:
         _fail(str(error))
+    final = run.path / "model.npz"
     if args.ship:
         import shutil
 
-        final = run.path / "model.npz"
         shutil.copyfile(final, args.ship)
         run.log(f"[run] copied {final} to {args.ship}")
+    if final.exists() and "ppo" in stages:  # where the policy is, and what to do with it
+        run.log(
+            f"[run] the policy: {final}; play it: canasta play --opponents ppo:{final}; "
+            f"measure it: canasta train --evaluate {final}"
+        )
     return 0
 
 

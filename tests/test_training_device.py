@@ -115,6 +115,8 @@ def test_auto_without_a_gpu_is_the_cpu_byte_for_byte(tmp_path):
     assert auto == cpu
     log = (tmp_path / "auto" / "train.log").read_text()
     assert "1 torch thread learn; the learner on cpu" in log
+    model = tmp_path / "auto" / "model.npz"  # a finished run says where its policy is
+    assert f"[run] the policy: {model}; play it: canasta play --opponents ppo:{model}" in log
 
 
 def test_checkpoint_state_is_cpu_tensors_and_keeps_the_state_dict_metadata():
