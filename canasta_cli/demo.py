@@ -52,6 +52,16 @@ def tournament(hands: int, out_dir: str, overwrite: bool = False) -> int:
     )  # fmt: skip
 
 
+def _shown(key: str, value) -> str:
+    """A recorded training figure as a person reads it: ``classic 2-player, classic
+    4-player`` for ``[["classic", 2], ["classic", 4]]``, ``10,000,000`` for a step count."""
+    if key == "tables" and isinstance(value, list):
+        return ", ".join(f"{v} {p}-player" for v, p in value)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 10_000:
+        return f"{value:,}"
+    return str(value)
+
+
 def trained_agent(hands: int) -> None:
     from agents.base import RandomAgent, play_hands
     from agents.network import DEFAULT_MODEL, load_agent
@@ -65,7 +75,7 @@ def trained_agent(hands: int) -> None:
     training = meta.get("training", meta)
     for key in ("stage", "tables", "steps", "seed"):
         if key in training:
-            print(f"{key}: {training[key]}")
+            print(f"{key}: {_shown(key, training[key])}")
     rows = meta.get("evaluation", [])
     if rows:
         print(f"recorded evaluation (duplicate deals, every seat order): {meta.get('command', '')}")

@@ -165,6 +165,7 @@ def test_the_demo_needs_no_training_web_or_openspiel_extra(tmp_path):
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert "fresh match against random" in completed.stdout
+    assert "[[" not in completed.stdout  # the recorded tables as words, not a Python repr
 
 
 def test_train_takes_comma_lists_and_names_a_mistyped_variant(tmp_path, capsys):
