@@ -215,6 +215,32 @@ def _shadowed_text(target: str, error: ImportError) -> str:
     )
 
 
+def opponent_list(opponents, others: int, env) -> list:
+    """``opponents`` as one entry per other seat (``others`` of them): one opponent for
+    every seat, or a sequence of ``others``; ``ValueError`` naming what is wrong. ``env``
+    gives the message its table (``num_players``, ``learner_mode``)."""
+    if _is_opponent(opponents):
+        given = [opponents] * others
+    elif isinstance(opponents, Sequence):
+        given = list(opponents)
+        if len(given) != others:
+            raise ValueError(
+                f"opponents must be one opponent for every other seat or a sequence of "
+                f"{others} (one per other seat at {env.num_players} players, "
+                f"learner={env.learner_mode!r}), got {len(given)}"
+            )
+    else:
+        given = [opponents]
+    for opponent in given:
+        if not _is_opponent(opponent):
+            raise ValueError(
+                f"opponents: each opponent must be an agent name, an agent object with "
+                f"act(observation, action_mask) or a callable (observation, action_mask) "
+                f"-> action, got {opponent!r}"
+            )
+    return given
+
+
 def _is_opponent(value) -> bool:
     return isinstance(value, str) or callable(getattr(value, "act", None)) or callable(value)
 
@@ -290,32 +316,10 @@ class CanastaGymEnv(gym.Env):
         """One opponent per other seat (built agents for names), or None for random."""
         if opponents is None:
             return None
-        others = self.num_players - len(self._seats_of(0))
-        if _is_opponent(opponents):
-            given = [opponents] * others
-        elif isinstance(opponents, Sequence):
-            given = list(opponents)
-            if len(given) != others:
-                raise ValueError(
-                    f"opponents must be one opponent for every other seat or a sequence of "
-                    f"{others} (one per other seat at {self.num_players} players, "
-                    f"learner={self.learner_mode!r}), got {len(given)}"
-                )
-        else:
-            given = [opponents]
-        specs = []
-        for opponent in given:
-            if not _is_opponent(opponent):
-                raise ValueError(
-                    f"opponents: each opponent must be an agent name, an agent object with "
-                    f"act(observation, action_mask) or a callable (observation, action_mask) "
-                    f"-> action, got {opponent!r}"
-                )
-            if isinstance(opponent, str):
-                specs.append((opponent, self._agent_by_name(opponent, None)))
-            else:
-                specs.append((None, opponent))
-        return specs
+        given = opponent_list(opponents, self.num_players - len(self._seats_of(0)), self)
+        return [
+            (o, self._agent_by_name(o, None)) if isinstance(o, str) else (None, o) for o in given
+        ]
 
     @staticmethod
     def _agent_by_name(name: str, seed: int | None):

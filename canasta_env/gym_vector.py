@@ -74,7 +74,7 @@ from canasta_env.actions import NUM_ACTIONS
 from canasta_env.engine.game import IllegalActionError
 from canasta_env.engine.state import team_of_seat
 from canasta_env.env import OPTIONS, check_options
-from canasta_env.gym_env import GYM_OPTIONS, MAX_REDEALS, _is_opponent
+from canasta_env.gym_env import GYM_OPTIONS, MAX_REDEALS, opponent_list
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import Rules, check_player_count, make_rules, unknown_fields_text
 from canasta_env.table import MASK_DTYPE, OBS_DTYPE, Table, resolve_backend
@@ -302,26 +302,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         """Per table, one ``(name, agent)`` per other seat; None: random legal moves."""
         if opponents is None:
             return None
-        others = self.num_players - len(self._seats_of(0))
-        if _is_opponent(opponents):
-            given = [opponents] * others
-        elif isinstance(opponents, Sequence):
-            given = list(opponents)
-            if len(given) != others:
-                raise ValueError(
-                    f"opponents must be one opponent for every other seat or a sequence of "
-                    f"{others} (one per other seat at {self.num_players} players, "
-                    f"learner={self.learner_mode!r}), got {len(given)}"
-                )
-        else:
-            given = [opponents]
-        for opponent in given:
-            if not _is_opponent(opponent):
-                raise ValueError(
-                    f"opponents: each opponent must be an agent name, an agent object with "
-                    f"act(observation, action_mask) or a callable (observation, action_mask) "
-                    f"-> action, got {opponent!r}"
-                )
+        given = opponent_list(opponents, self.num_players - len(self._seats_of(0)), self)
         return [
             [(o, self._agent_by_name(o, None)) if isinstance(o, str) else (None, o) for o in given]
             for _ in range(self.num_envs)
