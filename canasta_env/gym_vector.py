@@ -624,10 +624,11 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         return self._mask.astype(bool)
 
     def close_extras(self, **kwargs) -> None:
+        n = getattr(self, "num_envs", 0)  # 0: __init__ refused its arguments before the tables
         self._batch = None
         self._twins = []
-        self.tables = [None] * self.num_envs
-        self._opponents = [{}] * self.num_envs
+        self.tables = [None] * n
+        self._opponents = [{}] * n
 
 
 __all__ = ["CanastaVectorEnv"]
