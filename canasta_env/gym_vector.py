@@ -72,7 +72,9 @@ from gymnasium.vector.utils import batch_space
 from canasta_env import core, gym_env
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.engine.game import IllegalActionError
-from canasta_env.engine.state import team_of_seat
+from canasta_env.engine.outcome import Result
+from canasta_env.engine.scoring import SHEET_ROWS
+from canasta_env.engine.state import END_REASONS, team_of_seat
 from canasta_env.env import OPTIONS, check_options
 from canasta_env.gym_env import GYM_OPTIONS, MAX_REDEALS, opponent_list
 from canasta_env.observation import OBS_SIZE
@@ -91,6 +93,9 @@ _AEC_OPTIONS = ("num_players", "reward", "reward_scale", "episode", "max_cycles"
 
 # What a table waits for once its moves are settled.
 LEARNER, OPPONENTS, TERMINATED, TRUNCATED = "learner", "opponents", "terminated", "truncated"
+#: the keys of a score sheet (engine/scoring.py), in the order _core.Batch.hand_sheets holds them
+_SHEET_KEYS = (*(key for key, _ in SHEET_ROWS), "canastas")
+_SHEET_TOTAL = _SHEET_KEYS.index("total")
 
 
 class _RandomMove:
@@ -214,7 +219,6 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         self._has_reset = False
         self._batch = None  # the fast path's _core.Batch (None: Table.play)
         self._twins: list = []  # its bot of each other seat, in seat order
-        self._batch_tables: dict[int, Table] = {}  # a batch table's ended hand, as a Table
         self._choose_path(batched)
 
     # -------------------------------------------------------------- the fast path
@@ -243,59 +247,107 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
             self._twins = []
             return
         self._core_rules = core.core_rules(self.rules, self.num_players)
-        self._batch = _core.Batch(
+        batch = self._batch = _core.Batch(
             self._core_rules, self.rules.name, self.num_players, self.num_envs
         )
         self._twins = [twin._bot for twin in self._twins]
+        # the batch's buffers, seen once: the env's rows are the batch's (copied out once
+        # per step) and an ended hand is read from its hand-end rows
+        self._obs, self._mask, self._acting = batch.obs, batch.mask, batch.seat
+        self._hand_over, self._game_over = batch.hand_over, batch.game_over
+        self._hand_sheets, self._game_scores = batch.hand_sheets, batch.game_scores
+        self._end_reason, self._winner_team = batch.end_reason, batch.winner_team
+        self._team_of = tuple(team_of_seat(self.num_players, s) for s in range(self.num_players))
+        seats = range(self.num_players)
+        self._seat_sets = [self._seats_of(seat) for seat in seats]  # learner seat -> its seats
+        self._seat_bots = []  # learner seat -> the bot at each seat (None: a learner's)
+        for seat in seats:
+            others = [s for s in seats if s not in self._seat_sets[seat]]
+            bots = [None] * self.num_players
+            for s, twin in zip(others, self._twins):
+                bots[s] = twin
+            self._seat_bots.append(bots)
 
     @property
     def batched(self) -> bool:
         """Whether the tables are one ``_core.Batch`` with the opponents inside it."""
         return self._batch is not None
 
-    def _batch_table(self, k: int) -> Table:
-        """Table ``k`` of the batch as a :class:`Table` (not a copy): valid until the
-        table is dealt again."""
-        table = self._batch_tables.get(k)
-        if table is None:  # one per ended hand: its score sheets are read once
-            table = Table.__new__(Table)
-            game = core.CoreGame.around(
-                self._batch.game(k), self.rules, self.num_players, self._core_rules
-            )
-            table._seat_game(game)
-            self._batch_tables[k] = table
-        return table
-
     def _deal_batched(self, k: int, rng: np.random.Generator, deal_seed: int | None) -> int:
         """Deal table ``k`` with its opponents inside the batch: the seeds drawn from
         ``rng`` as :meth:`_deal_opponents` and the single env draw them."""
-        others = [s for s in range(self.num_players) if s not in self._learner_seats[k]]
-        bots: list = [None] * self.num_players
-        bot_seeds = [0] * self.num_players
-        for s, twin in zip(others, self._twins):
-            bots[s] = twin
-            bot_seeds[s] = int(rng.integers(_SEED_BOUND))
+        bots = self._seat_bots[self._seat[k]]
+        bot_seeds = [0 if bot is None else int(rng.integers(_SEED_BOUND)) for bot in bots]
         if deal_seed is None:
             deal_seed = int(rng.integers(_SEED_BOUND))
-        self._batch_tables.pop(k, None)
         self._batch.deal_table(k, *seed_words(deal_seed), bots, bot_seeds)
         return deal_seed
 
     def _settle_batched(self, k: int) -> str:
         """:meth:`_settle` of a batch table: its bots have played up to the learner's seat
         or the hand's end."""
-        hand_over = self._batch.hand_over
-        while hand_over[k]:
-            table = self._batch_table(k)
-            self._owed[k] += table.seat_rewards(
-                self.reward_mode, self.reward_scale, self.episode_mode
-            )[self._seat[k]]
-            self._hand_info[k] = self._hand_result(k, table)
-            if table.episode_ends(self.episode_mode):
+        while self._hand_over[k]:
+            if self._book_hand(k):
                 return TERMINATED
-            self._batch_tables.pop(k, None)
             self._batch.next_hand(k)
         return LEARNER
+
+    def _book_hand(self, k: int) -> bool:
+        """Book the hand that ended at batch table ``k`` as :meth:`_settle` books a
+        table's (the learner's seat's share of ``Table.seat_rewards``, the hand's result);
+        whether it ends the episode."""
+        sheets = self._hand_sheets[k].tolist()
+        scores = self._game_scores[k].tolist()
+        hand = Result.of([sheet[_SHEET_TOTAL] for sheet in sheets], self._team_of)
+        episode_ends = self.episode_mode == "hand" or bool(self._game_over[k])
+        team = self._team_of[self._seat[k]]
+        margin = hand.margin(team)
+        if self.reward_mode == "score":
+            self._owed[k] += margin / self.reward_scale
+        elif episode_ends:  # "win": zeros until the episode's end
+            result = hand
+            if self.episode_mode == "game":  # the game's result, its winner the rules'
+                winner = int(self._winner_team[k])
+                result = Result.of(scores, self._team_of, None if winner < 0 else winner)
+            self._owed[k] += float(result.outcome(team))
+        self._hand_info[k] = {
+            "outcome": hand.outcome(team),
+            "margin": float(margin),
+            "points": np.array(hand.points, np.int64),
+            "hand_scores": [dict(zip(_SHEET_KEYS, sheet)) for sheet in sheets],
+            "scores": scores,
+            "end_reason": END_REASONS[self._end_reason[k]],
+        }
+        return episode_ends
+
+    def _reset_batched(self, tables: list[int], seeds: list[int | None]) -> None:
+        """:meth:`_reset_tables` on the batch: the same draws from each table's generator,
+        the opponents dealt inside the batch, the views left in the batch's rows."""
+        pending = dict(zip(tables, seeds))
+        attempt = 0
+        while pending:
+            if attempt == MAX_REDEALS:
+                raise RuntimeError(f"no deal in {MAX_REDEALS} in which the learner acts")
+            again = {}
+            for k, seed in pending.items():
+                if attempt == 0 and (seed is not None or self._rngs[k] is None):
+                    self._rngs[k] = seeding.np_random(seed)[0]
+                rng = self._rngs[k]
+                seat = self.fixed_seat
+                if seat is None:
+                    seat = int(rng.integers(self.num_players))
+                self._seat[k] = seat
+                self._learner_seats[k] = self._seat_sets[seat]
+                self._moves[k] = 0
+                self._owed[k] = 0.0
+                deal_seed = seed if attempt == 0 and seed is not None else None
+                self._deal_seeds[k] = self._deal_batched(k, rng, deal_seed)
+                if self._settle_batched(k) != LEARNER:
+                    again[k] = None
+            pending = again
+            attempt += 1
+        for k in tables:
+            self._hand_info[k] = None  # a hand over before the learner's first decision
 
     # -------------------------------------------------------------- opponents
     def _check_opponents(self, opponents) -> list[list] | None:
@@ -407,6 +459,9 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         """Deal each of ``tables`` a new episode as the single env's ``reset(seed)`` does:
         the learner's seat, the opponents' seeds and the deal from its generator, dealt
         again (seed drawn) while the episode ends before the learner acts."""
+        if self._batch is not None:
+            self._reset_batched(tables, seeds)
+            return
         pending = dict(zip(tables, seeds))
         attempt = 0
         while pending:
@@ -426,10 +481,6 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
                 self._moves[k] = 0
                 self._owed[k] = 0.0
                 self._hand_info[k] = None
-                if self._batch is not None:
-                    self._deal_seeds[k] = self._deal_batched(k, rng, deal_seed)
-                    statuses[k] = self._settle_batched(k)
-                    continue
                 self._opponents[k] = self._deal_opponents(k, rng)
                 if deal_seed is None:
                     deal_seed = int(rng.integers(_SEED_BOUND))
@@ -443,11 +494,6 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
             attempt += 1
         for k in tables:
             self._hand_info[k] = None  # a hand over before the learner's first decision
-        if self._batch is not None:
-            self._obs[tables] = self._batch.obs[tables]
-            self._mask[tables] = self._batch.mask[tables]
-            return
-        for k in tables:
             self._write_view(k)
 
     def _write_view(self, k: int) -> None:
@@ -491,9 +537,8 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         legal = self._mask[np.arange(self.num_envs), ids].astype(bool)
         if self.illegal_action == "raise" and not legal.all():
             k = int(np.flatnonzero(~legal)[0])
-            raise IllegalActionError(
-                f"table {k}: illegal action {int(ids[k])} for seat {self.tables[k].current}"
-            )
+            seat = self._acting[k] if self._batch is not None else self.tables[k].current
+            raise IllegalActionError(f"table {k}: illegal action {int(ids[k])} for seat {seat}")
         if self._batch is not None:
             return self._step_batched(ids, legal)
         acting = [table.current for table in self.tables]
@@ -523,27 +568,68 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
 
     def _step_batched(self, ids: np.ndarray, legal: np.ndarray):
         """:meth:`step` on the batch: one call plays the learner's actions and the
-        opponents' moves; the tables whose hand ended are booked here."""
-        acting = self._batch.seat.copy()
+        opponents' moves; the tables whose hand ended are booked here, from the batch's
+        hand-end rows, and their infos gathered as ``_add_info`` gathers the other path's."""
+        acting = self._acting.copy()
         self._batch.step_learner(ids, legal)
-        statuses = {k: LEARNER for k in np.flatnonzero(legal).tolist()}
-        for k in np.flatnonzero(self._batch.hand_over & legal).tolist():
-            statuses[k] = self._settle_batched(k)
-        rewards, terminated, truncated, ended = self._step_ends(statuses, legal)
-        info: dict = {}
-        final_obs = np.full(self.num_envs, None, dtype=object)
-        final_info: dict = {}
-        for k, status in statuses.items():  # ascending: as the Table.play path adds them
-            if status == LEARNER and self._hand_info[k] is not None:
-                info = self._add_info(info, self._hand_info[k], k)  # episode="game"
+        all_legal = legal.all()
+        terminated = ~legal
+        top_rows = []  # episode="game": a hand's result at the top level
+        for k in np.flatnonzero(self._hand_over & legal).tolist():
+            if self._settle_batched(k) == TERMINATED:
+                terminated[k] = True
+            else:
+                top_rows.append((k, self._hand_info[k]))
+        rewards = np.array(self._owed, np.float64)
+        if not all_legal:
+            rewards[~legal] += self.illegal_reward
+        self._owed = [0.0] * self.num_envs
+        ended = np.flatnonzero(terminated).tolist()
+        final_obs = np.empty(self.num_envs, dtype=object)  # all None
+        final_rows = []
         for k in ended:
-            table = self._batch_table(k) if legal[k] else None
-            final_obs[k], final_info = self._final(
-                k, table, int(acting[k]), int(ids[k]), legal[k], final_info
-            )
-        self._obs[...] = self._batch.obs
-        self._mask[...] = self._batch.mask
-        return self._step_result(ended, rewards, terminated, truncated, info, final_obs, final_info)
+            info = {"seat": int(acting[k]), "deal_seed": self._deal_seeds[k]}
+            if legal[k]:
+                observation, mask = _core.view(self._batch.game(k), int(acting[k]), False)
+                final_obs[k] = {"observation": observation, "action_mask": mask}
+                info.update(self._hand_info[k])
+            else:  # ended by the illegal action: the position is the one the learner saw
+                final_obs[k] = {
+                    "observation": self._obs[k].copy(),
+                    "action_mask": np.zeros_like(self._mask[k]),
+                }
+                info["illegal_action"] = int(ids[k])
+            final_rows.append((k, info))
+        return self._step_result(
+            ended,
+            rewards,
+            terminated,
+            np.zeros(self.num_envs, bool),
+            self._gather_infos(top_rows),
+            final_obs,
+            self._gather_infos(final_rows),
+        )
+
+    def _gather_infos(self, rows: list[tuple[int, dict]]) -> dict:
+        """The tables' infos (``(k, info)`` in ascending ``k``) as Gymnasium's
+        ``_add_info`` gathers them one by one: the same keys in the same order, each with
+        its ``_key`` mask, the same dtypes; flat infos only."""
+        infos: dict = {}
+        for k, info in rows:
+            for key, value in info.items():
+                array = infos.get(key)
+                if array is None:
+                    if type(value) in (int, float, bool) or issubclass(type(value), np.number):
+                        array = np.zeros(self.num_envs, dtype=type(value))
+                    elif isinstance(value, np.ndarray):
+                        array = np.zeros((self.num_envs, *value.shape), dtype=value.dtype)
+                    else:  # an object array is made all None
+                        array = np.empty(self.num_envs, dtype=object)
+                    infos[key] = array
+                    infos["_" + key] = np.zeros(self.num_envs, np.bool_)
+                array[k] = value
+                infos["_" + key][k] = True
+        return infos
 
     def _step_ends(self, statuses: dict[int, str], legal: np.ndarray):
         """The step's rewards (the owed ones paid), terminations, truncations and the
@@ -609,7 +695,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
     def _info(self) -> dict:
         everywhere = np.ones(self.num_envs, bool)
         if self._batch is not None:
-            seats = self._batch.seat.copy()
+            seats = self._acting.copy()
         else:
             seats = np.array([table.current for table in self.tables], np.int64)
         return {

@@ -78,6 +78,7 @@ Batch::Batch(std::shared_ptr<const Rules> rules, std::string rules_name, int pla
              RewardMode reward, double reward_scale, EpisodeMode episode)
     : num_tables(tables),
       num_players(players),
+      num_teams(teams_of(players)),
       rules_(std::move(rules)),
       rules_name_(std::move(rules_name)),
       reward_(reward),
@@ -93,6 +94,11 @@ Batch::Batch(std::shared_ptr<const Rules> rules, std::string rules_name, int pla
   rewards_.reset(new float[n * players]());
   done_.reset(new bool[n]());
   hand_over_.reset(new bool[n]());
+  hand_sheets_.reset(new int64_t[n * num_teams * SHEET_VALUES]());
+  game_scores_.reset(new int64_t[n * num_teams]());
+  end_reason_.reset(new int64_t[n]());
+  game_over_.reset(new bool[n]());
+  winner_team_.reset(new int64_t[n]());
   earned_.assign(players, 0.0);
   bots_.resize(n * players);
   paid_.assign(n * players, 0.0);
@@ -137,8 +143,7 @@ void Batch::deal_table(int k, const SeedValue& seed, const std::vector<const bot
     row[seat]->reset(seat, num_players, rules_);
   }
   play_bots(k);
-  write_view(k);
-  hand_over_[k] = games_[k]->hand_over();
+  learner_table_settled(k);
 }
 
 Game& Batch::game_at(int k) {
@@ -155,8 +160,27 @@ void Batch::next_hand_of(int k) {
     throw std::logic_error("table " + std::to_string(k) + " has no next hand to deal");
   game.next_hand(nullptr);
   play_bots(k);
+  learner_table_settled(k);
+}
+
+// The learner's face: table k's view, whether its hand is over and, if so, how it ended.
+void Batch::learner_table_settled(int k) {
   write_view(k);
-  hand_over_[k] = game.hand_over();
+  const GameState& s = games_[k]->s;
+  hand_over_[k] = games_[k]->hand_over();
+  if (!hand_over_[k]) return;
+  int64_t* sheet_row = &hand_sheets_[static_cast<size_t>(k) * num_teams * SHEET_VALUES];
+  for (int team = 0; team < num_teams; ++team, sheet_row += SHEET_VALUES) {
+    const Sheet& sheet = s.hand_scores[team];  // SHEET_ROWS' order, then canastas
+    const int64_t values[SHEET_VALUES] = {sheet.melded,      sheet.canasta_bonus, sheet.sequences,
+                                          sheet.red3,        sheet.count_bonus,   sheet.going_out,
+                                          sheet.hand_penalty, sheet.total,        sheet.canastas};
+    std::copy(values, values + SHEET_VALUES, sheet_row);
+    game_scores_[static_cast<size_t>(k) * num_teams + team] = s.scores[team];
+  }
+  end_reason_[k] = s.end_reason;
+  game_over_[k] = s.game_over;
+  winner_team_[k] = s.winner_team;
 }
 
 void Batch::step_learner(const int64_t* actions, const bool* play) {
@@ -173,8 +197,7 @@ void Batch::step_learner(const int64_t* actions, const bool* play) {
     if (!play[k]) continue;
     games_[k]->apply(static_cast<int>(actions[k]));
     play_bots(k);
-    write_view(k);
-    hand_over_[k] = games_[k]->hand_over();
+    learner_table_settled(k);
   }
 }
 

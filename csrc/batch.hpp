@@ -23,7 +23,9 @@
 // actions. Neither deals a new game nor pays rewards: a hand that ends stops its table
 // (hand_over[k]) for the caller to read and to go on with next_hand (a game's next hand)
 // or deal_table (a new episode); the bots' seats are played in C++ up to a seat without a
-// bot or the hand's end.
+// bot or the hand's end. The call that ends a hand also writes, at row k, how it ended
+// (hand_sheets, game_scores, end_reason, game_over, winner_team), so the face books the
+// ended hands from arrays, without reading the game's state.
 //
 // A batch touches only its own games and buffers (the turn search's memo is per thread),
 // so separate batches may step in separate threads.
@@ -96,6 +98,17 @@ class Batch {
   // IllegalAction before anything changes for an illegal one), then its bots.
   void step_learner(const int64_t* actions, const bool* play);
   bool* hand_over() { return hand_over_.get(); }
+  // The learner's face, row k written when table k's hand ends: each team's score sheet
+  // ([table][team][SHEET_VALUES]: engine/scoring.py SHEET_ROWS, then canastas), the game's
+  // totals ([table][team]), the END_* reason, whether the game is over, its winner (-1:
+  // none).
+  static constexpr int SHEET_VALUES = 9;
+  const int num_teams;
+  int64_t* hand_sheets() { return hand_sheets_.get(); }
+  int64_t* game_scores() { return game_scores_.get(); }
+  int64_t* end_reason() { return end_reason_.get(); }
+  bool* game_over() { return game_over_.get(); }
+  int64_t* winner_team() { return winner_team_.get(); }
   // the game at `table` (throws where none was dealt)
   Game& game_at(int table);
 
@@ -126,6 +139,8 @@ class Batch {
   std::unique_ptr<float[]> rewards_;
   std::unique_ptr<bool[]> done_;
   std::unique_ptr<bool[]> hand_over_;  // the learner's face: each table's hand is over
+  std::unique_ptr<int64_t[]> hand_sheets_, game_scores_, end_reason_, winner_team_;
+  std::unique_ptr<bool[]> game_over_;
   bool auto_deal_ = true;              // false once the learner's face deals a table
   std::vector<double> earned_;  // [seat] this step's rewards of one table, in float64
   std::vector<double> paid_;    // [table * num_players + seat] this step's rewards, float64
@@ -134,6 +149,7 @@ class Batch {
 
   std::unique_ptr<Game> deal(int64_t* deal_number);
   void write_view(int table);
+  void learner_table_settled(int table);
   void check_table(int table) const;
   void hand_ended(int table);
   void reset_bots(int table);

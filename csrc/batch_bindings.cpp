@@ -1,7 +1,8 @@
 // _core.Batch, _core.observation, _core.view and _core.observation_spans: typed arrays
 // in and out.
 //
-// A Batch owns its buffers; its obs, mask, seat, rewards and done properties are numpy
+// A Batch owns its buffers; its obs, mask, seat, rewards, done, hand_over and hand-end
+// properties (hand_sheets, game_scores, end_reason, game_over, winner_team) are numpy
 // views of them that keep the Batch alive, rewritten in place by reset and step. reset and
 // step release the GIL (each batch touches only its own games), so threads may step
 // separate batches at once; one batch must not be stepped from two threads at a time.
@@ -264,6 +265,34 @@ void bind_batch(nb::module_& m) {
       .def_prop_ro("hand_over",
                    [](PyBatch& self) {
                      return view_of(self, self.batch.hand_over(),
+                                    {static_cast<size_t>(self.batch.num_tables)});
+                   })
+      .def_prop_ro("hand_sheets",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.hand_sheets(),
+                                    {static_cast<size_t>(self.batch.num_tables),
+                                     static_cast<size_t>(self.batch.num_teams),
+                                     static_cast<size_t>(Batch::SHEET_VALUES)});
+                   })
+      .def_prop_ro("game_scores",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.game_scores(),
+                                    {static_cast<size_t>(self.batch.num_tables),
+                                     static_cast<size_t>(self.batch.num_teams)});
+                   })
+      .def_prop_ro("end_reason",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.end_reason(),
+                                    {static_cast<size_t>(self.batch.num_tables)});
+                   })
+      .def_prop_ro("game_over",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.game_over(),
+                                    {static_cast<size_t>(self.batch.num_tables)});
+                   })
+      .def_prop_ro("winner_team",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.winner_team(),
                                     {static_cast<size_t>(self.batch.num_tables)});
                    })
       .def_prop_ro("num_tables", [](PyBatch& self) { return self.batch.num_tables; })

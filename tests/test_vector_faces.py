@@ -481,3 +481,72 @@ def test_the_fast_path_is_taken_where_it_can_run():
     assert not CanastaVectorEnv(2, opponents=expert).batched
     with pytest.raises(ValueError, match="batched=True: no batched path with max_cycles"):
         CanastaVectorEnv(2, opponents="expert", max_cycles=30, batched=True)
+
+
+# The fast path's booking of other reward and episode modes, and of an illegal action raised.
+MORE_BATCHED_CONFIGS = [
+    dict(num_players=2, reward="win", opponents="expert"),  # "win" per hand
+    dict(num_players=4, episode="game", reward="win", target_score=1500, opponents="greedy"),
+    dict(num_players=3, episode="game", reward_scale=250.0, target_score=1500, opponents="expert"),
+]
+
+
+@pytest.mark.parametrize(
+    "kwargs", MORE_BATCHED_CONFIGS, ids=lambda kwargs: "-".join(map(str, kwargs.values()))
+)
+def test_the_fast_path_books_every_reward_and_episode_mode_as_the_table_play_path(kwargs):
+    if not canasta_env.core.AVAILABLE:
+        pytest.skip(canasta_env.core.WHY_NOT)
+    fast = CanastaVectorEnv(4, batched=True, **kwargs)
+    slow = CanastaVectorEnv(4, batched=False, **kwargs)
+    assert _lockstep(fast, slow, 11, 160) > 0
+
+
+def test_the_fast_path_raises_an_illegal_action_as_the_table_play_path():
+    if not canasta_env.core.AVAILABLE:
+        pytest.skip(canasta_env.core.WHY_NOT)
+    errors = []
+    for batched in (True, False):
+        venv = CanastaVectorEnv(2, opponents="expert", illegal_action="raise", batched=batched)
+        obs, _ = venv.reset(seed=3)
+        actions = np.argmax(obs["action_mask"], axis=1)
+        actions[1] = int(np.flatnonzero(obs["action_mask"][1] == 0)[0])
+        with pytest.raises(IllegalActionError, match="table 1: illegal action") as error:
+            venv.step(actions)
+        errors.append(str(error.value))
+    assert errors[0] == errors[1]
+
+
+def test_a_batch_tables_hand_end_rows_are_its_games_end_of_hand():
+    """_core.Batch's hand-end rows, which the fast path books from, against the state."""
+    if not canasta_env.core.AVAILABLE:
+        pytest.skip(canasta_env.core.WHY_NOT)
+    from canasta_env.engine.scoring import SHEET_ROWS
+
+    keys = [key for key, _ in SHEET_ROWS] + ["canastas"]
+    venv = CanastaVectorEnv(
+        8, num_players=3, episode="game", target_score=1500, opponents="expert", batched=True
+    )
+    batch = venv._batch
+    rng = np.random.default_rng(5)
+    obs, _ = venv.reset(seed=5)
+    checked = games_over = 0
+    for _ in range(200):
+        mask = obs["action_mask"]
+        actions = _sample(rng, mask)
+        batch.step_learner(actions.astype(np.int64), np.ones(8, bool))
+        for k in np.flatnonzero(batch.hand_over).tolist():
+            state = batch.game(k).get_state()
+            sheets = [[sheet[key] for key in keys] for sheet in state["hand_scores"]]
+            assert batch.hand_sheets[k].tolist() == sheets
+            assert batch.game_scores[k].tolist() == state["scores"]
+            assert canasta_env.engine.state.END_REASONS[batch.end_reason[k]] == state["end_reason"]
+            assert bool(batch.game_over[k]) == state["game_over"]
+            winner = state["winner_team"]
+            assert batch.winner_team[k] == (-1 if winner is None else winner)
+            checked += 1
+            games_over += state["game_over"]
+        ended = np.flatnonzero(batch.hand_over).tolist()
+        venv._reset_tables(ended, [None] * len(ended))
+        obs = {"action_mask": batch.mask.copy()}
+    assert checked > 0 and games_over > 0
