@@ -320,6 +320,20 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         }
         return episode_ends
 
+    def _start_episode(self, k: int, seed: int | None, attempt: int) -> np.random.Generator:
+        """Table ``k``'s generator (seeded anew on a reset's first deal that gives a seed)
+        and the learner's seat drawn from it, as the single env does; both paths' resets
+        draw in this order."""
+        if attempt == 0 and (seed is not None or self._rngs[k] is None):
+            self._rngs[k] = seeding.np_random(seed)[0]
+        rng = self._rngs[k]
+        seat = self.fixed_seat
+        if seat is None:
+            seat = int(rng.integers(self.num_players))
+        self._seat[k] = seat
+        self._learner_seats[k] = self._seats_of(seat)
+        return rng
+
     def _reset_batched(self, tables: list[int], seeds: list[int | None]) -> None:
         """:meth:`_reset_tables` on the batch: the same draws from each table's generator,
         the opponents dealt inside the batch, the views left in the batch's rows."""
@@ -330,14 +344,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
                 raise RuntimeError(f"no deal in {MAX_REDEALS} in which the learner acts")
             again = {}
             for k, seed in pending.items():
-                if attempt == 0 and (seed is not None or self._rngs[k] is None):
-                    self._rngs[k] = seeding.np_random(seed)[0]
-                rng = self._rngs[k]
-                seat = self.fixed_seat
-                if seat is None:
-                    seat = int(rng.integers(self.num_players))
-                self._seat[k] = seat
-                self._learner_seats[k] = self._seat_sets[seat]
+                rng = self._start_episode(k, seed, attempt)
                 self._moves[k] = 0
                 self._owed[k] = 0.0
                 deal_seed = seed if attempt == 0 and seed is not None else None
@@ -469,14 +476,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
                 raise RuntimeError(f"no deal in {MAX_REDEALS} in which the learner acts")
             statuses = {}
             for k, seed in pending.items():
-                if attempt == 0 and (seed is not None or self._rngs[k] is None):
-                    self._rngs[k] = seeding.np_random(seed)[0]
-                rng = self._rngs[k]
-                seat = self.fixed_seat
-                if seat is None:
-                    seat = int(rng.integers(self.num_players))
-                self._seat[k] = seat
-                self._learner_seats[k] = self._seats_of(seat)
+                rng = self._start_episode(k, seed, attempt)
                 deal_seed = seed if attempt == 0 and seed is not None else None
                 self._moves[k] = 0
                 self._owed[k] = 0.0
