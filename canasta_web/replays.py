@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.registry import make_agent, reseed
+from agents.registry import make_agent, reseed, split_label
 from agents.schedule import agent_seed
 from canasta_env.actions import ACTION_TEXTS
 from canasta_env.engine.game import Game, IllegalActionError
@@ -241,7 +241,7 @@ def check_file_budget(name: str) -> None:
     """ValueError naming the cap when the search agent ``name`` asks for more than a live
     table's bot may use (:data:`MAX_SEARCH_ROLLOUTS`, :data:`MAX_SEARCH_SIMULATIONS`); a
     file may name its own model and settings, but not an unbounded search."""
-    prefix, _, path = name.partition(":")
+    prefix, _, path = split_label(name)[1].partition(":")  # a label names the same agent
     if prefix == "search":
         try:
             from agents.search import parse_name

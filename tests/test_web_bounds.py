@@ -426,6 +426,9 @@ def arena_folder(tmp_path: Path, seat: str) -> Path:
         ("search:classic-2p@4096,depth=none", f"at most {MAX_SEARCH_ROLLOUTS}"),
         ("openspiel:ismcts-99999999", f"at most {MAX_SEARCH_SIMULATIONS} simulations"),
         ("openspiel:ismcts-1001", f"at most {MAX_SEARCH_SIMULATIONS} simulations"),
+        # a LABEL=NAME (canasta arena's alias) names the same search: the cap holds
+        ("big=search:classic-2p@4096", f"at most {MAX_SEARCH_ROLLOUTS} (the live tables' cap)"),
+        ("big=openspiel:ismcts-1001", f"at most {MAX_SEARCH_SIMULATIONS} simulations"),
     ],
 )
 def test_an_arena_file_gets_no_larger_search_than_a_live_table(tmp_path, seat, words):
