@@ -204,11 +204,11 @@ def table_notes(
     trained for (its model file's ``tables``), or at another table than the one a shipped
     agent's name says (``ppo:classic-2p`` at 4 players). Names that do not load are left
     to the command's own error."""
-    from agents.registry import make_agent
+    from agents.registry import make_agent, split_label
 
     notes = []
     for name in dict.fromkeys(names):
-        if not name.startswith("ppo:"):
+        if not split_label(name)[1].startswith("ppo:"):  # a LABEL=NAME names the same model
             continue
         try:
             agent = make_agent(name, trust_pickle=trust_pickle)

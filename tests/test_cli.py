@@ -130,6 +130,10 @@ def test_a_trained_agent_at_another_table_is_named_once(tmp_path, capsys):
         "expect weaker play; ppo:spanish-2p is the one for this table"
     ]
     assert options.table_notes(["ppo:classic-2p", "expert"], "classic", 2) == []
+    assert options.table_notes(["mine=ppo:classic-4p"], "spanish", 2) == [  # a label too
+        "note: mine=ppo:classic-4p was trained at classic 4-player tables, not spanish "
+        "2-player: expect weaker play; ppo:spanish-2p is the one for this table"
+    ]
 
 
 def test_play_names_a_trained_bot_at_another_table(capsys):
