@@ -144,23 +144,11 @@ int ExpertBot::choose_meld(const View& view, const std::vector<int>& meld_ids,
                            const std::vector<int>& discard_ids, const Rules& rules) {
   if (meld_ids.empty()) return -1;
   if (!view.me().opened) {  // C-9: an unopened team faces a frozen pot: open at once
-    int best = meld_ids[0];
-    Key best_key = opening_key(view, best, rules);
-    for (size_t i = 1; i < meld_ids.size(); ++i) {
-      const Key key = opening_key(view, meld_ids[i], rules);
-      if (best_key < key) best = meld_ids[i], best_key = key;
-    }
-    return best;
+    return first_max(meld_ids, [&](int id) { return opening_key(view, id, rules); });
   }
   const bool want_out = want_go_out(view, rules);
   if (want_out && view.may_go_out) {  // meld everything: out this turn or the next
-    int best = meld_ids[0];
-    Key best_key = biggest_meld_key(view, best);
-    for (size_t i = 1; i < meld_ids.size(); ++i) {
-      const Key key = biggest_meld_key(view, meld_ids[i]);
-      if (best_key < key) best = meld_ids[i], best_key = key;
-    }
-    return best;
+    return first_max(meld_ids, [&](int id) { return biggest_meld_key(view, id); });
   }
   std::vector<int> kept;
   const std::vector<int>* candidates = &meld_ids;

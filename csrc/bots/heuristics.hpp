@@ -52,6 +52,18 @@ struct Key {
   }
 };
 
+// Python's max(ids, key=key): the first id whose key is the greatest (ids not empty).
+template <typename KeyOf>
+int first_max(const std::vector<int>& ids, KeyOf key_of) {
+  int best = ids[0];
+  Key best_key = key_of(best);
+  for (size_t i = 1; i < ids.size(); ++i) {
+    const Key key = key_of(ids[i]);
+    if (best_key < key) best = ids[i], best_key = key;
+  }
+  return best;
+}
+
 // Move properties as actions.py's Move names them.
 inline int move_cards(const Move& m) { return m.naturals + m.twos + m.jokers; }
 inline int move_wilds(const Move& m) { return m.twos + m.jokers; }

@@ -176,13 +176,7 @@ int StyledBot::draw_phase(const View& view, const std::vector<int>& draw_ids, co
 int StyledBot::choose_meld(const View& view, const std::vector<int>& meld_ids,
                            const std::vector<int>& discard_ids, const Rules& rules) {
   if (style_.meld_all && !meld_ids.empty() && view.me().opened) {
-    int best = meld_ids[0];
-    Key best_key = meld_all_key(view, best);
-    for (size_t i = 1; i < meld_ids.size(); ++i) {
-      const Key key = meld_all_key(view, meld_ids[i]);
-      if (best_key < key) best = meld_ids[i], best_key = key;
-    }
-    return best;
+    return first_max(meld_ids, [&](int id) { return meld_all_key(view, id); });
   }
   return ExpertBot::choose_meld(view, meld_ids, discard_ids, rules);
 }
