@@ -5,6 +5,7 @@ canasta arena  [...]   a tournament that ranks agents
 canasta leaderboard [...]  every bot and shipped agent on every table: docs/leaderboard.md
 canasta play   [...]   play a hand in the terminal against bots
 canasta train  [...]   imitation warm start, then PPO against a league
+canasta exploit AGENT  train a best response against a frozen agent, then measure it
 canasta demo   [...]   the main job: check, a short tournament, a trained agent
 canasta serve  [...]   a browser table: play the bots, watch replays (extra "web")
 canasta --version      the installed version
@@ -23,6 +24,7 @@ COMMANDS = {
     "leaderboard": ("canasta_cli.leaderboard", "main"),
     "play": ("canasta_cli.play", "main"),
     "train": ("canasta_cli.train", "main"),
+    "exploit": ("canasta_cli.exploit", "main"),
     "demo": ("canasta_cli.demo", "main"),
     "serve": ("canasta_cli.serve", "main"),
 }

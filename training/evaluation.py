@@ -14,12 +14,17 @@ import numpy as np
 from agents.stats import wilson_interval
 
 
-def evaluate(pool, config: dict, layers: list, snapshot: str | None) -> dict:
+def evaluate(
+    pool, config: dict, layers: list, snapshot: str | None, opponents: list | None = None
+) -> dict:
     """Duplicate deals against each bot and the ``snapshot`` (its key; none: bots only) for
-    the policy ``layers``, greedy play; a row per table and opponent."""
+    the policy ``layers``, greedy play; a row per table and opponent. ``opponents``
+    (controllers of :mod:`training.rollout`) replaces the bots of ``eval_opponents``."""
     c = config
     deals = int(c["eval_deals"])
-    opponents = [("bot", name) for name in c["eval_opponents"]]
+    if opponents is None:
+        opponents = [("bot", name) for name in c["eval_opponents"]]
+    opponents = list(opponents)
     if snapshot is not None:
         opponents.append(("snapshot", snapshot))
     rows = {}

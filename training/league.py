@@ -35,6 +35,10 @@ from training.run import (
 class Trainer:
     """PPO against the league; see :mod:`training.stages`' docstring."""
 
+    #: ``best.npz`` is the policy with the best mean win rate against the evaluation rows
+    #: whose key ends with this
+    best_against = "/expert"
+
     def __init__(self, run: Run, pool):
         self.run, self.pool, self.config = run, pool, run.config
         c = self.config
@@ -153,7 +157,7 @@ class Trainer:
                     "steps": per_worker,
                     "tables": [tuple(t) for t in c["tables"]],
                     "table_weights": c["table_weights"],
-                    "opponents": self.league.entries(),
+                    "opponents": self.opponents(),
                     "seed": [c["seed"], 4, self.iteration, worker],
                     "score_coef": c["score_coef"],
                     "teacher": c["kick_teacher"] if self.kick_weight() > 0 else None,
@@ -167,6 +171,10 @@ class Trainer:
         }
         batch["results"] = [r for p in parts for r in p["results"]]
         return batch
+
+    def opponents(self) -> list[tuple[tuple, float]]:
+        """(controller, weight) of whom the learner's team meets: the league's entries."""
+        return self.league.entries()
 
     def kick_weight(self) -> float:
         """The kickstarting weight now (:func:`training.ppo.kick_weight`)."""
@@ -268,9 +276,9 @@ class Trainer:
             self.run.log(f"[league] snapshot {key} admitted ({count} in the league)")
         # every evaluated policy is kept, to pick from with a larger evaluation later
         net.save(self.model, self.run.path / "evals" / f"step{self.steps:09d}.npz", self._meta())
-        expert = [row["win_rate"] for key, row in rows.items() if key.endswith("/expert")]
-        if expert and float(np.mean(expert)) > self.best:
-            self.best = float(np.mean(expert))
+        best_of = [r["win_rate"] for key, r in rows.items() if key.endswith(self.best_against)]
+        if best_of and float(np.mean(best_of)) > self.best:
+            self.best = float(np.mean(best_of))
             net.save(self.model, self.run.path / "best.npz", self._meta())
         plot_curve(self.history, self.run.path / "curve.png")
         return rows

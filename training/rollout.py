@@ -11,7 +11,10 @@ Who plays a seat is a *controller*:
 * ``("learner",)``: the network being trained; its decisions are recorded,
   sampled from the masked softmax (greedy in evaluation);
 * ``("snapshot", key)``: a frozen earlier copy of the learner (sampling);
-* ``("bot", name)``: a heuristic bot from :mod:`agents.registry`.
+* ``("frozen", key)``: a frozen network played greedily, as the registry's ``ppo:`` agents
+  play (``canasta exploit``'s target: :mod:`training.exploit`), batched as a snapshot;
+* ``("bot", name)``: any agent :mod:`agents.registry` builds (the house bots, a search agent,
+  an import path), one per seat, through ``Table.play``.
 
 Every seat of a team has the same controller (both partners at 4 players). A
 hand's trajectory for a learner team is its decisions in order; the reward
@@ -149,9 +152,9 @@ class HandRunner:
     ) -> None:
         """Play until ``make_slot()`` returns None and every hand is over.
 
-        ``policies`` maps ``"learner"`` and snapshot keys to :func:`numpy_policy` weights.
-        ``rng`` None plays the networks greedily. ``on_done(slot)`` receives each
-        finished hand.
+        ``policies`` maps ``"learner"`` and snapshot (or frozen) keys to :func:`numpy_policy`
+        weights. ``rng`` None plays the networks greedily (a ``frozen`` controller always
+        plays greedily). ``on_done(slot)`` receives each finished hand.
         """
         slots: list[_Slot] = []
         exhausted = False
@@ -167,7 +170,7 @@ class HandRunner:
                     slots.append(slot)
             if not slots:
                 return
-            waiting: dict[object, list[tuple[_Slot, np.ndarray, np.ndarray]]] = {}
+            waiting: dict[tuple, list[tuple[_Slot, np.ndarray, np.ndarray]]] = {}
             still: list[_Slot] = []
             for slot in slots:
                 table = slot.table
@@ -178,15 +181,17 @@ class HandRunner:
                 still.append(slot)
                 seat = table.current
                 controller = slot.controllers[seat]
-                key = "learner" if controller == LEARNER else controller[1]
                 mask = table.mask().view(bool)
-                waiting.setdefault(key, []).append((slot, table.observation(seat), mask))
+                waiting.setdefault(controller, []).append((slot, table.observation(seat), mask))
             slots = still
-            for key, items in waiting.items():
+            for controller, items in waiting.items():
+                key = "learner" if controller == LEARNER else controller[1]
                 obs = np.stack([item[1] for item in items])
                 masks = np.stack([item[2] for item in items])
                 logits = policies[key].logits(obs)
-                actions, logp = masked_choice(logits, masks, rng)
+                actions, logp = masked_choice(
+                    logits, masks, None if controller[0] == "frozen" else rng
+                )
                 for (slot, o, m), action, lp in zip(items, actions, logp):
                     table = slot.table
                     if record and key == "learner":
