@@ -407,8 +407,46 @@ def _ranking_line(entry: dict) -> str:
     return " > ".join(f"{r['agent']} {r['elo']:.0f}" for r in entry["ratings"])
 
 
-def _table_section(entry: dict) -> list[str]:
+def attach_exploitability(document: dict, report: dict) -> dict:
+    """``document`` with the exploit runs of ``report`` (``canasta exploit report``'s JSON)
+    under ``"exploitability"``: table -> agent -> the exploiter's hands won against it, its
+    interval, its steps and hands. ``ValueError`` for a report that is not one."""
+    results = report.get("results") if isinstance(report, dict) else None
+    if not isinstance(results, list):
+        raise ValueError("not a report of canasta exploit report (no results list)")
+    attached: dict[str, dict[str, dict]] = {}
+    for row in results:
+        try:
+            low, high = (float(x) for x in row["win_ci"])
+            attached.setdefault(str(row["table"]), {})[str(row["agent"])] = {
+                "win_rate": float(row["win_rate"]),
+                "win_ci": [low, high],
+                "exploiter_steps": int(row["exploiter_steps"]),
+                "hands": int(row["hands"]),
+            }
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"an exploit result without its figures: {error}") from None
+    return dict(document, exploitability=attached)
+
+
+def _exploited(found: dict | None) -> str:
+    if found is None:
+        return "-"
+    steps = found["exploiter_steps"]
+    budget = f"{steps / 1e6:.1f} M" if steps >= 100_000 else f"{steps:,}"
+    return f"{_percent(found['win_rate'], found['win_ci'])} ({budget} steps)"
+
+
+def _table_section(entry: dict, exploitability: dict | None = None) -> list[str]:
     order = [r["agent"] for r in entry["ratings"]]
+    exploits = (exploitability or {}).get(entry["table"])
+    header = (
+        "| rank | agent | Elo | ordinal (mu - 3 sigma) | mu | sigma | hands | hands won (95% CI) |"
+    )
+    rule = "|---:|---|---:|---:|---:|---:|---:|---|"
+    if exploits is not None:
+        header += " an exploiter's hands won against it (95% CI) |"
+        rule += "---|"
     lines = [
         f"## {entry['title']}",
         "",
@@ -416,15 +454,18 @@ def _table_section(entry: dict) -> list[str]:
         f"in {entry['arrangements']} seat arrangements ({entry['hands_per_pairing']:,} hands "
         f"per pairing, {entry['hands_played']:,} in all).",
         "",
-        "| rank | agent | Elo | ordinal (mu - 3 sigma) | mu | sigma | hands | hands won (95% CI) |",
-        "|---:|---|---:|---:|---:|---:|---:|---|",
+        header,
+        rule,
     ]
     for r in entry["ratings"]:
-        lines.append(
+        line = (
             f"| {r['rank']} | {r['agent']} | {r['elo']:.0f} | {r['ordinal']:.2f} | "
             f"{r['mu']:.2f} | {r['sigma']:.2f} | {r['hands']:,} | "
             f"{_percent(r['win_rate'], r['win_ci'])} |"
         )
+        if exploits is not None:
+            line += f" {_exploited(exploits.get(r['agent']))} |"
+        lines.append(line)
     lines += [
         "",
         "Hands won by the row agent against the column agent (95% CI):",
@@ -500,8 +541,18 @@ def render_markdown(document: dict, chart: str | None = None) -> str:
             f"{_ranking_line(entry)} |"
         )
     lines.append("")
+    exploitability = document.get("exploitability")
+    if exploitability:
+        lines += [
+            "Exploitability: where an agent of a table was exploited (`canasta exploit`, "
+            "[exploitability.md](exploitability.md)), its table's last column gives the hands "
+            "that exploiter won against it on duplicate hands: a best response trained "
+            "against the frozen agent for the steps shown, so a lower bound on how much a "
+            "worst-case opponent wins, not the exploitability itself; a `-` was not measured.",
+            "",
+        ]
     for entry in document["tables"]:
-        lines += _table_section(entry)
+        lines += _table_section(entry, exploitability)
     return "\n".join(lines)
 
 

@@ -108,6 +108,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="play nothing: rewrite the leaderboard block of this README (README.md if no "
         "path) from the JSON file",
     )
+    parser.add_argument(
+        "--exploitability",
+        metavar="PATH",
+        help="a JSON file of canasta exploit report: each table's ranking gains a column with "
+        "the hands an exploiter won against each agent",
+    )
+    parser.add_argument(
+        "--render",
+        action="store_true",
+        help="play nothing: write the page (and its chart) again from the JSON file, with "
+        "--exploitability's column when given (kept in the JSON file)",
+    )
     parser.add_argument("--no-plot", action="store_true", help="do not write the chart")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_trust_pickle_option(parser, "agents")
@@ -132,6 +144,27 @@ def main(argv: list[str] | None = None) -> int:
             print(f"canasta leaderboard: {error}", file=sys.stderr)
             return 2
         print(f"{'rewrote' if changed else 'unchanged:'} the leaderboard block of {args.readme}")
+        return 0
+    exploits = None
+    if args.exploitability:
+        try:
+            exploits = read_json_file(args.exploitability, "exploitability report")
+            leaderboard.attach_exploitability({}, exploits)  # a bad file: refused before play
+        except (OSError, ValueError) as error:
+            print(f"canasta leaderboard: {error}", file=sys.stderr)
+            return 2
+    if args.render:
+        try:
+            document = read_json_file(json_path, "leaderboard")
+            if exploits is not None:
+                document = leaderboard.attach_exploitability(document, exploits)
+            written = leaderboard.write_leaderboard(
+                document, args.out, json_path, plot=not args.no_plot
+            )
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            print(f"canasta leaderboard: {json_path}: {error}", file=sys.stderr)
+            return 2
+        print(f"wrote {', '.join(str(p) for p in written)}")
         return 0
     tables = None if args.tables is None else [t for group in args.tables for t in group]
     agents = None if args.agents is None else [a for group in args.agents for a in group]
@@ -178,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     except (ArenaInterrupted, KeyboardInterrupt):
         print("canasta leaderboard: interrupted; nothing written", file=sys.stderr)
         return 130
+    if exploits is not None:
+        document = leaderboard.attach_exploitability(document, exploits)
     written = leaderboard.write_leaderboard(document, args.out, json_path, plot=not args.no_plot)
     print(f"wrote {', '.join(str(p) for p in written)}")
     print(f"{time.perf_counter() - started:.1f} s", file=sys.stderr)

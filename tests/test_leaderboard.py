@@ -247,3 +247,53 @@ def test_a_smaller_run_never_replaces_the_full_board(tiny, tmp_path, capsys):
     assert command.main(["--readme", str(readme), "--json", str(small), "--overwrite"]) == 0
     assert command.main([*argv, "--overwrite"]) == 0  # the positive control
     assert json.loads(board.with_suffix(".json").read_text())["deals_per_pairing"] == 2
+
+
+EXPLOITS = {
+    "format": 1,
+    "results": [
+        {"table": "classic-2p", "agent": "ppo:classic-2p", "win_rate": 0.5425,
+         "win_ci": [0.5207, 0.5642], "exploiter_steps": 20_054_016, "hands": 2000},
+        {"table": "classic-4p", "agent": "expert", "win_rate": 0.75,
+         "win_ci": [0.73, 0.77], "exploiter_steps": 30_740, "hands": 200},
+    ],
+}  # fmt: skip
+
+
+def test_render_adds_the_exploiters_column_from_a_report_and_plays_nothing(tmp_path, capsys):
+    """--render writes the page again from the JSON file: unchanged without a report
+    (the committed page is what its JSON file renders), and with one each ranking of a
+    table an exploiter measured gains the column; agents not measured show '-'."""
+    board = tmp_path / "board.md"
+    (tmp_path / "board.json").write_text(Path("docs/leaderboard.json").read_text())
+    assert command.main(["--render", "--out", str(board), "--no-plot"]) == 0
+    plain = board.read_text()
+    assert "exploiter" not in plain
+    committed = Path("docs/leaderboard.md").read_text()
+    assert plain == committed.replace(
+        "![OpenSkill ordinal of each agent at each table](leaderboard.png)\n\n", ""
+    )
+    report = tmp_path / "exploits.json"
+    report.write_text(json.dumps(EXPLOITS))
+    argv = ["--render", "--out", str(board), "--no-plot", "--exploitability", str(report)]
+    assert command.main(argv) == 0
+    page = board.read_text()
+    assert "| 1 | ppo:classic-2p | 1758 |" in page
+    assert "| 84.0% [83.1, 84.9] | 54.2% [52.1, 56.4] (20.1 M steps) |" in page
+    assert "| 61.0% [59.7, 62.2] | 75.0% [73.0, 77.0] (30,740 steps) |" not in page  # not 2p
+    section = page[page.index("## classic, 4 players") : page.index("## classic, 6 players")]
+    assert "75.0% [73.0, 77.0] (30,740 steps) |" in section
+    ranks = [line for line in section.splitlines() if line[:4] in ("| 1 ", "| 2 ", "| 3 ", "| 4 ")]
+    measured = [(line.split(" | ")[1], not line.endswith(" - |")) for line in ranks]
+    assert measured == [
+        ("ppo:classic-4p", False), ("expert", True), ("greedy", False), ("random", False)
+    ]  # fmt: skip
+    later = page[page.index("## classic, 6 players") :]
+    assert "exploiter's hands won" not in later  # tables without a measure keep their columns
+    saved = json.loads((tmp_path / "board.json").read_text())
+    assert saved["exploitability"]["classic-2p"]["ppo:classic-2p"]["hands"] == 2000
+    # a file that is no report: refused, nothing written
+    before = board.read_text()
+    report.write_text(json.dumps({"results": [{"table": "classic-2p"}]}))
+    assert command.main(argv) == 2
+    assert "without its figures" in capsys.readouterr().err and board.read_text() == before
