@@ -54,7 +54,7 @@ from training.config import (
     model_path,
     settings_of,
 )
-from training.league_pool import ENTRIES, HELD_OUT, held_out_message
+from training.league_pool import ENTRIES, HELD_OUT, held_out_message, is_network
 from training.run import Run, RunFileError
 from training.stages import STAGES, run_stages
 
@@ -81,6 +81,7 @@ LEAGUE_HELP = (
     *BOTS,
     "styled",
     "style:FAMILY (a training family: agents/styles.py)",
+    "ppo:MODEL (a frozen network, e.g. an exploiter's best.npz from canasta exploit)",
 )
 
 
@@ -98,7 +99,9 @@ def weights_of(
         name, _, weight = (part.strip() for part in item.partition("="))
         if names == ENTRIES and name in HELD_OUT:
             raise ValueError(f"{option}: {held_out_message(name)}")
-        if name not in names:
+        if names == ENTRIES and is_network(name):
+            pass  # a frozen network: its file is checked with the run's settings
+        elif name not in names:
             raise ValueError(
                 f"{option}: unknown {what} {name!r}{did_you_mean(name, names)}; "
                 f"choose from {', '.join(names)}"

@@ -295,3 +295,59 @@ def test_bad_arguments_give_one_clear_error(tmp_path, capsys):
     assert "unknown variant 'bridge'" in capsys.readouterr().err
     with pytest.raises(ValueError, match="unknown bot"):
         make_config(teachers=["oracle"])
+
+
+# ---------------------------------------------------------------------- frozen networks
+
+
+def test_a_model_file_is_a_league_entry_played_frozen(tmp_path):
+    """``ppo:MODEL`` in --opponents: a frozen network of the league (an exploiter's best.npz:
+    the AlphaStar pattern); checked with the settings, refused when it cannot play there."""
+    from agents.network import SHIPPED
+    from canasta_cli.train import weights_of
+    from training.league_pool import League
+    from training.run import make_config
+
+    model = f"ppo:{SHIPPED['classic-4p']}"
+    weights = weights_of(f"self=0.5,{model}=0.25,expert")
+    assert weights == {"self": 0.5, model: 0.25, "expert": 1.0}
+    config = make_config(opponents=weights)
+    assert League(config["opponents"], 4).entries() == [
+        (("learner",), 0.5), (("frozen", model), 0.25), (("bot", "expert"), 1.0)
+    ]  # fmt: skip
+    (tmp_path / "bad.npz").write_bytes(b"no model")
+    refused = {
+        f"ppo:{tmp_path / 'bad.npz'}": "not a model file",
+        f"ppo:{tmp_path / 'none.npz'}": "no model",
+        "ppo:sb3-classic-2p": "only a .npz model file",
+    }
+    for name, said in refused.items():
+        with pytest.raises(ValueError, match=said):
+            make_config(opponents={"self": 1.0, name: 1.0})
+
+
+def test_a_ppo_run_meets_its_frozen_network_and_the_workers_get_its_layers(tmp_path):
+    from agents.network import SHIPPED
+    from training.league import Trainer
+    from training.rollout import WorkerPool
+    from training.run import Run
+
+    model = f"ppo:{SHIPPED['classic-2p']}"
+    run = Run.open(
+        tmp_path / "run",
+        {
+            "init": str(SHIPPED["classic-2p"]),
+            "opponents": {model: 1.0},
+            "rollout_steps": 300,
+            "jobs": 0,
+            "envs": 4,
+            "threads": 1,
+        },
+    )
+    with WorkerPool(jobs=0, envs=4) as pool:
+        trainer = Trainer(run, pool)
+        trainer.start_league()
+        assert pool.broadcast("snapshots", {}) == [sorted(["s0", model])]
+        batch = trainer.collect()
+    assert {label for _table, label, _o, _d in batch["results"]} == {model}
+    assert len(batch["actions"]) > 0

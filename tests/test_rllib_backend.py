@@ -277,3 +277,16 @@ def test_a_run_saved_with_the_former_epochs_key_resumes_with_it_as_ppo_epochs(tm
     args = build_rllib_parser().parse_args(["--resume", str(run), "--epochs", "5"])
     with pytest.raises(ValueError, match="ppo_epochs cannot change"):
         rb.run_settings(args)
+
+
+def test_a_frozen_network_in_the_league_is_refused_on_rllib():
+    """``--opponents ppo:MODEL`` plays in canasta train's league only: the RLlib backend
+    says so before anything runs (its league has no frozen networks); the same settings
+    without it pass (positive control)."""
+    from agents.network import SHIPPED
+
+    settings = json.loads(json.dumps(rb.DEFAULTS))
+    rb.check_settings(settings)
+    settings["opponents"] = {"self": 1.0, f"ppo:{SHIPPED['classic-2p']}": 1.0}
+    with pytest.raises(ValueError, match="not on the RLlib backend"):
+        rb.check_settings(settings)

@@ -69,7 +69,14 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from training.league_pool import BOTS, ENTRIES, HELD_OUT, held_out_message
+from training.league_pool import (
+    BOTS,
+    ENTRIES,
+    HELD_OUT,
+    held_out_message,
+    is_network,
+    network_entry_problem,
+)
 
 VARIANTS = ("classic", "canastone", "spanish", "italian")
 #: The training stacks (``--backend``): torch (:mod:`training.league`), or RLlib
@@ -147,6 +154,11 @@ def check_weights(key: str, weights, names: tuple | None, name: str | None = Non
         for entry in weights:
             if key == "opponents" and entry in HELD_OUT:
                 raise SettingError(key, f"opponents: {held_out_message(entry)}")
+            if key == "opponents" and is_network(entry):
+                problem = network_entry_problem(entry)
+                if problem:
+                    raise SettingError(key, f"opponents: {problem}")
+                continue
             if entry not in names:
                 what = "league entry" if key == "opponents" else "bot"
                 raise SettingError(

@@ -16,7 +16,7 @@ import numpy as np
 from agents.progress import progress_bar
 from canasta_env.jsonfile import loads_bounded
 from training.evaluation import evaluate, log_evaluation, plot_curve, postfix
-from training.league_pool import League
+from training.league_pool import League, frozen_layers
 from training.ppo import Learner, kick_weight
 from training.run import (
     CHECKPOINT,
@@ -130,7 +130,13 @@ class Trainer:
         return self.learner.actor()
 
     def _sync_snapshots(self) -> None:
-        self.pool.broadcast("snapshots", {"add": self.snapshot_layers, "reset": True})
+        """The workers get the league's snapshots and its frozen networks (``ppo:MODEL``)."""
+        frozen = {
+            controller[1]: frozen_layers(controller[1])
+            for controller, _ in self.opponents()
+            if controller[0] == "frozen"
+        }
+        self.pool.broadcast("snapshots", {"add": {**self.snapshot_layers, **frozen}, "reset": True})
 
     def start_league(self) -> None:
         """A league without snapshots gets the learner as it is now (``s0``); the workers

@@ -12,7 +12,11 @@ Settings (the same keys in ``config.json`` and ``rllib_config.json``):
 ``opponents``       weights of the league's entries: ``self`` (the learner plays every
                     team), ``snapshot`` (shared equally by the admitted snapshots), the
                     bots of :data:`BOTS` and the styled bots of :data:`STYLE_BOTS` by
-                    name; relative, a positive sum
+                    name, and frozen networks as ``ppo:MODEL`` (a ``.npz`` model file of
+                    the table's size, played greedily as the registry's ``ppo:`` agent:
+                    an exploiter's ``best.npz`` from ``canasta exploit``, so that the
+                    main agent trains against what exploits it, the AlphaStar pattern);
+                    relative, a positive sum
 ``max_snapshots``   snapshots kept; admitting one more drops the oldest
 ==================  ===================================================================
 
@@ -23,8 +27,8 @@ The held-out styled families (:data:`HELD_OUT`, :data:`agents.styles.HELD_OUT_ST
 are never league entries (:func:`held_out_message` says why): they measure how a trained agent
 meets styles it never trained against (``canasta train --evaluate``, ``canasta arena``).
 
-A hand's opponent is a *controller*: :data:`LEARNER`, ``("snapshot", key)`` or
-``("bot", name)``; every seat of the other team(s) has it.
+A hand's opponent is a *controller*: :data:`LEARNER`, ``("snapshot", key)``,
+``("frozen", "ppo:MODEL")`` or ``("bot", name)``; every seat of the other team(s) has it.
 """
 
 from __future__ import annotations
@@ -44,6 +48,51 @@ ENTRIES = ("self", "snapshot", *BOTS, *STYLE_BOTS)
 #: Opponents kept out of training, for evaluation only.
 HELD_OUT = HELD_OUT_NAMES
 LEARNER = ("learner",)
+#: How a league entry names a frozen network: ``ppo:`` and a model file.
+NETWORK = "ppo:"
+
+
+def is_network(name: object) -> bool:
+    """Whether a league entry is a frozen network (``ppo:MODEL``)."""
+    return isinstance(name, str) and name.startswith(NETWORK) and len(name) > len(NETWORK)
+
+
+def frozen_layers(name: str) -> list | None:
+    """The layers of the registry's agent ``name`` when it is a greedy network of the table's
+    observation and action ids that the rollouts can play batched (``("frozen", name)``);
+    None for any other agent. Raises as :func:`agents.registry.make_agent` does for a name
+    it cannot build (a model file is data: :mod:`agents.model_file`)."""
+    from agents.network import NetAgent
+    from agents.registry import make_agent
+    from canasta_env.actions import NUM_ACTIONS
+    from canasta_env.observation import OBS_SIZE
+
+    agent = make_agent(name, seed=0)
+    weights = getattr(agent, "weights", None)
+    if (
+        isinstance(agent, NetAgent)
+        and agent.deterministic
+        and weights.activation == "ReLU"
+        and len(weights.inputs) == 1
+        and weights.num_actions == NUM_ACTIONS
+        and weights.obs_size <= OBS_SIZE
+    ):
+        return [(w.copy(), b.copy()) for w, b in weights.layers]
+    return None
+
+
+def network_entry_problem(name: str) -> str | None:
+    """Why ``ppo:MODEL`` cannot be a league entry (one line), or None when it can."""
+    try:
+        layers = frozen_layers(name)
+    except (ValueError, FileNotFoundError, OSError) as error:
+        return f"league entry {name!r}: {error}"
+    if layers is None:
+        return (
+            f"league entry {name!r}: only a .npz model file of this table's observation and "
+            "action ids plays in the league (canasta train or canasta exploit writes one)"
+        )
+    return None
 
 
 def held_out_message(name: str) -> str:
@@ -57,7 +106,8 @@ def held_out_message(name: str) -> str:
 
 
 def label(controller: tuple) -> str:
-    """``self``, a snapshot's key or a bot's name: how logs and results name an opponent."""
+    """``self``, a snapshot's key, a frozen network's or a bot's name: how logs and results
+    name an opponent."""
     return "self" if controller == LEARNER else controller[1]
 
 
@@ -71,6 +121,8 @@ def entries(weights: Mapping[str, float], snapshots: Sequence[str]) -> list[tupl
             out.append((LEARNER, weight))
         elif name == "snapshot":
             out.extend((("snapshot", key), weight / len(snapshots)) for key in snapshots)
+        elif is_network(name):
+            out.append((("frozen", name), weight))
         else:
             out.append((("bot", name), weight))
     return [(controller, weight) for controller, weight in out if weight > 0]

@@ -81,7 +81,7 @@ from training.config import (
     is_int,
     settings_of,
 )
-from training.league_pool import BOTS, LEARNER, League, label, pick
+from training.league_pool import BOTS, LEARNER, League, is_network, label, pick
 from training.run import atomic_write
 
 #: A new run's settings (:data:`training.config.RLLIB_DEFAULTS`: the one table of both
@@ -613,6 +613,13 @@ def check_settings(settings: dict) -> None:
         setting.check(key, value, _option(key))
     if settings["init"] is not None and not Path(settings["init"]).exists():
         raise ValueError(f"--init {settings['init']}: no such model file")
+    networks = [name for name in settings["opponents"] if is_network(name)]
+    if networks:
+        raise SettingError(
+            "opponents",
+            f"--opponents {networks[0]}: a frozen network plays in canasta train's league, "
+            "not on the RLlib backend",
+        )
 
 
 #: Settings of the RLlib backend's own league, before it played canasta train's.
