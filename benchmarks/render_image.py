@@ -1,4 +1,4 @@
-"""Milliseconds per ``rgb_array`` render, and the README's example picture.
+"""Milliseconds per ``rgb_array`` render, and the example picture of docs/faces.md.
 
 Run: ``python benchmarks/render_image.py`` times :func:`canasta_env.image.table_image`
 on states of random masked play, for every preset and player count, in the spectator's

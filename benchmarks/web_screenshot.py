@@ -1,4 +1,4 @@
-"""The screenshot of the browser table in the README: docs/images/web_table.png.
+"""The screenshot of the browser table in docs/browser.md: docs/images/web_table.png.
 
 Starts the web app (``canasta serve``'s app) on a free local port, opens the page in
 headless Chromium (Playwright's Python driver, Debian's ``/usr/bin/chromium``), starts

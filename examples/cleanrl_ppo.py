@@ -21,7 +21,7 @@ value head ``v``, saved with :func:`training.net.save`, so ``canasta arena`` pla
 :func:`agents.arena.run_arena` (duplicate deals, Wilson 95% intervals).
 
 Measured from a fresh network on the project's 2-core machine (2026-11-27, 1 torch thread,
-other jobs running: load average 6-9, then 3.5-4), README.md "Vector faces"::
+other jobs running: load average 6-9, then 3.5-4), docs/faces.md, "A CleanRL-style PPO to copy"::
 
     python examples/cleanrl_ppo.py --opponents greedy --time-limit 2400 \
         --checkpoint-every 10 --save runs/measure/model.npz --eval-hands 400

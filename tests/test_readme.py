@@ -1,5 +1,6 @@
-"""Every ```python block of README.md runs as pasted: in a fresh interpreter, in an empty
-working folder, within a time bound.
+"""Every ```python block of README.md, and of the pages that took the README's longer
+examples (docs/getting_started.md, docs/faces.md), runs as pasted: in a fresh interpreter, in
+an empty working folder, within a time bound.
 
 A block that needs an optional extra says so in a comment, ``# needs the "openspiel"
 extra``, and is skipped, saying why, when that extra is not installed.
@@ -15,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+#: The README and the pages its examples moved to (issue 36: the README became a front page).
+PAGES = ("README.md", "docs/getting_started.md", "docs/faces.md")
 SECONDS = 120
 
 #: A module that each extra brings, to tell whether the extra is installed.
@@ -37,19 +40,34 @@ def python_blocks(text: str) -> list[tuple[int, str]]:
     return blocks
 
 
-BLOCKS = python_blocks(README.read_text(encoding="utf-8"))
+#: ``(page, line number, code)`` of every block of the pages.
+BLOCKS = [
+    (page, line, code)
+    for page in PAGES
+    for line, code in python_blocks((ROOT / page).read_text(encoding="utf-8"))
+]
 
 
-def test_the_readme_has_python_blocks():
-    assert len(BLOCKS) >= 2
+def test_the_readme_and_each_page_have_python_blocks():
+    """The README keeps its one example; the AEC env, ``vector_env``, Gymnasium and its
+    vector face keep theirs on the pages."""
+    per_page = {page: sum(1 for p, _, _ in BLOCKS if p == page) for page in PAGES}
+    assert per_page["README.md"] >= 1
+    assert per_page["docs/getting_started.md"] >= 2
+    assert per_page["docs/faces.md"] >= 2
+    codes = [code for _, _, code in BLOCKS]
+    for call in ("canasta_env.env(", "canasta_env.vector_env(", "gym.make(", "gym.make_vec("):
+        assert any(call in code for code in codes), f"no example calls {call}"
 
 
-@pytest.mark.parametrize("line,code", BLOCKS, ids=[f"README.md:{line}" for line, _ in BLOCKS])
-def test_readme_block_runs_as_pasted(line, code, tmp_path):
+@pytest.mark.parametrize(
+    "page,line,code", BLOCKS, ids=[f"{page}:{line}" for page, line, _ in BLOCKS]
+)
+def test_readme_block_runs_as_pasted(page, line, code, tmp_path):
     for extra in re.findall(r'# needs the "(\w+)" extra', code):
         module = EXTRA_MODULES[extra]
         if importlib.util.find_spec(module) is None:
-            pytest.skip(f"README.md:{line} needs the {extra!r} extra ({module} is not installed)")
+            pytest.skip(f"{page}:{line} needs the {extra!r} extra ({module} is not installed)")
     completed = subprocess.run(
         [sys.executable, "-c", code],
         cwd=tmp_path,
@@ -57,4 +75,4 @@ def test_readme_block_runs_as_pasted(line, code, tmp_path):
         text=True,
         timeout=SECONDS,
     )
-    assert completed.returncode == 0, f"README.md:{line}\n{completed.stderr[-3000:]}"
+    assert completed.returncode == 0, f"{page}:{line}\n{completed.stderr[-3000:]}"

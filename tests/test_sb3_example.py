@@ -25,7 +25,7 @@ def test_the_example_trains_saves_and_is_measured_in_the_arena(tmp_path, capsys)
 
 
 def test_a_multi_input_policy_on_the_made_env_plays_in_the_arena(tmp_path):
-    """The README's ``MaskablePPO("MultiInputPolicy", gym.make(...))``, saved, is loaded
+    """docs/faces.md's ``MaskablePPO("MultiInputPolicy", gym.make(...))``, saved, is loaded
     by ``ppo:PATH`` (numpy, reading observation and mask as SB3 concatenates them) and
     moves as the torch policy does."""
     import gymnasium as gym
