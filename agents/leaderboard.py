@@ -410,7 +410,8 @@ def _ranking_line(entry: dict) -> str:
 def attach_exploitability(document: dict, report: dict) -> dict:
     """``document`` with the exploit runs of ``report`` (``canasta exploit report``'s JSON)
     under ``"exploitability"``: table -> agent -> the exploiter's hands won against it, its
-    interval, its steps and hands. ``ValueError`` for a report that is not one."""
+    interval, its steps and hands (of an agent exploited at several budgets, the largest).
+    ``ValueError`` for a report that is not one."""
     results = report.get("results") if isinstance(report, dict) else None
     if not isinstance(results, list):
         raise ValueError("not a report of canasta exploit report (no results list)")
@@ -418,12 +419,16 @@ def attach_exploitability(document: dict, report: dict) -> dict:
     for row in results:
         try:
             low, high = (float(x) for x in row["win_ci"])
-            attached.setdefault(str(row["table"]), {})[str(row["agent"])] = {
+            found = {
                 "win_rate": float(row["win_rate"]),
                 "win_ci": [low, high],
                 "exploiter_steps": int(row["exploiter_steps"]),
                 "hands": int(row["hands"]),
             }
+            table = attached.setdefault(str(row["table"]), {})
+            earlier = table.get(str(row["agent"]))
+            if earlier is None or earlier["exploiter_steps"] < found["exploiter_steps"]:
+                table[str(row["agent"])] = found
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"an exploit result without its figures: {error}") from None
     return dict(document, exploitability=attached)

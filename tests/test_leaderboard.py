@@ -256,6 +256,8 @@ EXPLOITS = {
          "win_ci": [0.5207, 0.5642], "exploiter_steps": 20_054_016, "hands": 2000},
         {"table": "classic-4p", "agent": "expert", "win_rate": 0.75,
          "win_ci": [0.73, 0.77], "exploiter_steps": 30_740, "hands": 200},
+        {"table": "classic-2p", "agent": "ppo:classic-2p", "win_rate": 0.5375,
+         "win_ci": [0.516, 0.559], "exploiter_steps": 2_001_588, "hands": 2000},
     ],
 }  # fmt: skip
 
@@ -279,7 +281,8 @@ def test_render_adds_the_exploiters_column_from_a_report_and_plays_nothing(tmp_p
     assert command.main(argv) == 0
     page = board.read_text()
     assert "| 1 | ppo:classic-2p | 1758 |" in page
-    assert "| 84.0% [83.1, 84.9] | 54.2% [52.1, 56.4] (20.1 M steps) |" in page
+    assert "| 84.0% [83.1, 84.9] | 54.2% [52.1, 56.4] (20.1 M steps) |" in page  # the largest
+    assert "53.8%" not in page
     assert "| 61.0% [59.7, 62.2] | 75.0% [73.0, 77.0] (30,740 steps) |" not in page  # not 2p
     section = page[page.index("## classic, 4 players") : page.index("## classic, 6 players")]
     assert "75.0% [73.0, 77.0] (30,740 steps) |" in section
