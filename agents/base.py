@@ -57,12 +57,19 @@ class RandomAgent(Agent):
     """Uniformly random among legal actions; seeded for reproducibility."""
 
     name = "random"
-    #: let the batched core play this seat in C++ (agents.core_twins.batch_twin: the same
+    #: let the batched core play this seat in C++ (canasta_env.core.batch_twin: the same
     #: draws); False keeps it in Python
     use_core = True
 
     def __init__(self, seed: int | None = None):
         self.rng = random.Random(seed)
+
+    def batch_twin(self):
+        """This bot's twin for the batched core (:func:`canasta_env.core.batch_twin`); None
+        for a subclass, which may play otherwise."""
+        from canasta_env.core import CoreBot
+
+        return CoreBot(self.name, seed=0) if type(self) is RandomAgent else None
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.flatnonzero(action_mask)

@@ -12,6 +12,10 @@ Only the classes themselves have twins: a subclass (which may change any method)
 in Python. A styled bot's generator travels with it: its twin starts each hand from the
 agent's ``random.Random``, and a hand the twin played hands its draws back at the next
 ``reset`` (:meth:`agents.styles.StyledAgent.reset`).
+
+The batched core (:class:`canasta_env.gym_vector.CanastaVectorEnv`'s fast path) asks an
+agent for a twin with its ``batch_twin()`` method (:func:`canasta_env.core.batch_twin`);
+each of these classes answers for itself, and only for exactly itself.
 """
 
 from __future__ import annotations
@@ -19,35 +23,9 @@ from __future__ import annotations
 import atexit
 import weakref
 from collections.abc import Callable
-from dataclasses import asdict
 
 from canasta_env import core
 from canasta_env.rules import Rules
-
-
-def batch_twin(agent) -> core.CoreBot | None:
-    """A twin of ``agent`` for the batched core (``_core.Batch.deal_table``, the fast path
-    of :class:`canasta_env.gym_vector.CanastaVectorEnv`), or None where it has none: the
-    core is not built, ``agent.use_core`` is false, or ``agent`` is not exactly a
-    ``RandomAgent``, ``GreedyAgent``, ``ExpertAgent`` or ``StyledAgent``. The batch
-    copies it into each seat and seeds a drawing twin's generator per deal, as the agent
-    would be by ``seed(s)`` (``random`` and the styled bots: ``random.Random(s)``)."""
-    from agents.base import RandomAgent
-    from agents.expert import ExpertAgent
-    from agents.greedy import GreedyAgent
-    from agents.styles import StyledAgent
-
-    if not (core.AVAILABLE and getattr(agent, "use_core", False)):
-        return None
-    cls = type(agent)
-    if cls is RandomAgent or cls is StyledAgent:  # agent.name: random, styled, style:FAMILY
-        return core.CoreBot(agent.name, seed=0)
-    if cls is GreedyAgent:
-        return core.CoreBot("greedy")
-    if cls is ExpertAgent:
-        given = agent.given_params
-        return core.CoreBot("expert", params=None if given is None else asdict(given))
-    return None
 
 
 def core_twin(
@@ -88,4 +66,4 @@ def _drop_twins() -> None:
             pass
 
 
-__all__ = ["batch_twin", "core_twin"]
+__all__ = ["core_twin"]

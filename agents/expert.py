@@ -185,6 +185,14 @@ class ExpertAgent(Agent):
             lambda: CoreBot("expert", params=given),
         )
 
+    def batch_twin(self) -> CoreBot | None:
+        """This bot's twin for the batched core (:func:`canasta_env.core.batch_twin`), with
+        its given parameters; None for a subclass, which may play otherwise."""
+        if type(self) is not ExpertAgent:
+            return None
+        given = self.given_params
+        return CoreBot("expert", params=None if given is None else asdict(given))
+
     def _forget(self) -> None:
         self._hand_number: int | None = None
         self._pot_after_discard: list[int] | None = None

@@ -98,6 +98,11 @@ class GreedyAgent(Agent):
             self, GreedyAgent, seat, num_players, self.rules, lambda: CoreBot("greedy")
         )
 
+    def batch_twin(self) -> CoreBot | None:
+        """This bot's twin for the batched core (:func:`canasta_env.core.batch_twin`); None
+        for a subclass, which may play otherwise."""
+        return CoreBot("greedy") if type(self) is GreedyAgent else None
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         if self.rules is None:
             raise RuntimeError(NOT_RESET.format(agent="GreedyAgent"))

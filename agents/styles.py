@@ -267,6 +267,12 @@ class StyledAgent(ExpertAgent):
             fresh=True,
         )
 
+    def batch_twin(self) -> CoreBot | None:
+        """This bot's twin for the batched core (:func:`canasta_env.core.batch_twin`): its
+        family by name (``styled`` draws one each deal), the batch seeding its generator;
+        None for a subclass, which may play otherwise."""
+        return CoreBot(self.name, seed=0) if type(self) is StyledAgent else None
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         if self.rules is not None and self.style.greedy:
             return self._greedy_act(observation, action_mask, self.rules)

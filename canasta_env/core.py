@@ -425,6 +425,20 @@ class CoreBot:
         return (3, tuple(words), gauss_next)
 
 
+def batch_twin(agent) -> CoreBot | None:
+    """A twin of ``agent`` for the batched core (``_core.Batch.deal_table``, the fast path
+    of :class:`canasta_env.gym_vector.CanastaVectorEnv`), or None where it has none: the
+    core is not built, ``agent.use_core`` is false, or the agent offers none. An agent
+    offers one with a ``batch_twin()`` method returning a :class:`CoreBot`: the house bots
+    of :mod:`agents` (``random``, ``greedy``, ``expert``, the styled bots; exactly those
+    classes, not a subclass, :mod:`agents.core_twins`). The batch copies it into each seat
+    and seeds a drawing twin's generator per deal, as the agent would be by ``seed(s)``."""
+    make = getattr(agent, "batch_twin", None)
+    if not (AVAILABLE and getattr(agent, "use_core", False)) or make is None:
+        return None
+    return make()
+
+
 def play_bots(game: CoreGame, bots) -> int:
     """Play the seats of ``game`` that have a :class:`CoreBot` (``bots[seat]``, a sequence
     by seat or a mapping; None for a seat without) inside C++, until a seat without one is

@@ -50,7 +50,7 @@ Infos
 Engines and opponents
     ``backend``: "core", "python" or None (the core where it is built). On the core,
     with every opponent a house bot that has a twin in the batched core
-    (:func:`agents.core_twins.batch_twin`) and no ``max_cycles``, the tables are one
+    (:func:`canasta_env.core.batch_twin`) and no ``max_cycles``, the tables are one
     ``_core.Batch`` and one call plays the learner's moves and the opponents' (the fast
     path, ``batched``); otherwise the opponents' moves are made by
     :meth:`CanastaVectorEnv._play_opponents` through ``Table.play``. Both give the same
@@ -225,7 +225,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
     def _choose_path(self, batched: bool | None) -> None:
         """The fast path where it can run (``batched`` None), required (True) or not
         (False): the core, no ``max_cycles``, and every opponent a house bot with a twin in
-        the batched core (:func:`agents.core_twins.batch_twin`)."""
+        the batched core (:func:`canasta_env.core.batch_twin`)."""
         if batched is not None and not isinstance(batched, bool):
             raise ValueError(f"batched must be None, True or False, got {batched!r}")
         why_not = None
@@ -236,9 +236,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         elif self._specs is None:
             why_not = "the default random opponent (numpy draws)"
         else:
-            from agents.core_twins import batch_twin
-
-            self._twins = [batch_twin(agent) for _, agent in self._specs[0]]
+            self._twins = [core.batch_twin(agent) for _, agent in self._specs[0]]
             if any(twin is None for twin in self._twins):
                 why_not = "an opponent without a twin in the core"
         if batched and why_not is not None:

@@ -14,13 +14,12 @@ import numpy as np
 import pytest
 
 from agents.base import RandomAgent, play_hands
-from agents.core_twins import batch_twin
 from agents.expert import ExpertAgent, ExpertParams
 from agents.registry import make_agent
 from agents.styles import FAMILIES, STYLED, style_name
 from canasta_env import _core
 from canasta_env.actions import NUM_ACTIONS
-from canasta_env.core import AVAILABLE, WHY_NOT, CoreBot, core_rules
+from canasta_env.core import AVAILABLE, WHY_NOT, CoreBot, batch_twin, core_rules
 from canasta_env.observation import LAYOUT, OBS_SIZE
 from canasta_env.rules import make_rules
 from canasta_env.table import Table
