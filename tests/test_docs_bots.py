@@ -71,7 +71,9 @@ def test_bot_plays_whole_hands_with_legal_moves(name, variant, players):
         assert all(record.end_reason for record in records)  # every hand played to its end
         recorders = [a for a in agents if isinstance(a, Recorder)]
         assert all(r.actions for r in recorders)
-        assert max(r.slowest for r in recorders) < 0.25  # a few ms, with room for a busy CI
+        # bounded, not fast: a decision takes a few ms (docs/generalisation.md measures it);
+        # this only catches a bot that loops, with room for a machine under any load
+        assert max(r.slowest for r in recorders) < 10.0
 
 
 @pytest.mark.parametrize("name", sorted(BOTS))
