@@ -377,11 +377,11 @@ def is_full_run(document: dict) -> bool:
 # ---------------------------------------------------------------------- outputs
 
 
-def _percent(rate: float, interval: Sequence[float]) -> str:
+def percent(rate: float, interval: Sequence[float]) -> str:
     return f"{100 * rate:.1f}% [{100 * interval[0]:.1f}, {100 * interval[1]:.1f}]"
 
 
-def _difference(mean: float, interval: Sequence[float | None]) -> str:
+def difference(mean: float, interval: Sequence[float | None]) -> str:
     if interval[0] is None:
         return f"{mean:+.0f}"
     return f"{mean:+.0f} [{interval[0]:+.0f}, {interval[1]:+.0f}]"
@@ -397,8 +397,8 @@ def _pairs_table(entry: dict) -> list[str]:
         first, second = pair["agents"]
         lines.append(
             f"| {first} vs {second} | {pair['hands']:,} | "
-            f"{_percent(pair['win_rate'], pair['win_ci'])} | "
-            f"{_difference(pair['score_diff'], pair['score_diff_ci'])} |"
+            f"{percent(pair['win_rate'], pair['win_ci'])} | "
+            f"{difference(pair['score_diff'], pair['score_diff_ci'])} |"
         )
     return lines
 
@@ -439,7 +439,7 @@ def _exploited(found: dict | None) -> str:
         return "-"
     steps = found["exploiter_steps"]
     budget = f"{steps / 1e6:.1f} M" if steps >= 100_000 else f"{steps:,}"
-    return f"{_percent(found['win_rate'], found['win_ci'])} ({budget} steps)"
+    return f"{percent(found['win_rate'], found['win_ci'])} ({budget} steps)"
 
 
 def _table_section(entry: dict, exploitability: dict | None = None) -> list[str]:
@@ -466,7 +466,7 @@ def _table_section(entry: dict, exploitability: dict | None = None) -> list[str]
         line = (
             f"| {r['rank']} | {r['agent']} | {r['elo']:.0f} | {r['ordinal']:.2f} | "
             f"{r['mu']:.2f} | {r['sigma']:.2f} | {r['hands']:,} | "
-            f"{_percent(r['win_rate'], r['win_ci'])} |"
+            f"{percent(r['win_rate'], r['win_ci'])} |"
         )
         if exploits is not None:
             line += f" {_exploited(exploits.get(r['agent']))} |"
@@ -482,7 +482,7 @@ def _table_section(entry: dict, exploitability: dict | None = None) -> list[str]
         cells = [
             "-"
             if a == b
-            else _percent(
+            else percent(
                 entry["head_to_head"][a][b]["win_rate"], entry["head_to_head"][a][b]["win_ci"]
             )
             for b in order
