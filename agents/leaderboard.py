@@ -343,6 +343,55 @@ def run_leaderboard(
     }
 
 
+def update_leaderboard(
+    document: dict,
+    tables: Sequence[str],
+    jobs: int = 1,
+    command: str | None = None,
+    date: str | None = None,
+    progress: bool = False,
+    log=None,
+    trust_pickle: bool = False,
+) -> dict:
+    """``document`` (a leaderboard) with ``tables`` played again, after their agents changed:
+    the same agents option, seed and deals per pairing as the document, so the other tables
+    stand as they were. The update is recorded under ``"updates"``; an exploiter column of an
+    updated table is dropped (it measured the agents before; attach a report again)."""
+    keys = list(dict.fromkeys(tables))
+    if not keys:
+        raise ValueError("--update plays the tables named by --tables again: name at least one")
+    check_request(keys, None, 1)
+    held = [entry["table"] for entry in document["tables"]]
+    missing = [key for key in keys if key not in held]
+    if missing:
+        raise ValueError(
+            f"--update replaces tables of the board; it has no {', '.join(missing)} "
+            f"(it has {', '.join(held)})"
+        )
+    fresh = run_leaderboard(
+        keys,
+        document.get("agents_option"),
+        deals=int(document["deals_per_pairing"]),
+        seed=int(document["seed"]),
+        jobs=jobs,
+        command=command,
+        date=date,
+        progress=progress,
+        log=log,
+        trust_pickle=trust_pickle,
+        without=document.get("without_option") or (),
+    )
+    played = {entry["table"]: entry for entry in fresh["tables"]}
+    entries = [played.get(key, entry) for key, entry in zip(held, document["tables"])]
+    updated = dict(document, tables=entries)
+    update = {key: fresh[key] for key in ("command", "date", "seconds", "jobs")}
+    updated["updates"] = [*document.get("updates", []), dict(update, tables=keys)]
+    if document.get("exploitability"):
+        kept = {k: v for k, v in document["exploitability"].items() if k not in played}
+        updated["exploitability"] = kept
+    return updated
+
+
 def equivalent_command(
     tables: Sequence[str] | None,
     agents: Sequence[str] | None,
@@ -425,13 +474,28 @@ def attach_exploitability(document: dict, report: dict) -> dict:
                 "exploiter_steps": int(row["exploiter_steps"]),
                 "hands": int(row["hands"]),
             }
+            name = board_name(row)
+            if name is None:
+                continue
             table = attached.setdefault(str(row["table"]), {})
-            earlier = table.get(str(row["agent"]))
+            earlier = table.get(name)
             if earlier is None or earlier["exploiter_steps"] < found["exploiter_steps"]:
-                table[str(row["agent"])] = found
+                table[name] = found
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"an exploit result without its figures: {error}") from None
     return dict(document, exploitability=attached)
+
+
+def board_name(row: dict) -> str | None:
+    """The leaderboard name of an exploit result's agent: the shipped name of the network it
+    measured (``shipped_as``, by the file's digest: ``ppo:spanish-2p`` for the all-tables
+    network measured on spanish-2p); None for a network the board does not play (a shipped
+    name whose file has since been replaced, or any other model file); else its name."""
+    if row.get("shipped_as"):
+        return str(row["shipped_as"])
+    if row.get("replaced") or (row.get("agent_sha256") and str(row["agent"]).startswith("ppo:")):
+        return None
+    return str(row["agent"])
 
 
 def _exploited(found: dict | None) -> str:
@@ -514,7 +578,8 @@ def render_markdown(document: dict, chart: str | None = None) -> str:
         f"({FULL_DEALS:,} deals per pairing, every table, every agent); "
         + ("this is one." if is_full_run(document) else "this is not one.")
         + _left_out_sentence(document)
-        + _duration_sentence(document),
+        + _duration_sentence(document)
+        + _updates_sentence(document),
         "",
         "Every built-in bot and every shipped agent that plays a table meets every other "
         "there, on duplicate deals: each deal of a pairing is played once in every seat "
@@ -559,6 +624,18 @@ def render_markdown(document: dict, chart: str | None = None) -> str:
     for entry in document["tables"]:
         lines += _table_section(entry, exploitability)
     return "\n".join(lines)
+
+
+def _updates_sentence(document: dict) -> str:
+    """`` Played again since: classic-2p on 2026-11-27 (`canasta leaderboard ...`).``"""
+    updates = document.get("updates") or []
+    if not updates:
+        return ""
+    said = "; ".join(f"{', '.join(u['tables'])} on {u['date']} (`{u['command']}`)" for u in updates)
+    return (
+        f" Played again since, on the same deals, after their agents changed: {said}; "
+        "the other tables are as first written."
+    )
 
 
 def _left_out_sentence(document: dict) -> str:

@@ -101,6 +101,13 @@ def build_parser() -> argparse.ArgumentParser:
         "smaller run, or write a smaller run's JSON into the README's block",
     )
     parser.add_argument(
+        "--update",
+        action="store_true",
+        help="play only the tables of --tables again (after their agents changed), with the "
+        "board's agents, seed and deals, and replace them in the JSON file and the page; the "
+        "other tables stay as they are",
+    )
+    parser.add_argument(
         "--readme",
         nargs="?",
         const="README.md",
@@ -174,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         print(f"canasta leaderboard: {problem}", file=sys.stderr)
         return 2
+    if args.update:
+        return _update(args, argv, json_path, tables, agents, without, exploits)
     full = tables is None and agents is None and args.hands >= leaderboard.FULL_DEALS
     if not full and not args.overwrite and Path(json_path).exists():
         try:  # checked before any hand is played: a refusal costs nothing
@@ -216,6 +225,42 @@ def main(argv: list[str] | None = None) -> int:
     written = leaderboard.write_leaderboard(document, args.out, json_path, plot=not args.no_plot)
     print(f"wrote {', '.join(str(p) for p in written)}")
     print(f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
+    return 0
+
+
+def _update(args, argv, json_path, tables, agents, without, exploits) -> int:
+    """``--update``: the board's tables named by ``--tables`` played again, in place."""
+    try:
+        if agents is not None or without:
+            raise ValueError("--update plays the board's own agents: no --agents or --without")
+        document = read_json_file(json_path, "leaderboard")
+        if not isinstance(document, dict) or not isinstance(document.get("tables"), list):
+            raise ValueError(f"{json_path}: not a leaderboard")
+        for option, given, held, default in (
+            ("--deals", args.hands, document.get("deals_per_pairing"), leaderboard.FULL_DEALS),
+            ("--seed", args.seed, document.get("seed"), 0),
+        ):
+            if given not in (held, default):
+                raise ValueError(f"--update plays the board's {option} {held}, not {given}")
+        document = leaderboard.update_leaderboard(
+            document,
+            tables or (),
+            jobs=args.jobs,
+            command=shlex.join(["canasta", "leaderboard", *argv]),
+            progress=not args.no_progress,
+            log=leaderboard.log_to_stderr,
+            trust_pickle=args.trust_pickle,
+        )
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        print(f"canasta leaderboard: {error}", file=sys.stderr)
+        return 2
+    except (ArenaInterrupted, KeyboardInterrupt):
+        print("canasta leaderboard: interrupted; nothing written", file=sys.stderr)
+        return 130
+    if exploits is not None:
+        document = leaderboard.attach_exploitability(document, exploits)
+    written = leaderboard.write_leaderboard(document, args.out, json_path, plot=not args.no_plot)
+    print(f"wrote {', '.join(str(p) for p in written)}")
     return 0
 
 

@@ -303,3 +303,60 @@ def test_render_adds_the_exploiters_column_from_a_report_and_plays_nothing(tmp_p
     report.write_text(json.dumps({"results": [{"table": "classic-2p"}]}))
     assert command.main(argv) == 2
     assert "without its figures" in capsys.readouterr().err and board.read_text() == before
+
+
+def test_update_plays_the_named_tables_again_and_keeps_the_others(tiny, tmp_path, capsys):
+    """--update replays only --tables, with the board's own agents, seed and deals: the
+    replayed table is the one the full command wrote (the same deals), a table not named is
+    kept as it was (positive control: both were spoiled, only one is restored), and the
+    update is recorded and said on the page. A table the board lacks, other agents or other
+    deals are refused before any hand, nothing written."""
+    _out, document = tiny
+    spoiled = json.loads(json.dumps(document))
+    spoiled["tables"][0]["ratings"] = []
+    spoiled["tables"][1]["hands_played"] = -1
+    found = {"win_rate": 0.6, "win_ci": [0.5, 0.7], "exploiter_steps": 10, "hands": 2}
+    spoiled["exploitability"] = {"classic-2p": {"random": found}, "classic-3p": {"greedy": found}}
+    board = tmp_path / "board.md"
+    board.with_suffix(".json").write_text(json.dumps(spoiled))
+    base = ["--out", str(board), "--no-plot", "--no-progress"]
+    refused = {
+        "classic-4p": ["--tables", "classic-4p", "--update"],
+        "no --agents": ["--tables", "classic-2p", "--agents", "random,expert", "--update"],
+        "--deals 2, not 3": ["--tables", "classic-2p", "--deals", "3", "--update"],
+        "name at least one": ["--update"],
+    }
+    for said, argv in refused.items():
+        assert command.main([*argv, *base]) == 2
+        assert said in capsys.readouterr().err
+        assert json.loads(board.with_suffix(".json").read_text()) == spoiled and not board.exists()
+    assert command.main(["--tables", "classic-2p", "--update", *base]) == 0
+    updated = json.loads(board.with_suffix(".json").read_text())
+    assert updated["tables"][0] == document["tables"][0]  # played again on the same deals
+    assert updated["tables"][1] == spoiled["tables"][1]  # not named: kept as it was
+    assert updated["command"] == document["command"] and updated["date"] == document["date"]
+    (update,) = updated["updates"]
+    assert update["tables"] == ["classic-2p"] and "--update" in update["command"]
+    assert updated["exploitability"] == {"classic-3p": {"greedy": found}}  # of the old agents
+    assert "Played again since, on the same deals" in board.read_text()
+    assert "classic-2p on " in board.read_text()
+
+
+def test_an_exploit_result_lands_on_the_board_under_the_name_of_the_file_it_measured():
+    """By the model's digest: a file shipped since is on the board under its shipped name,
+    a shipped name whose file was replaced is not on it any more, a bot by its name."""
+    digest = "0" * 64
+    assert leaderboard.board_name({"agent": "expert"}) == "expert"
+    assert leaderboard.board_name({"agent": "ppo:classic-2p"}) == "ppo:classic-2p"  # no digest
+    moved = {"agent": "ppo:research/h.npz", "agent_sha256": digest, "shipped_as": "ppo:classic-2p"}
+    assert leaderboard.board_name(moved) == "ppo:classic-2p"
+    old = {"agent": "ppo:classic-2p", "agent_sha256": digest, "shipped_as": None, "replaced": True}
+    assert leaderboard.board_name(old) is None
+    other = {"agent": "ppo:runs/x.npz", "agent_sha256": digest, "shipped_as": None}
+    assert leaderboard.board_name(other) is None
+    row = {"win_rate": 0.5, "win_ci": [0.4, 0.6], "exploiter_steps": 10, "hands": 2}
+    report = {
+        "results": [dict(row, table="classic-2p", **moved), dict(row, table="classic-2p", **old)]
+    }
+    attached = leaderboard.attach_exploitability({}, report)["exploitability"]
+    assert attached == {"classic-2p": {"ppo:classic-2p": row}}
