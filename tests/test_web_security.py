@@ -413,7 +413,9 @@ def test_the_table_answers_while_its_bot_thinks(client):
 
 
 def test_a_bot_move_past_its_time_is_refused_and_changes_nothing(client):
-    table, bot = slow_table(client.app, 1.0)
+    # the bot thinks far longer than the 0.2 s limit, so that its thread surely still runs
+    # when the second request comes, on a loaded machine too (1.0 s was once not enough)
+    table, bot = slow_table(client.app, 4.0)
     table.move_seconds = 0.2
     path = f"/api/tables/{table.id}"
     before = client.get(path).json()
