@@ -735,6 +735,7 @@ def readme_block(document: dict, page: str = "docs/leaderboard.md") -> str:
         f"From `{document['command']}` on {document['date']} "
         f"({document['deals_per_pairing']:,} deals per pairing, seed {document['seed']})."
         + _left_out_sentence(document)
+        + _updates_sentence(document)
     )
     lines += [
         _wrap(source),

@@ -283,8 +283,10 @@ def test_render_adds_the_exploiters_column_from_a_report_and_plays_nothing(tmp_p
     argv = ["--render", "--out", str(board), "--no-plot", "--exploitability", str(report)]
     assert command.main(argv) == 0
     page = board.read_text()
-    assert "| 1 | ppo:classic-2p | 1758 |" in page
-    assert "| 84.0% [83.1, 84.9] | 54.2% [52.1, 56.4] (20.1 M steps) |" in page  # the largest
+    (top,) = [r for r in document["tables"][0]["ratings"] if r["agent"] == "ppo:classic-2p"]
+    won = leaderboard.percent(top["win_rate"], top["win_ci"])
+    assert f"| {top['rank']} | ppo:classic-2p | {top['elo']:.0f} |" in page
+    assert f"| {won} | 54.2% [52.1, 56.4] (20.1 M steps) |" in page  # the largest budget
     assert "53.8%" not in page
     assert "| 61.0% [59.7, 62.2] | 75.0% [73.0, 77.0] (30,740 steps) |" not in page  # not 2p
     section = page[page.index("## classic, 4 players") : page.index("## classic, 6 players")]
