@@ -220,12 +220,17 @@ def main(argv: list[str] | None = None) -> int:
     except (ArenaInterrupted, KeyboardInterrupt):
         print("canasta leaderboard: interrupted; nothing written", file=sys.stderr)
         return 130
+    _write(document, args, json_path, exploits)
+    print(f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
+    return 0
+
+
+def _write(document: dict, args, json_path: str, exploits: dict | None) -> None:
+    """The page, its chart and the JSON file, with the exploiters' column when given."""
     if exploits is not None:
         document = leaderboard.attach_exploitability(document, exploits)
     written = leaderboard.write_leaderboard(document, args.out, json_path, plot=not args.no_plot)
     print(f"wrote {', '.join(str(p) for p in written)}")
-    print(f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
-    return 0
 
 
 def _update(args, argv, json_path, tables, agents, without, exploits) -> int:
@@ -257,10 +262,7 @@ def _update(args, argv, json_path, tables, agents, without, exploits) -> int:
     except (ArenaInterrupted, KeyboardInterrupt):
         print("canasta leaderboard: interrupted; nothing written", file=sys.stderr)
         return 130
-    if exploits is not None:
-        document = leaderboard.attach_exploitability(document, exploits)
-    written = leaderboard.write_leaderboard(document, args.out, json_path, plot=not args.no_plot)
-    print(f"wrote {', '.join(str(p) for p in written)}")
+    _write(document, args, json_path, exploits)
     return 0
 
 
