@@ -459,8 +459,10 @@ def _ranking_line(entry: dict) -> str:
 def attach_exploitability(document: dict, report: dict) -> dict:
     """``document`` with the exploit runs of ``report`` (``canasta exploit report``'s JSON)
     under ``"exploitability"``: table -> agent -> the exploiter's hands won against it, its
-    interval, its steps and hands (of an agent exploited at several budgets, the largest).
-    ``ValueError`` for a report that is not one."""
+    interval, its steps and hands. Of an agent exploited at several budgets, the largest (as
+    the column shows it, to 0.1 M steps); of several exploiters at that budget, the one that
+    won most: each is a lower bound on how exploitable the agent is, so the largest is the
+    figure. ``ValueError`` for a report that is not one."""
     results = report.get("results") if isinstance(report, dict) else None
     if not isinstance(results, list):
         raise ValueError("not a report of canasta exploit report (no results list)")
@@ -479,11 +481,16 @@ def attach_exploitability(document: dict, report: dict) -> dict:
                 continue
             table = attached.setdefault(str(row["table"]), {})
             earlier = table.get(name)
-            if earlier is None or earlier["exploiter_steps"] < found["exploiter_steps"]:
+            if earlier is None or _worse_case(found) > _worse_case(earlier):
                 table[name] = found
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"an exploit result without its figures: {error}") from None
     return dict(document, exploitability=attached)
+
+
+def _worse_case(found: dict) -> tuple[int, float]:
+    """The order of two exploit results of one agent: the budget as shown, then hands won."""
+    return round(found["exploiter_steps"] / 100_000), found["win_rate"]
 
 
 def board_name(row: dict) -> str | None:

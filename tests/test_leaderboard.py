@@ -262,6 +262,23 @@ EXPLOITS = {
 }  # fmt: skip
 
 
+def test_the_column_shows_the_largest_budget_and_there_the_exploiter_that_won_most():
+    """Every exploiter's figure is a lower bound on how exploitable its agent is: at the
+    same budget (as the column shows it) the board keeps the larger, whichever ran more
+    steps; a larger budget still wins over a smaller one that found more."""
+    def row(rate, steps):
+        return {"table": "classic-2p", "agent": "ppo:classic-2p", "win_rate": rate,
+                "win_ci": [rate - 0.02, rate + 0.02], "exploiter_steps": steps, "hands": 2000}
+
+    for results in (
+        [row(0.549, 20_018_853), row(0.569, 20_002_575), row(0.60, 2_001_588)],
+        [row(0.569, 20_002_575), row(0.60, 2_001_588), row(0.549, 20_018_853)],
+    ):
+        shown = leaderboard.attach_exploitability({}, {"results": results})["exploitability"]
+        assert shown["classic-2p"]["ppo:classic-2p"]["win_rate"] == 0.569
+        assert shown["classic-2p"]["ppo:classic-2p"]["exploiter_steps"] == 20_002_575
+
+
 def test_render_adds_the_exploiters_column_from_a_report_and_plays_nothing(tmp_path, capsys):
     """--render writes the page again from the JSON file: unchanged without a report
     (the committed page is what its JSON file renders), and with one each ranking of a
