@@ -505,11 +505,15 @@ def board_name(row: dict) -> str | None:
     return str(row["agent"])
 
 
+def steps_label(steps: int) -> str:
+    """A count of learner steps as the published tables write it: ``20.0 M``, ``30,740``."""
+    return f"{steps / 1e6:.1f} M" if steps >= 100_000 else f"{steps:,}"
+
+
 def _exploited(found: dict | None) -> str:
     if found is None:
         return "-"
-    steps = found["exploiter_steps"]
-    budget = f"{steps / 1e6:.1f} M" if steps >= 100_000 else f"{steps:,}"
+    budget = steps_label(found["exploiter_steps"])
     return f"{percent(found['win_rate'], found['win_ci'])} ({budget} steps)"
 
 

@@ -266,9 +266,16 @@ def test_the_column_shows_the_largest_budget_and_there_the_exploiter_that_won_mo
     """Every exploiter's figure is a lower bound on how exploitable its agent is: at the
     same budget (as the column shows it) the board keeps the larger, whichever ran more
     steps; a larger budget still wins over a smaller one that found more."""
+
     def row(rate, steps):
-        return {"table": "classic-2p", "agent": "ppo:classic-2p", "win_rate": rate,
-                "win_ci": [rate - 0.02, rate + 0.02], "exploiter_steps": steps, "hands": 2000}
+        return {
+            "table": "classic-2p",
+            "agent": "ppo:classic-2p",
+            "win_rate": rate,
+            "win_ci": [rate - 0.02, rate + 0.02],
+            "exploiter_steps": steps,
+            "hands": 2000,
+        }
 
     for results in (
         [row(0.549, 20_018_853), row(0.569, 20_002_575), row(0.60, 2_001_588)],
