@@ -80,6 +80,18 @@ def test_parse_name_settings():
     assert parse_name("classic-2p") == ("classic-2p", SearchConfig())
 
 
+def test_the_default_budget_is_128_and_512_for_the_classic_4_player_network():
+    """docs/search.md: at 4 players 512 rollouts beat 128 on 2,000 duplicate hands; at 2
+    players the curve is flat beyond 128. A budget named is always the one played."""
+    assert DEFAULT_ROLLOUTS == 128 and SearchConfig().rollouts == 128
+    assert parse_name("classic-4p") == ("classic-4p", SearchConfig(rollouts=512))
+    assert make_agent("search:classic-4p").config.rollouts == 512
+    assert make_agent("search:classic-4p@128").config.rollouts == 128
+    assert make_agent("search:classic-2p").config.rollouts == 128
+    assert make_agent("search:classic-3p").config.rollouts == 128
+    assert parse_name("runs/x/classic-4p")[1].rollouts == 128  # a path, not the name
+
+
 @pytest.mark.parametrize(
     ("name", "problem"),
     [

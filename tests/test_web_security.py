@@ -108,7 +108,7 @@ def test_the_payload_is_live(tmp_path):
         ("openspiel:ismcts-99999999999", "unknown bot"),
         ("openspiel:ismcts-1001", "at most 1000 simulations"),
         ("openspiel:ismcts-0", "unknown bot"),
-        ("search:classic-2p@257", "at most 256 rollouts"),
+        ("search:classic-2p@513", "at most 512 rollouts"),
         ("search:classic-2p@0", "unknown bot"),
         ("search:evil", "unknown bot 'search:evil'"),
         ("search:./evil.npz", "unknown bot"),
@@ -140,8 +140,14 @@ def test_the_allowlist_takes_the_shipped_agents_and_bounded_search(client):
         f"search:{n}" for n in shipped
     ]
     assert new_table(client, seats=("you", "ppo:classic-2p"))["waiting_for"] == "you"
-    for seat in ("search:classic-2p", "search:classic-4p@256", "search:classic-2p@1"):
+    for seat in ("search:classic-2p", "search:classic-4p@512", "search:classic-2p@1"):
         assert new_table(client, seats=("you", seat))["waiting_for"] == "you"
+    # every search the page offers plays its default budget within the live tables' cap
+    from agents.search import default_rollouts
+    from canasta_web.bots import MAX_SEARCH_ROLLOUTS
+
+    assert default_rollouts("classic-4p") == MAX_SEARCH_ROLLOUTS
+    assert all(default_rollouts(n) <= MAX_SEARCH_ROLLOUTS for n in shipped)
     pytest.importorskip("pyspiel", reason="search bots need the 'openspiel' extra")
     for seat in ("openspiel:ismcts-1000", "openspiel:ismcts", "openspiel:random"):
         assert new_table(client, seats=("you", seat))["waiting_for"] == "you"
