@@ -331,7 +331,7 @@ def test_italian_has_no_black3_melds():
         state_from_dict(data)
 
 
-def test_stuck_state_is_rejected_when_playability_is_required():
+def test_a_stuck_state_is_refused_unless_a_study_asks_for_it():
     """A hand that is not over where the player to act has no legal action."""
     data = state_to_dict(Game(make_rules("classic"), 2, seed=6))
     stock = data["stock"].split()
@@ -341,9 +341,12 @@ def test_stuck_state_is_rejected_when_playability_is_required():
     data["pot_hidden"] = len(stock)
     data["pot_known"] = " ".join(pot + ["3S"])
     data["stock"] = ""  # no draw, and a black 3 blocks the pot
-    assert state_from_dict(data).legal_actions() == []  # loads: every state round-trips
+    stuck = state_from_dict(data, require_playable=False)  # a study tool's opt-out
+    assert stuck.legal_actions() == []
     with pytest.raises(ValueError, match=r"'phase'.*seat 0 has no legal action"):
-        state_from_dict(data, require_playable=True)
+        state_from_dict(data)  # refused by default: an agent would face an all-zero mask
+    with pytest.raises(ValueError, match=r"'phase'.*seat 0 has no legal action"):
+        state_from_json(state_to_json(stuck))
 
 
 def _italian_take_state() -> dict:

@@ -357,3 +357,33 @@ def test_a_rule_override_too_deep_or_too_long_raises_value_error(text, problem):
         ValueError, match="^" + re.escape(f"rule override 'target_score': {problem}") + "$"
     ):
         parse_rule_overrides([f"target_score={text}"])
+
+
+def _stuck_state() -> dict:
+    """Classic 2 players, seat 0 to draw with no stock and a black 3 on the pot: no
+    legal action (tests/test_serialize.py builds the same)."""
+    data = state_to_dict(Game(CLASSIC, 2, seed=6))
+    stock = data["stock"].split()
+    stock.remove("3S")
+    pot = data["pot"].split()
+    data["pot"] = " ".join(stock + pot + ["3S"])
+    data["pot_hidden"] = len(stock)
+    data["pot_known"] = " ".join(pot + ["3S"])
+    data["stock"] = ""
+    return data
+
+
+@pytest.mark.parametrize("backend", ["python", "core"])
+def test_a_saved_state_whose_player_to_act_has_no_move_is_refused_on_both_engines(backend):
+    """Issue 44 (9): such a state loaded, and the player faced an all-zero mask."""
+    stuck = _stuck_state()
+    assert state_from_dict(stuck, require_playable=False).legal_actions() == []  # control
+    env = canasta_env.env(variant="classic", num_players=2, backend=backend)
+    env.reset(seed=4)
+    saved = state_to_dict(env.unwrapped.game)
+    for given in (stuck, json.dumps(stuck)):
+        with pytest.raises(ValueError, match=r"'phase'.*seat 0 has no legal action"):
+            env.reset(options={"state": given})
+        assert state_to_dict(env.unwrapped.game) == saved  # nothing changed
+    env.reset(options={"state": _saved()})  # the positive control: a playable state loads
+    assert env.action_mask().any()

@@ -116,14 +116,15 @@ def _suits(parsed: dict[str, list] | None) -> Suits:
     return Suits(parsed["stock"][::-1], parsed["hands"], parsed["pot"], parsed["held"])
 
 
-def state_from_dict(data: Any, *, require_playable: bool = False) -> Game:
+def state_from_dict(data: Any, *, require_playable: bool = True) -> Game:
     """Check a state dict and build the :class:`Game` it describes.
 
     Raises ``ValueError`` naming the field and the problem; ``data`` is left as
-    it was and no game comes out then. With ``require_playable``, also reject a
-    hand that is not over where the player to act has no legal action (the
-    engine never deals such a state on purpose, but every state it reaches
-    round-trips without this check).
+    it was and no game comes out then. A hand that is not over where the player to
+    act has no legal action is refused too: no game reaches one, and an agent handed
+    it would face an all-zero mask. ``require_playable=False`` loads such a state
+    anyway (a study of the legality search proving that no move exists: tests and
+    research only).
     """
     values = parse_state(data)
     for _name, check in CHECKS:
@@ -140,12 +141,12 @@ def state_from_dict(data: Any, *, require_playable: bool = False) -> Game:
     return game
 
 
-def state_from_json(text: str | bytes, *, require_playable: bool = False) -> Game:
+def state_from_json(text: str | bytes, *, require_playable: bool = True) -> Game:
     """Parse JSON text (``str``, or UTF-8/16/32 ``bytes``) and :func:`state_from_dict` it."""
     return state_from_dict(read_json(text), require_playable=require_playable)
 
 
-def load_state(path: str | Path, *, require_playable: bool = False) -> Game:
+def load_state(path: str | Path, *, require_playable: bool = True) -> Game:
     """Read a state saved by :func:`~canasta_env.state_io.encode.save_state`.
 
     Every problem (the file cannot be read, is larger than ``MAX_STATE_BYTES``, is not
