@@ -433,7 +433,7 @@ class SearchAgent(Agent):
         legal = np.flatnonzero(action_mask)
         logits = np.full(len(action_mask), -1e9)  # ids the network never learned: last
         known = min(len(action_mask), self.policy.num_actions)
-        logits[:known] = self.policy.logits(observation)[:known]
+        logits[:known] = _finite(self.policy.logits(observation)[:known])
         priors = np.exp(logits[legal] - logits[legal].max())
         priors /= priors.sum()
         order = np.argsort(-priors, kind="stable")
@@ -526,10 +526,7 @@ class SearchAgent(Agent):
                             value, team_of, table.current, seat, num_teams
                         )
                     return None
-                masks = np.full((len(rows), logits.shape[1]), -np.inf, dtype=np.float32)
-                for k, r in enumerate(rows):
-                    masks[k, legal[r]] = 0.0
-                z = logits + masks
+                z = _legal_logits(logits, [legal[r] for r in rows])
                 if generator is not None:
                     z = z + generator.gumbel(size=z.shape).astype(np.float32)
                 for r, action in zip(rows, z.argmax(axis=1)):
@@ -540,6 +537,34 @@ class SearchAgent(Agent):
         play_together(tables, choose, ended)
         stats.plies = plies
         return scores
+
+
+#: Where a network's logit is NaN or infinite, the logit played: the largest finite float32,
+#: signed (a NaN counts as the least wanted), so that only legal ids can win an argmax.
+_LOGIT_LIMIT = float(np.finfo(np.float32).max) / 4
+
+
+def _finite(logits: np.ndarray) -> np.ndarray:
+    """``logits`` with NaN and the infinities replaced by finite values (:data:`_LOGIT_LIMIT`):
+    a network of finite but huge weights overflows to them, and an argmax over a NaN
+    would pick it whatever the mask says."""
+    return np.nan_to_num(logits, nan=-_LOGIT_LIMIT, posinf=_LOGIT_LIMIT, neginf=-_LOGIT_LIMIT)
+
+
+def _legal_logits(logits: np.ndarray, legal: list[list[int]]) -> np.ndarray:
+    """A row per decision over every action id: the network's logits (made finite) on the
+    legal ids it scores, -1e9 on legal ids past its layout (a network of an older, shorter
+    action layout never learned them: last resort, as the ``ppo:`` agent plays them), and
+    -inf on the illegal ids."""
+    width = max(logits.shape[1], max(max(ids) for ids in legal) + 1)
+    z = np.full((len(legal), width), -np.inf, dtype=np.float32)
+    known = _finite(logits).astype(np.float32)
+    for k, ids in enumerate(legal):
+        ids = np.asarray(ids)
+        inside = ids[ids < logits.shape[1]]
+        z[k, ids] = -1e9
+        z[k, inside] = known[k, inside]
+    return z
 
 
 def _from_side(value: float, team_of, current: int, seat: int, num_teams: int) -> float:

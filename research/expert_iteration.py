@@ -191,6 +191,11 @@ def load(folder: Path, obs_size: int) -> dict:
         for key in ("policy", "chosen"):
             if n and not (0 <= part[key].min() and part[key].max() < NUM_ACTIONS):
                 raise ValueError(f"{path}: {key} holds an action id out of range")
+        # a NaN or infinite input trains a non-finite network: q is NaN only where no candidate
+        q_given = part["q"][part["candidates"] >= 0]
+        for key, values in (("obs", part["obs"]), ("reward", part["reward"]), ("q", q_given)):
+            if not np.isfinite(values).all():
+                raise ValueError(f"{path}: {key} holds NaN or infinite values")
         parts.append(part)
         if sum(len(p["chosen"]) for p in parts) > MAX_DECISIONS:
             raise ValueError(f"{folder}: more than {MAX_DECISIONS} decisions")

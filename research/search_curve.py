@@ -152,6 +152,8 @@ def read_curve(folder: str | Path) -> dict[int, Budget]:
             searcher = next(a for a in results["config"]["agents"] if a.startswith("search:"))
             for hand in results["hands"]:
                 winners = hand["winners"]
+                if not (isinstance(winners, list) and all(isinstance(w, str) for w in winners)):
+                    raise TypeError("winners is not a list of names")  # "in" on a str: substring
                 share = 1.0 / len(winners) if searcher in winners else 0.0
                 entry.won[int(hand["seed"]), int(hand["arrangement"])] = share
             cpu = timings["cpu"]

@@ -92,6 +92,13 @@ def _good(n=3):
         ({"chosen": np.array([0, 1, NUM_ACTIONS], np.int16)}, "chosen holds an action id out"),
         ({"hand": None}, r"missing arrays \['hand'\]"),
         ({"reward": np.array([{"x": 1}] * 3, dtype=object)}, "allow_pickle"),
+        # issue 44 (12): NaN data trained a non-finite network
+        ({"obs": np.full((3, OBS_SIZE), np.nan, np.float32)}, "obs holds NaN or infinite"),
+        ({"reward": np.array([0, np.inf, 0], np.float32)}, "reward holds NaN or infinite"),
+        (
+            {"candidates": np.zeros((3, ei.SLOTS), np.int16)},  # searched, q still NaN
+            "q holds NaN or infinite",
+        ),
     ],
 )
 def test_a_bad_data_folder_is_refused(tmp_path, change, problem):

@@ -370,3 +370,49 @@ def test_a_sure_network_needs_a_wider_margin(policy):
         decide(skip, game)
         assert not skip.stats.searched
     assert deviated >= 1
+
+
+# ---------------------------------------------------------------------- odd networks
+def _model_file(path, obs_size: int, num_actions: int, scale: float, seed: int = 0) -> str:
+    """A one-hidden-layer model file of the given layout, weights ``scale`` times uniform
+    draws in [-1, 1] (finite, as the model reader requires)."""
+    rng = np.random.default_rng(seed)
+    hidden = 16
+
+    def draw(*shape):
+        return (rng.uniform(-1, 1, size=shape) * scale).astype(np.float32)
+
+    meta = {"format": "canasta-mlp-1", "obs_size": obs_size, "num_actions": num_actions,
+            "hidden": [hidden]}  # fmt: skip
+    np.savez(
+        path,
+        trunk_w0=draw(obs_size, hidden), trunk_b0=draw(hidden),
+        pi_w=draw(hidden, num_actions), pi_b=draw(num_actions),
+        v_w=draw(hidden, 1), v_b=draw(1),
+        meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
+    )  # fmt: skip
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "layout, scale",
+    [((100, 120), 0.1), ((400, 500), 3e38)],
+    ids=["a network of a shorter layout", "finite weights that overflow"],
+)
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning", "ignore:invalid value:RuntimeWarning")
+def test_an_odd_network_plays_only_legal_moves_to_the_end_of_a_hand(tmp_path, layout, scale):
+    """Issue 44 (12): a network scoring only the first 120 ids failed mid-hand (IndexError
+    in the rollouts' mask), and one of weights 3e38 (logits of NaN and inf) played an
+    illegal action. Every move is legal now, and the rollouts ran."""
+    path = _model_file(tmp_path / "odd.npz", *layout, scale)
+    agent = SearchAgent(path, SearchConfig(rollouts=8, depth=6, confident=1.0, margin_z=0.0,
+                                           sure_margin_z=0.0), seed=3)  # fmt: skip
+    table = Table(make_rules("classic"), 2, seed=5, backend=None)
+    searched = 0
+    while not table.hand_over:
+        obs, mask = table.observation(table.current), table.mask()
+        action = table.choose_action(agent, obs, mask)
+        assert mask[action] == 1
+        searched += agent.stats.searched
+        table.step(action)
+    assert searched >= 5

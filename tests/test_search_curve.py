@@ -120,3 +120,14 @@ def test_a_run_plays_every_chunk_once_and_resumes(tmp_path, capsys):
     assert sc.chunk_done(out / "b2_k0")
     assert sc.main(["report", str(out), "--chart", str(tmp_path / "c.png")]) == 0
     assert (tmp_path / "c.png").stat().st_size > 1000
+
+
+def test_winners_given_as_a_string_are_refused_not_read_by_substring(tmp_path):
+    """Issue 44 (12): ``"search:classic-2p@8" in "xsearch:classic-2p@8y"`` counted a win."""
+    write_chunk(tmp_path, 8, 0, [(1, 0, "s")], (10, 0.01, 0.02))
+    results = json.loads((tmp_path / "b8_k0" / "results.json").read_text())
+    assert sc.read_curve(tmp_path)[8].won == {(1, 0): 1.0}  # the control reads
+    results["hands"][0]["winners"] = "x" + SEARCH.format(8) + "y"
+    (tmp_path / "b8_k0" / "results.json").write_text(json.dumps(results))
+    with pytest.raises(ValueError, match="not the results of"):
+        sc.read_curve(tmp_path)
