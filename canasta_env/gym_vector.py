@@ -86,6 +86,16 @@ if core.AVAILABLE:
     from canasta_env import _core
 
 _SEED_BOUND = 2**31 - 1  # the single env's bound of drawn seeds
+_INT64 = np.iinfo(np.int64)
+
+
+def _seed_array(seeds: list[int]) -> np.ndarray:
+    """The tables' deal seeds as an ``int64`` array, or an ``object`` array of Python
+    integers where one is past int64 (a seed given at ``reset``: every size is taken)."""
+    fits = all(_INT64.min <= seed <= _INT64.max for seed in seeds)
+    return np.array(seeds, np.int64 if fits else object)
+
+
 _RULES_FIELDS = frozenset(field.name for field in dataclasses.fields(Rules))
 #: The single env's options this face takes (render_mode aside: a batch is not drawn).
 _FACE_OPTIONS = ("learner", "seat", "illegal_action")
@@ -699,7 +709,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         return {
             "seat": seats,
             "_seat": everywhere,
-            "deal_seed": np.array(self._deal_seeds, np.int64),
+            "deal_seed": _seed_array(self._deal_seeds),
             "_deal_seed": everywhere.copy(),
         }
 

@@ -306,6 +306,32 @@ def test_an_unseeded_reset_goes_on_from_each_tables_generator():
     assert list(first) == [3, 4] and list(second) != list(first)
 
 
+@pytest.mark.parametrize("backend", ["core", "python"])
+def test_a_seed_of_any_size_deals_as_the_single_env_deals_it(backend):
+    """Issue 44 (8): reset(seed=2**64) raised OverflowError after dealing the tables again."""
+    if backend == "core" and not canasta_env.core.AVAILABLE:
+        pytest.skip("the compiled core is not built")
+    venv = CanastaVectorEnv(2, num_players=2, backend=backend)
+    for seed in (2**63 - 2, 2**64, 2**200):  # the first fits int64: the control
+        obs, info = venv.reset(seed=seed)
+        assert list(info["deal_seed"]) == [seed, seed + 1]
+        assert info["deal_seed"].dtype == (np.int64 if seed == 2**63 - 2 else object)
+        single = CanastaGymEnv(num_players=2)
+        single_obs, _ = single.reset(seed=seed + 1)
+        np.testing.assert_array_equal(obs["observation"][1], single_obs["observation"])
+        venv.step(_sample(np.random.default_rng(0), obs["action_mask"]))
+
+
+def test_the_sb3_face_takes_a_seed_of_any_size():
+    from canasta_env.sb3_vec import sb3_vec_env
+
+    venv = sb3_vec_env(2, num_players=2)
+    venv.seed(2**200)
+    obs = venv.reset()
+    single_obs, _ = CanastaGymEnv(num_players=2).reset(seed=2**200 + 1)
+    np.testing.assert_array_equal(obs["observation"][1], single_obs["observation"])
+
+
 # ------------------------------------------------------------------ SB3
 def test_maskable_ppo_trains_on_the_sb3_vec_env():
     sb3_contrib = pytest.importorskip(
