@@ -263,7 +263,7 @@ class StyledAgent(ExpertAgent):
             seat,
             num_players,
             self.rules,
-            lambda: CoreBot(self.name, rng=start),
+            lambda: CoreBot(self.core_name, rng=start),
             fresh=True,
         )
 
@@ -271,7 +271,13 @@ class StyledAgent(ExpertAgent):
         """This bot's twin for the batched core (:func:`canasta_env.core.batch_twin`): its
         family by name (``styled`` draws one each deal), the batch seeding its generator;
         None for a subclass, which may play otherwise."""
-        return CoreBot(self.name, seed=0) if type(self) is StyledAgent else None
+        return CoreBot(self.core_name, seed=0) if type(self) is StyledAgent else None
+
+    @property
+    def core_name(self) -> str:
+        """The twin's name in the core: the family's (``style:racer``, or ``styled``), never
+        the label an arena gives the agent (``x=style:builder`` renames it ``x``)."""
+        return STYLED if self.family_given is None else style_name(self.family_given)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         if self.rules is not None and self.style.greedy:

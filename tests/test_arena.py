@@ -299,6 +299,17 @@ def test_a_label_names_a_long_agent_in_the_tables(tmp_path):
     assert f"long={long}" in json.dumps(saved)  # the whole name kept: the run repeats
 
 
+@pytest.mark.parametrize("name", ["style:builder", "styled"])
+def test_a_labelled_styled_bot_plays_as_its_family(name):
+    """A label renamed the agent, and its core twin was asked for by the label ("no house
+    bot 'x' in the core"): a labelled styled bot plays the hands its own name plays."""
+    labelled = arena.run_arena([f"x={name}", "expert"], num_players=4, hands=8, jobs=1, plot=False)
+    plain = arena.run_arena([name, "expert"], num_players=4, hands=8, jobs=1, plot=False)
+    assert [h.score_diff["x=" + name] for h in labelled.hands] == [
+        h.score_diff[name] for h in plain.hands
+    ]
+
+
 class _LongNamedBot(Agent):
     def act(self, observation, action_mask):
         return int(np.flatnonzero(action_mask)[0])
