@@ -48,9 +48,10 @@ from canasta_web.replays import (
     ARENA_REPLAY_SECONDS,
     REPLAY_BUILD_SECONDS,
     ReplayTable,
-    arena_replay,
+    play_arena_hand,
+    read_arena_hand,
 )
-from canasta_web.store import TableStore
+from canasta_web.store import TableStore, client_key
 from canasta_web.tables import TableError
 
 STATIC = resources.files("canasta_web") / "static"
@@ -79,6 +80,15 @@ SEAT_PATTERN = (
 )
 #: How long an error message may be (it repeats no more than a short prefix of the input).
 MAX_MESSAGE = 400
+#: How much of one quoted value or one unbroken run of characters a message repeats: a
+#: message made deeper down (a rules check, the JSON reader) may quote the input whole.
+MAX_QUOTE = 80
+_LONG = f"{{{MAX_QUOTE - 1},}}"  # a quoted value longer than MAX_QUOTE with its quotes
+#: A quoted value (a quote with no letter before the opening one or after the closing one,
+#: so "the client's ... server's" is not one) or an unbroken run, longer than MAX_QUOTE.
+_QUOTED = re.compile(
+    f"(?<!\\w)'[^']{_LONG}'(?!\\w)|(?<!\\w)\"[^\"]{_LONG}\"(?!\\w)|\\S{{{MAX_QUOTE + 1},}}"
+)
 
 
 def _rule_fields(rules: Rules) -> dict:
@@ -149,7 +159,7 @@ def _errors(*statuses: int) -> dict:
         415: "a POST body that is not JSON",
         421: "a Host this server does not answer for",
         422: "a body or query of the wrong shape",
-        429: "this client address holds its share of the server's tables or replays",
+        429: "this client holds its share of the server's tables, replays or thinking bots",
         500: "a bot failed",
         503: "the server is full or busy; try again later",
     }
@@ -163,15 +173,37 @@ def _errors(*statuses: int) -> dict:
 POST_ERRORS = (400, 403, 413, 415, 422)
 
 
+def one_line(message: str) -> str:
+    """``message`` as an answer says it: one line, every quoted value or unbroken run
+    longer than :data:`MAX_QUOTE` cut with an ellipsis, the whole at most
+    :data:`MAX_MESSAGE` characters."""
+    message = " ".join(message.split())
+
+    def shorten(match: re.Match) -> str:
+        text = match.group()
+        if text[0] in "'\"" and text[-1] == text[0]:
+            return cut(text[:-1], MAX_QUOTE - 1) + text[-1]
+        return cut(text, MAX_QUOTE)
+
+    return cut(_QUOTED.sub(shorten, message), MAX_MESSAGE)
+
+
 def _error(status: int, message: str, headers: dict | None = None) -> JSONResponse:
-    message = cut(message, MAX_MESSAGE)
-    return JSONResponse({"error": message}, status_code=status, headers=headers)
+    return JSONResponse({"error": one_line(message)}, status_code=status, headers=headers)
 
 
 def client_address(request: Request) -> str:
-    """The address a request's connection comes from: what the per-client bounds of
-    :class:`~canasta_web.store.TableStore` count by (behind a proxy, the proxy's)."""
+    """The address a request's connection comes from (behind a proxy, the proxy's)."""
     return request.client.host if request.client is not None else "unknown"
+
+
+def client_of(request: Request) -> str:
+    """Whom the request's tables and bots count against
+    (:func:`~canasta_web.store.client_key`): its address, or on loopback the session
+    cookie it sent."""
+    state = request.state
+    sent = getattr(state, "cookie", False)
+    return client_key(client_address(request), state.session if sent else None)
 
 
 def _where(location: tuple) -> str:
@@ -222,7 +254,9 @@ def create_app(
         if error.status_code == 404:
             return _error(404, f"no such page or API route: {cut(request.url.path, 80)}")
         if error.status_code == 400 and "parsing the body" in str(error.detail):
-            return _error(400, "the body could not be read as JSON (e.g. a number too long)")
+            return _error(
+                400, "the body could not be read as JSON (not UTF-8, or a number too long)"
+            )
         return _error(error.status_code, str(error.detail), headers=error.headers)
 
     @app.exception_handler(RequestValidationError)
@@ -272,7 +306,7 @@ def create_app(
     # ------------------------------------------------------------ live tables
     @app.post("/api/tables", status_code=201, responses=_errors(400, 429, 503, *POST_ERRORS))
     def new_table(body: NewTable, request: Request) -> dict:
-        session, client = request.state.session, client_address(request)
+        session, client = request.state.session, client_of(request)
         tables.check_room(session, client)  # before the bots are built
         table = LiveTable(body.variant, body.seats, seed=body.seed, rules=body.rules)
         tables.add(table, session=session, client=client)
@@ -290,13 +324,17 @@ def create_app(
         table = tables.get(table_id, LiveTable)
         with table.lock:
             table.act(body.action, body.version)
-            return table.view()
+            view = table.view()
+        tables.moved(table_id)  # a person's move: the table is protected a while
+        return view
 
-    @app.post("/api/tables/{table_id}/advance", responses=_errors(404, 409, 500, 503, *POST_ERRORS))
-    def advance(table_id: str, body: Version) -> dict:
+    @app.post(
+        "/api/tables/{table_id}/advance", responses=_errors(404, 409, 429, 500, 503, *POST_ERRORS)
+    )
+    def advance(table_id: str, body: Version, request: Request) -> dict:
         table = tables.get(table_id, LiveTable)
         # it locks the table itself, but not while the bot thinks
-        table.advance(body.version, tables.thinking)
+        table.advance(body.version, tables.thinking, client_of(request))
         with table.lock:
             return table.view()
 
@@ -305,7 +343,9 @@ def create_app(
         table = tables.get(table_id, LiveTable)
         with table.lock:
             table.next_hand(body.version)
-            return table.view()
+            view = table.view()
+        tables.moved(table_id)
+        return view
 
     # ------------------------------------------------------------ replays
     @app.post("/api/replays", status_code=201, responses=_errors(400, 429, 503, *POST_ERRORS))
@@ -314,7 +354,7 @@ def create_app(
             raise TableError(400, "give either 'replay' (a replay file) or 'arena' and 'hand'")
         if body.arena is not None and body.hand is None:
             raise TableError(400, "'arena' needs 'hand': the index of a hand in it")
-        session, client = request.state.session, client_address(request)
+        session, client = request.state.session, client_of(request)
         try:
             if body.replay is not None:
                 replay = Replay.from_dict(body.replay)
@@ -325,26 +365,26 @@ def create_app(
                     REPLAY_BUILD_SECONDS,
                     f"the replay takes longer than {REPLAY_BUILD_SECONDS:g} s to build on "
                     "this server; open it with: canasta serve --replay FILE",
+                    client,
                 )
             else:
+                record = read_arena_hand(body.arena, body.hand)  # every field, before playing
                 tables.check_room(session, client, 1)
-                hand = body.hand
 
                 def played_again(check) -> ReplayTable:
                     # the seats' agents come from the allowlist only
-                    replay, names = arena_replay(
-                        body.arena,
-                        hand,
-                        build=lambda name: make_bot(name, seed=None),
-                        check=check,
+                    replay, names = play_arena_hand(
+                        record, build=lambda name: make_bot(name, seed=None), check=check
                     )
-                    return ReplayTable(replay, names, title=f"arena hand {hand}", check=check)
+                    title = f"arena hand {record.index}"
+                    return ReplayTable(replay, names, title=title, check=check)
 
                 table = tables.thinking.build(
                     played_again,
                     ARENA_REPLAY_SECONDS,
-                    f"hand {hand} takes longer than {ARENA_REPLAY_SECONDS:g} s to play again "
-                    "on this server; open it with: canasta serve --arena DIR --hand N",
+                    f"hand {record.index} takes longer than {ARENA_REPLAY_SECONDS:g} s to play "
+                    "again on this server; open it with: canasta serve --arena DIR --hand N",
+                    client,
                 )
         except ValueError as error:
             raise TableError(400, str(error)) from None
@@ -360,6 +400,8 @@ def create_app(
     ) -> dict:
         table = tables.get(table_id, ReplayTable)
         with table.lock:
-            return table.view(position, viewer, open)
+            view = table.view(position, viewer, open)
+        tables.moved(table_id)  # a person steps through it
+        return view
 
     return app

@@ -12,9 +12,15 @@
   asked; ``Sec-Fetch-Site: cross-site`` is refused too. 403 otherwise.
 * **Size and time**: a body longer than ``max_body`` bytes is 413, whether it
   declares its length or streams it, and one that takes longer than
-  ``body_seconds`` to arrive is 408; nothing of it reaches a route.
+  ``body_seconds`` to arrive is 408; nothing of it reaches a route. A body refused
+  as too long is read to its end and dropped (up to ``MAX_DRAINED`` bytes, within
+  ``body_seconds``) before the 413 is sent, so that a client still sending it reads
+  its answer instead of a reset connection; the connection is closed after a 413 or
+  a 408.
 * **Session**: a browser session cookie (random, HttpOnly, SameSite=Strict) that
-  the table store uses for its per-session quota.
+  the table store uses for its per-session quota. ``scope["state"]`` gets
+  ``session`` (the cookie's, or a new one) and ``cookie`` (whether the request sent
+  one: a browser does from its first page on, a script that keeps no cookies never).
 
 Every refusal is JSON ``{"error": ...}`` like the routes' own.
 """
@@ -35,6 +41,10 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 MAX_BODY = 1_000_000
 #: The longest a client may take to send its body (a slow sender holds a connection).
 BODY_SECONDS = 10.0
+#: The most bytes of a refused body read and dropped before its 413 is sent. A client
+#: that sends its body without waiting for an answer (urllib, requests) and sees the
+#: connection closed under it gets a reset instead of the 413; past this bound it may.
+MAX_DRAINED = 16 * MAX_BODY
 SESSION_COOKIE = "canasta_session"
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 #: How much of a header an error repeats.
@@ -82,25 +92,32 @@ class Guard:
         if refusal is not None:
             await _answer(send, *refusal)
             return
+        deadline = time.monotonic() + self.body_seconds
         length = headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.max_body):
-            await _answer(send, 413, self._too_big())
-            return
+        if length is not None:
+            declared = int(length) if length.isdigit() and len(length) <= 18 else None
+            if declared is None or declared > self.max_body:
+                if declared is not None and declared <= MAX_DRAINED:
+                    await self._drain(receive, headers, deadline)
+                await _answer(send, 413, self._too_big(), close=True)
+                return
         body, more = [], True
         size = 0
-        deadline = time.monotonic() + self.body_seconds
         while more:
             try:
                 message = await asyncio.wait_for(receive(), deadline - time.monotonic())
             except asyncio.TimeoutError:
-                await _answer(send, 408, f"the body took longer than {self.body_seconds:g} s")
+                late = f"the body took longer than {self.body_seconds:g} s"
+                await _answer(send, 408, late, close=True)
                 return
             if message["type"] == "http.disconnect":
                 return
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body:
-                await _answer(send, 413, self._too_big())
+                if message.get("more_body", False):
+                    await self._drain(receive, headers, deadline, size)
+                await _answer(send, 413, self._too_big(), close=True)
                 return
             body.append(chunk)
             more = message.get("more_body", False)
@@ -110,8 +127,9 @@ class Guard:
             return replay.pop() if replay else await receive()
 
         session = _session(headers.get("cookie", ""))
-        scope = {**scope, "state": {**scope.get("state", {}), "session": session or _new()}}
         new = session is None
+        state = {**scope.get("state", {}), "session": session or _new(), "cookie": not new}
+        scope = {**scope, "state": state}
 
         async def send_with_cookie(message):
             if new and message["type"] == "http.response.start":
@@ -147,6 +165,22 @@ class Guard:
     def _too_big(self) -> str:
         return f"the request body is larger than {self.max_body:,} bytes"
 
+    @staticmethod
+    async def _drain(receive, headers: dict[str, str], deadline: float, size: int = 0) -> None:
+        """Read a refused body to its end and drop it: at most :data:`MAX_DRAINED` bytes in
+        all, until ``deadline``. A client that waits for ``100 Continue`` has sent nothing
+        and is answered at once (reading would ask it for the body)."""
+        if "100-continue" in headers.get("expect", "").lower():
+            return
+        while size <= MAX_DRAINED:
+            try:
+                message = await asyncio.wait_for(receive(), deadline - time.monotonic())
+            except asyncio.TimeoutError:
+                return
+            if message["type"] == "http.disconnect" or not message.get("more_body", False):
+                return
+            size += len(message.get("body", b""))
+
 
 def _session(cookie_header: str) -> str | None:
     """The session id in a Cookie header when it is one this server could have made."""
@@ -168,16 +202,15 @@ def _new() -> str:
     return secrets.token_urlsafe(24)
 
 
-async def _answer(send, status: int, message: str) -> None:
+async def _answer(send, status: int, message: str, close: bool = False) -> None:
+    """The refusal ``{"error": message}``; ``close``: the connection closes after it (what
+    is left of a refused body is never read)."""
     body = json.dumps({"error": message}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-            ],
-        }
-    )
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

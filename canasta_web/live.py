@@ -22,9 +22,9 @@ from canasta_env.actions import ACTION_TEXTS, MOVE_DRAW, MOVE_KINDS, NUM_ACTIONS
 from canasta_env.engine.game import PHASE_MELD, Game, IllegalActionError
 from canasta_env.rules import PRESETS, check_player_count, make_rules
 from canasta_env.table import Table
-from canasta_web.bots import make_bot
+from canasta_web.bots import BUILT_IN_BOTS, make_bot
 from canasta_web.tables import TableError, new_table_id, short
-from canasta_web.thinking import Thinking
+from canasta_web.thinking import Slot, Thinking
 from canasta_web.views import seat_view
 
 #: The seat name of the person at a live table.
@@ -154,10 +154,12 @@ class LiveTable:
             gained = (new - old for old, new in zip(before, after))
             self.drawn = [kind for kind, count in enumerate(gained) for _ in range(count)]
 
-    def advance(self, version: int, thinking: Thinking) -> None:
-        """One bot move. Takes the table's lock itself and lets go of it while the bot
-        thinks (on a copy of the game), so the table answers meanwhile; a move that takes
-        longer than :attr:`move_seconds` is refused (503) and the table stays as it was."""
+    def advance(self, version: int, thinking: Thinking, client: str | None = None) -> None:
+        """One bot move, thought in one of ``thinking``'s slots of ``client``'s share (a
+        house bot's slot for random, greedy and expert). Takes the table's lock itself and
+        lets go of it while the bot thinks (on a copy of the game), so the table answers
+        meanwhile; a move that takes longer than :attr:`move_seconds` is refused (503) and
+        the table stays as it was."""
         with self.lock:
             self.check_version(version)
             if self.waiting_for != "bot":
@@ -171,7 +173,8 @@ class LiveTable:
             world = table.copy()
             thought = self.thinking = _Thought()
         try:
-            action = thought.think(self, thinking, self.bots[seat], world, observation, mask)
+            slot = thinking.take(client, house=self.names[seat] in BUILT_IN_BOTS)
+            action = thought.think(self, thinking, slot, self.bots[seat], world, observation, mask)
         except BaseException:
             with self.lock:
                 if not thought.abandoned:  # an abandoned thought ends in its own thread
@@ -220,11 +223,11 @@ class _Thought:
         self.abandoned = False
 
     def think(
-        self, table: LiveTable, thinking: Thinking, bot, world: Table, observation, mask
+        self, table: LiveTable, thinking: Thinking, slot: Slot, bot, world: Table, observation, mask
     ) -> int:
         """The bot's action at ``world`` (a copy of the live table, so a search bot's
-        world is drawn from a copy and the live game is never touched meanwhile)."""
-        thinking.take()
+        world is drawn from a copy and the live game is never touched meanwhile); the
+        thread gives ``slot`` back when the bot has moved."""
 
         def run() -> None:
             try:
@@ -232,7 +235,7 @@ class _Thought:
             except BaseException as error:  # noqa: BLE001 - handed to the request
                 self.error = error
             finally:
-                thinking.give()
+                thinking.give(slot)
                 with table.lock:
                     self.done.set()
                     if self.abandoned and table.thinking is self:

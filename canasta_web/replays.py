@@ -10,6 +10,7 @@ builds its agents with :func:`file_agent`, within the live tables' search budget
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,9 +21,10 @@ from agents.registry import make_agent, reseed, split_label
 from agents.schedule import agent_seed
 from canasta_env.actions import ACTION_TEXTS
 from canasta_env.engine.game import Game, IllegalActionError
+from canasta_env.engine.state import teams_of
 from canasta_env.jsonfile import read_json_file
 from canasta_env.replay import Replay
-from canasta_env.rules import check_player_count, make_rules
+from canasta_env.rules import PRESETS, Rules, check_player_count, make_rules
 from canasta_env.table import Table
 from canasta_web.bots import MAX_SEARCH_ROLLOUTS, MAX_SEARCH_SIMULATIONS
 from canasta_web.tables import TableError, new_table_id, short
@@ -38,6 +40,8 @@ CHECKPOINT_EVERY = 32
 REPLAY_BUILD_SECONDS = 15.0
 #: The longest an arena hand may take to play again on the server.
 ARENA_REPLAY_SECONDS = 60.0
+#: The fields a rules object has: the house rules an arena's config may name.
+RULES_FIELDS = frozenset(field.name for field in dataclasses.fields(Rules))
 
 
 @dataclass(frozen=True)
@@ -154,6 +158,103 @@ class ReplayTable:
         return view
 
 
+#: A seed or a hand's place in an arena's schedule is below this (what the arena writes).
+SEED_BOUND = 2**63
+
+
+@dataclass(frozen=True)
+class ArenaHand:
+    """One hand of an arena's ``results.json``, every field checked (:func:`read_arena_hand`)."""
+
+    index: int
+    rules: Rules
+    seats: list[Any]  # agent names, checked when each is built
+    deal_seed: int
+    keys: tuple[int, int, int, int]  # arena seed, pairing, deal, arrangement
+    team_scores: list[int]
+    steps: int
+
+    @property
+    def num_players(self) -> int:
+        return len(self.seats)
+
+
+def _whole(value: Any, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value < high
+
+
+def _field(record: dict, name: str, where: str, fits: Callable[[Any], bool], want: str) -> Any:
+    """``record[name]`` when ``fits`` it; ValueError naming ``where`` and ``want`` if not."""
+    if name not in record:
+        raise ValueError(f"arena results: {where} has no field {name!r}")
+    value = record[name]
+    if not fits(value):
+        raise ValueError(
+            f"arena results: {where}, field {name!r}: expected {want}, got {short(value)}"
+        )
+    return value
+
+
+def read_arena_hand(results: Any, hand: Any) -> ArenaHand:
+    """Hand ``hand`` of an arena's ``results.json``, every field it is played again from
+    checked for its type and bounds before any agent is built or move played; ValueError
+    naming the field, repeating no more than a short prefix of it."""
+    if not isinstance(results, dict) or "config" not in results or "hands" not in results:
+        raise ValueError("an arena results.json has 'config' and 'hands'")
+    config, hands = results["config"], results["hands"]
+    if not isinstance(config, dict):
+        raise ValueError(f"arena results: 'config' is a mapping, got {short(config)}")
+    if not isinstance(hands, list):
+        raise ValueError(f"arena results: 'hands' is a list of hands, got {short(hands)}")
+    if not _whole(hand, 0, len(hands)):
+        raise ValueError(f"hand {short(hand)} is outside 0..{len(hands) - 1}")
+    record = hands[hand]
+    if not isinstance(record, dict):
+        raise ValueError(f"arena results: hand {hand} is a mapping, got {short(record)}")
+    variant = _field(
+        config, "variant", "config", lambda v: isinstance(v, str) and v in PRESETS, "a preset"
+    )
+    overrides = config.get("rules") or {}
+    if not isinstance(overrides, dict) or not all(isinstance(k, str) for k in overrides):
+        raise ValueError(
+            f"arena results: config, field 'rules': expected a mapping of rules fields, "
+            f"got {short(overrides)}"
+        )
+    unknown = [name for name in overrides if name not in RULES_FIELDS]
+    if unknown:
+        raise ValueError(f"arena results: config, field 'rules': unknown field {short(unknown[0])}")
+    try:
+        rules = make_rules(variant, **overrides)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"arena results: config, field 'rules': {error}") from None
+    players = _field(config, "players", "config", lambda v: _whole(v, 1, 100), "a player count")
+    check_player_count(rules, players)
+    seed = _field(config, "seed", "config", lambda v: _whole(v, -SEED_BOUND, SEED_BOUND), "a seed")
+    where = f"hand {hand}"
+    seats = _field(record, "seats", where, lambda v: isinstance(v, list), "a list of agent names")
+    if len(seats) != players:
+        raise ValueError(f"hand {hand} has {len(seats)} seats for {players} players")
+    place = [
+        _field(record, name, where, lambda v: _whole(v, 0, SEED_BOUND), "an index")
+        for name in ("pairing", "deal", "arrangement")
+    ]
+    deal_seed = _field(record, "seed", where, lambda v: _whole(v, 0, SEED_BOUND), "a deck seed")
+    steps = _field(
+        record, "steps", where, lambda v: _whole(v, 0, MAX_REPLAY_STEPS + 1), "a count of moves"
+    )
+    scores = _field(
+        record,
+        "team_scores",
+        where,
+        lambda v: isinstance(v, list) and all(_whole(x, -SEED_BOUND, SEED_BOUND) for x in v),
+        "a list of scores",
+    )
+    teams = teams_of(players)
+    if len(scores) != teams:
+        raise ValueError(f"hand {hand} has {len(scores)} team scores for {teams} teams")
+    return ArenaHand(hand, rules, list(seats), deal_seed, (seed, *place), list(scores), steps)
+
+
 def arena_replay(
     results: Any,
     hand: int,
@@ -173,35 +274,28 @@ def arena_replay(
     (:func:`agents.schedule.agent_seed`), and the hand is checked against the saved
     scores and step count. Raises ValueError naming what does not fit.
     """
-    if not isinstance(results, dict) or "config" not in results or "hands" not in results:
-        raise ValueError("an arena results.json has 'config' and 'hands'")
-    config, hands = results["config"], results["hands"]
-    if isinstance(hand, bool) or not isinstance(hand, int) or not 0 <= hand < len(hands):
-        raise ValueError(f"hand {hand!r} is outside 0..{len(hands) - 1}")
-    record = hands[hand]
-    try:
-        rules = make_rules(config["variant"], **(config.get("rules") or {}))
-        num_players = config["players"]
-        seats = list(record["seats"])
-        deal_seed = record["seed"]
-        keys = (config["seed"], record["pairing"], record["deal"], record["arrangement"])
-    except (KeyError, TypeError) as error:
-        raise ValueError(f"arena results: missing or malformed field {error}") from None
-    check_player_count(rules, num_players)
-    if len(seats) != num_players:
-        raise ValueError(f"hand {hand} has {len(seats)} seats for {num_players} players")
+    return play_arena_hand(read_arena_hand(results, hand), build, check)
+
+
+def play_arena_hand(
+    record: ArenaHand,
+    build: Callable[[str], Any] = make_agent,
+    check: Callable[[], None] | None = None,
+) -> tuple[Replay, list[str]]:
+    """:func:`arena_replay` of a hand already read."""
+    hand, num_players, rules = record.index, record.num_players, record.rules
     agents = []
-    for seat, name in enumerate(seats):
+    for seat, name in enumerate(record.seats):
         try:
             agent = build(name)
         except TableError as error:
             raise TableError(error.status, f"hand {hand}, seat {seat}: {error.message}") from None
         except ValueError as error:
             raise ValueError(f"hand {hand}, seat {seat}: {error}") from None
-        reseed(agent, agent_seed(*keys, seat))
+        reseed(agent, agent_seed(*record.keys, seat))
         agent.reset(seat, num_players, rules)
         agents.append(agent)
-    table = Table(rules, num_players, seed=deal_seed)
+    table = Table(rules, num_players, seed=record.deal_seed)
     actions: list[int] = []
 
     def before(_table) -> bool:  # the caller's deadline, checked before each decision
@@ -211,13 +305,13 @@ def arena_replay(
 
     table.play(agents, until=before, on_decision=lambda *d: actions.append(int(d[3])))
     scores = table.team_scores
-    if scores != record.get("team_scores") or len(actions) != record.get("steps"):
+    if scores != record.team_scores or len(actions) != record.steps:
         raise ValueError(
             f"hand {hand} played again gives scores {scores} in {len(actions)} steps, but the "
-            f"arena saved {record.get('team_scores')} in {record.get('steps')}: the agents "
-            "are not the ones that played it"
+            f"arena saved {record.team_scores} in {record.steps}: the agents are not the ones "
+            "that played it"
         )
-    return Replay(rules, num_players, deal_seed, [actions]), seats
+    return Replay(rules, num_players, record.deal_seed, [actions]), list(record.seats)
 
 
 def load_arena_hand(directory: str | Path, hand: int) -> tuple[Replay, list[str]]:

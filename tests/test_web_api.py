@@ -468,13 +468,14 @@ def test_the_store_keeps_a_bounded_number_of_tables():
     now = [0.0]
     store = TableStore(limit=2, protected_seconds=60, clock=lambda: now[0])
     made = [LiveTable("classic", ["you", "random"], seed=s) for s in range(3)]
-    store.add(made[0])
-    store.add(made[1])
-    with pytest.raises(TableError) as refused:  # both in use: no room
+    for table in made[:2]:
+        store.add(table)
+        store.moved(table.id)
+    with pytest.raises(TableError) as refused:  # a person moves in both: no room
         store.add(made[2])
     assert refused.value.status == 503 and list(store.tables) == [made[0].id, made[1].id]
     now[0] = 61.0
-    store.get(made[0].id, LiveTable)  # used again: the other one is the idle one
+    store.moved(made[0].id)  # moved in again: the other one is the idle one
     store.add(made[2])
     assert list(store.tables) == [made[0].id, made[2].id]
 
