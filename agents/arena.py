@@ -21,7 +21,9 @@ changes a number. Outputs (in ``--out``):
 ``hands.csv`` and ``results.json`` (every hand), ``ratings.png``. A folder that is not
 empty is refused (an earlier result is never overwritten) unless ``--overwrite`` is
 given. Ctrl-C stops the tournament and still writes the hands finished so far, with
-``"partial": true`` in results.json (exit code 130).
+``"partial": true`` in results.json (exit code 130). A folder that is or holds a symbolic
+link or a FIFO is refused before any hand is played, and every file is written by
+:mod:`canasta_env.safe_write` (a new file renamed into place, never through a link).
 
 ``--trust-pickle``: a ``ppo:`` agent that is a Stable-Baselines3 ``.zip`` (other than
 the shipped ``ppo:sb3-classic-2p``) is loaded only with it, since pickle loads it and
@@ -37,6 +39,7 @@ results are the single-process run's, and hands lost with a worker are played ag
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import time
@@ -57,6 +60,7 @@ from agents.schedule import (
 from agents.stats import mean_interval, wilson_interval
 from canasta_env.engine.game import teams_of
 from canasta_env.rules import check_player_count, make_rules
+from canasta_env.safe_write import atomic_file, atomic_write, check_folder
 from canasta_env.table import Table, agent_label
 
 
@@ -283,25 +287,29 @@ def write_outputs(
     """Write ``hands.csv``, ``results.json`` and (with ``plot``) ``ratings.png``.
 
     ``partial``: the tournament was interrupted; results.json says so (``"partial"``).
+    A folder that is or holds a link or a FIFO is refused (``ValueError``) before anything
+    is written (:func:`canasta_env.safe_write.check_folder`).
     """
+    check_folder(out_dir, "arena folder")
     out_dir.mkdir(parents=True, exist_ok=True)
     num_players = config["players"]
     num_teams = teams_of(num_players)
-    with open(out_dir / "hands.csv", "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+    table = io.StringIO(newline="")
+    writer = csv.writer(table)
+    writer.writerow(
+        ["pairing", "deal", "arrangement", "deck_seed"]
+        + [f"seat_{s}" for s in range(num_players)]
+        + [f"team_{t}_score" for t in range(num_teams)]
+        + ["winner", "steps", "end_reason"]
+    )
+    for hand in results:
         writer.writerow(
-            ["pairing", "deal", "arrangement", "deck_seed"]
-            + [f"seat_{s}" for s in range(num_players)]
-            + [f"team_{t}_score" for t in range(num_teams)]
-            + ["winner", "steps", "end_reason"]
+            [hand.pairing, hand.deal, hand.arrangement, hand.deck_seed]
+            + hand.seats
+            + hand.team_scores
+            + ["+".join(hand.winners), hand.steps, hand.end_reason]
         )
-        for hand in results:
-            writer.writerow(
-                [hand.pairing, hand.deal, hand.arrangement, hand.deck_seed]
-                + hand.seats
-                + hand.team_scores
-                + ["+".join(hand.winners), hand.steps, hand.end_reason]
-            )
+    atomic_write(out_dir / "hands.csv", table.getvalue(), "arena hands")
     document = {
         "partial": partial,
         "config": config,
@@ -323,9 +331,8 @@ def write_outputs(
             for h in results
         ],
     }
-    with open(out_dir / "results.json", "w", encoding="utf-8") as handle:
-        json.dump(_rounded(document), handle, indent=1, sort_keys=True)
-        handle.write("\n")
+    text = json.dumps(_rounded(document), indent=1, sort_keys=True) + "\n"
+    atomic_write(out_dir / "results.json", text, "arena results")
     if plot:
         plot_ratings(out_dir / "ratings.png", summary, config)
 
@@ -357,7 +364,8 @@ def plot_ratings(path: Path, summary: dict, config: dict) -> None:
         f"{config['hands_played']} hands, seed {config['seed']}"
     )
     fig.tight_layout()
-    fig.savefig(path, dpi=100, metadata={"Software": None})
+    with atomic_file(path, "chart") as handle:
+        fig.savefig(handle, format="png", dpi=100, metadata={"Software": None})
 
 
 # ---------------------------------------------------------------------- speed
@@ -429,10 +437,12 @@ class ArenaResult:
 
 def check_out_dir(out_dir: str | Path, overwrite: bool) -> None:
     """Refuse (``ValueError``) an output folder that exists and is not empty, unless
-    ``overwrite``; and a path that is not a folder."""
+    ``overwrite``; a path that is not a folder; and a folder that is or holds a symbolic
+    link or a FIFO (:func:`canasta_env.safe_write.check_folder`)."""
     path = Path(out_dir)
     if path.exists() and not path.is_dir():
         raise ValueError(f"--out {path}: exists and is not a folder")
+    check_folder(path, "--out")
     if not overwrite and path.is_dir() and any(path.iterdir()):
         raise ValueError(
             f"--out {path}: the folder is not empty (an earlier result?); choose another "

@@ -65,6 +65,7 @@ from agents.schedule import pair_pattern, seat_arrangements
 from agents.stats import mean_interval
 from canasta_env.jsonfile import read_json_file
 from canasta_env.rules import PRESETS
+from canasta_env.safe_write import atomic_file, atomic_write, check_outputs
 
 #: The built-in bots: every table seats them.
 BOTS = ("random", "greedy", "expert")
@@ -692,26 +693,56 @@ def plot_leaderboard(path: Path, document: dict) -> None:
         fontsize="medium",
     )
     fig.tight_layout()
-    fig.savefig(path, dpi=100, metadata={"Software": None})
+    with atomic_file(path, "chart") as handle:
+        fig.savefig(handle, format="png", dpi=100, metadata={"Software": None})
+
+
+def output_paths(
+    out: str | Path, json_path: str | Path | None = None, plot: bool = True
+) -> dict[str, Path]:
+    """The files a leaderboard writes, by what names them: the page ``out``, the JSON file
+    (default: beside the page) and, with ``plot``, the chart beside the page."""
+    out = Path(out)
+    paths = {
+        "the page --out": out,
+        "the JSON file": out.with_suffix(".json") if json_path is None else Path(json_path),
+    }
+    if plot:
+        paths["the chart beside --out"] = out.with_suffix(".png")
+    return paths
+
+
+def check_output_paths(
+    out: str | Path,
+    json_path: str | Path | None = None,
+    plot: bool = True,
+    inputs: Sequence[str | Path] = (),
+) -> None:
+    """``ValueError`` (one line) unless the page, the JSON file and the chart are three
+    files, none of them one of ``inputs`` (``--out board.json`` would write the page over
+    the figures), none a link (:func:`canasta_env.safe_write.check_outputs`)."""
+    check_outputs(output_paths(out, json_path, plot), inputs)
 
 
 def write_leaderboard(
     document: dict, out: str | Path, json_path: str | Path | None = None, plot: bool = True
 ) -> list[Path]:
     """Write the page ``out``, the JSON file (default: beside it) and, with ``plot``, the
-    chart beside the page; return the paths written."""
-    out = Path(out)
-    json_path = out.with_suffix(".json") if json_path is None else Path(json_path)
-    chart = out.with_suffix(".png")
+    chart beside the page, each a new file renamed into place
+    (:func:`canasta_env.safe_write.atomic_write`) after the paths are checked
+    (:func:`check_output_paths`); return the paths written."""
+    paths = output_paths(out, json_path, plot)
+    check_output_paths(out, json_path, plot)
+    out, json_path = paths["the page --out"], paths["the JSON file"]
+    chart = paths.get("the chart beside --out")
     out.parent.mkdir(parents=True, exist_ok=True)
     json_path.parent.mkdir(parents=True, exist_ok=True)
-    json_path.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    written = [out, json_path]
-    if plot:
+    text = json.dumps(document, indent=1, sort_keys=True) + "\n"
+    atomic_write(json_path, text, "the JSON file")
+    if chart is not None:
         plot_leaderboard(chart, document)
-        written.append(chart)
-    out.write_text(render_markdown(document, chart.name if plot else None) + "\n", encoding="utf-8")
-    return written
+    atomic_write(out, render_markdown(document, chart.name if chart else None) + "\n", "--out")
+    return list(paths.values())
 
 
 # ---------------------------------------------------------------------- the README's block
@@ -784,12 +815,13 @@ def replace_readme_block(text: str, block: str) -> str:
 def write_readme_block(readme: str | Path, json_path: str | Path) -> bool:
     """Rewrite the leaderboard block of ``readme`` from the JSON file ``json_path``;
     whether the README changed."""
+    check_outputs({"--readme": readme}, [json_path])
     document = read_json_file(json_path, "leaderboard")
     path = Path(readme)
     text = path.read_text(encoding="utf-8")
     updated = replace_readme_block(text, readme_block(document))
     if updated != text:
-        path.write_text(updated, encoding="utf-8")
+        atomic_write(path, updated, "--readme")
     return updated != text
 
 

@@ -152,6 +152,12 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         print(f"{'rewrote' if changed else 'unchanged:'} the leaderboard block of {args.readme}")
         return 0
+    try:  # the page, the JSON file and the chart: three files, none an input; before any play
+        inputs = [args.exploitability] if args.exploitability else []
+        leaderboard.check_output_paths(args.out, json_path, not args.no_plot, inputs)
+    except ValueError as error:
+        print(f"canasta leaderboard: {error}", file=sys.stderr)
+        return 2
     exploits = None
     if args.exploitability:
         try:

@@ -39,6 +39,7 @@ from canasta_cli.options import (
     did_you_mean,
 )
 from canasta_env.jsonfile import read_json_file
+from canasta_env.safe_write import atomic_write, check_outputs, copy_atomic
 from training.config import (
     BACKENDS,
     BOTS,
@@ -338,6 +339,11 @@ def evaluate_main(argv: list[str]) -> int:
     args = build_evaluate_parser().parse_args(argv)
     _require_torch()
     model = args.evaluate.removeprefix("ppo:")
+    if args.json:  # before any hand: the report is a file of its own, never an input
+        try:
+            check_outputs({"--json": args.json}, [model, *([args.meta] if args.meta else [])])
+        except ValueError as error:
+            _fail(str(error))
     try:
         import torch
 
@@ -382,7 +388,10 @@ def evaluate_main(argv: list[str]) -> int:
                     report["training"] = previous["training"]
         except ValueError as error:
             _fail(str(error))
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
+        try:
+            atomic_write(args.json, json.dumps(report, indent=2) + "\n", "--json")
+        except (OSError, ValueError) as error:
+            _fail(str(error))
     return 0
 
 
@@ -470,6 +479,8 @@ def main(argv: list[str] | None = None) -> int:
             from training.ppo import init_model
 
             init_model(Path(args.init))  # a model PPO cannot start from: refused before writing
+        if args.ship:
+            check_outputs({"--ship": args.ship}, [path / "model.npz"])
         run = Run.open(path, overrides)
     except ValueError as error:
         _fail(str(error))
@@ -484,9 +495,10 @@ def main(argv: list[str] | None = None) -> int:
         _fail(str(error))
     final = run.path / "model.npz"
     if args.ship:
-        import shutil
-
-        shutil.copyfile(final, args.ship)
+        try:
+            copy_atomic(final, args.ship, "--ship", link=False)
+        except (OSError, ValueError) as error:
+            _fail(str(error))
         run.log(f"[run] copied {final} to {args.ship}")
     if final.exists() and "ppo" in stages:  # where the policy is, and what to do with it
         run.log(

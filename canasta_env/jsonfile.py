@@ -31,6 +31,18 @@ MAX_BYTES = 256 * 2**20
 MAX_DEPTH = 64
 
 
+#: The most characters of an input that an error repeats.
+ECHO_CHARS = 80
+
+
+def shown(value: Any, limit: int = ECHO_CHARS) -> str:
+    """``value`` as an error repeats it: a string of printable characters as it is, anything
+    else as its ``repr``; cut to ``limit`` characters (ending ``...``), so that an error is
+    one short line whatever the input held."""
+    text = value if isinstance(value, str) and value.isprintable() else repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def check_depth(value: Any, what: str, max_depth: int = MAX_DEPTH) -> Any:
     """``value`` when no list or mapping in it nests deeper than ``max_depth``; else ValueError."""
     stack = [(value, 1)]

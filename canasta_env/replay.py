@@ -25,6 +25,7 @@ from canasta_env.cards import NUM_KINDS, kind_code, parse_suited, suited_code
 from canasta_env.engine.game import Game, IllegalActionError
 from canasta_env.jsonfile import check_depth, read_bounded
 from canasta_env.rules import Rules
+from canasta_env.safe_write import atomic_write
 from canasta_env.state_io import (
     parse_rules,
     pretty_json,
@@ -257,7 +258,9 @@ class Replay:
         return cls.from_dict(data)
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(self.to_json() + "\n", encoding="utf-8")
+        """Write the replay to ``path`` as JSON: a new file renamed into place, never
+        through a link (:func:`canasta_env.safe_write.atomic_write`)."""
+        atomic_write(path, self.to_json() + "\n", "replay")
 
     @classmethod
     def load(cls, path: str | Path) -> Replay:

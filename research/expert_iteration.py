@@ -48,6 +48,7 @@ from canasta_env.actions import NUM_ACTIONS
 from canasta_env.jsonfile import open_regular, read_npz
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import make_rules
+from canasta_env.safe_write import atomic_file, check_folder
 from canasta_env.table import Table
 
 #: Candidate slots kept per decision (the search's default number of candidates).
@@ -110,7 +111,9 @@ def record(
     spec: str, players: int, hands: int, seed: int, out: Path, chunk: int = 20, log=print
 ) -> list[Path]:
     """Hands ``seed .. seed + hands - 1`` of search self-play, in chunks of ``chunk`` hands
-    (``out/chunk_FIRSTDEAL.npz``); a chunk that exists is kept, not played again."""
+    (``out/chunk_FIRSTDEAL.npz``); a chunk that exists is kept, not played again. A folder
+    that is or holds a symbolic link or a FIFO is refused before anything is written."""
+    check_folder(out, "data folder")
     agent = load_agent(spec)
     score_coef = agent.config.score_coef
     out.mkdir(parents=True, exist_ok=True)
@@ -125,9 +128,8 @@ def record(
         data = concat(
             [record_hand(agent, players, deal, score_coef) for deal in range(first, last)]
         )
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez_compressed(tmp, **data)
-        tmp.replace(path)
+        with atomic_file(path, "data file") as handle:
+            np.savez_compressed(handle, **data)
         deviated = int((data["chosen"] != data["policy"]).sum())
         log(
             f"[record] deals {first}..{last - 1}: {len(data['chosen'])} decisions, "

@@ -36,6 +36,7 @@ from pathlib import Path
 from agents.search import MAX_ROLLOUTS
 from agents.stats import mean_interval, wilson_interval
 from canasta_env.jsonfile import read_json_file
+from canasta_env.safe_write import atomic_file, atomic_write, check_folder, open_new
 
 #: A chunk's folder: ``b{budget}_k{chunk}``.
 CHUNK_FOLDER = re.compile(r"b(\d{1,4})_k(\d{1,4})")
@@ -61,6 +62,7 @@ def chunk_done(folder: Path) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
+    check_folder(out, "curve folder")  # a link or a FIFO in it: refused before any write
     out.mkdir(parents=True, exist_ok=True)
     model = args.model or f"classic-{args.players}p"
     opponent = args.opponent or f"ppo:{model}"
@@ -96,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
                 "--seed", str(args.seed + chunk), "--out", str(folder),
                 "--agents", f"search:{model}@{budget}{settings}", opponent,
             ]  # fmt: skip
-            with open(out / f"b{budget}_k{chunk}.log", "w") as log:
+            with open_new(out / f"b{budget}_k{chunk}.log") as log:
                 running[budget, chunk] = subprocess.Popen(
                     command, stdout=log, stderr=subprocess.STDOUT, env=env,
                     # SIGINT as the default, also where this process was started ignoring it
@@ -230,7 +232,8 @@ def plot_curve(path: str | Path, rows: list[dict], title: str) -> None:
     axes.set_ylabel("hands won against the network alone (%)")
     axes.set_title(title, fontsize="medium")
     fig.tight_layout()
-    fig.savefig(path, dpi=100, metadata={"Software": None})
+    with atomic_file(path, "--chart") as handle:
+        fig.savefig(handle, format="png", dpi=100, metadata={"Software": None})
 
 
 def report(args: argparse.Namespace) -> int:
@@ -243,7 +246,7 @@ def report(args: argparse.Namespace) -> int:
         plot_curve(args.chart, rows, args.title or f"search budget, {rows[0]['hands']} hands")
         print(f"\nwrote {args.chart}")
     if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+        atomic_write(args.json, json.dumps(rows, indent=1) + "\n", "--json")
     return 0
 
 
@@ -288,7 +291,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "run":
         if args.chunks < 1 or args.hands < 1 or args.jobs < 1:
             parser.error("--chunks, --hands and --jobs must be at least 1")
-        return run(args)
+        try:
+            return run(args)
+        except ValueError as error:  # a folder that holds a link or a FIFO: one line
+            print(error, file=sys.stderr)
+            return 2
     try:
         return report(args)
     except ValueError as error:

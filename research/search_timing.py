@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from agents.search import recording_times, timing_summary
+from canasta_env.safe_write import atomic_write
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         "start": [round(x, 2) for x in load_before],
         "end": [round(x, 2) for x in os.getloadavg()],
     }
-    Path(args.out, "timings.json").write_text(json.dumps(timing, indent=1) + "\n")
+    atomic_write(Path(args.out, "timings.json"), json.dumps(timing, indent=1) + "\n", "timings")
     print(result.report)
     print("\nsearch decisions:", json.dumps(timing))
     return 130 if result.partial else 0

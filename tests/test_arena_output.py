@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -196,3 +197,51 @@ def test_out_takes_an_empty_or_new_folder_and_refuses_a_file(tmp_path, interrupt
     afile.write_text("x")
     assert _main(ARGV + ["--out", str(afile), "--overwrite"]) == 2
     assert capsys.readouterr().err == f"canasta arena: --out {afile}: exists and is not a folder\n"
+
+
+@pytest.mark.parametrize("member", ["results.json", "hands.csv", "sub"])
+def test_out_refuses_a_folder_with_a_link_before_any_hand(tmp_path, interrupting, capsys, member):
+    """Even with --overwrite, a folder that holds a link is refused before any hand, and the
+    file the link points to is unchanged (the arena wrote hands.csv and results.json with
+    open(..., "w"), through a link)."""
+    interrupting(None)
+    outside = tmp_path / "home" / ".bashrc"
+    outside.parent.mkdir()
+    outside.write_bytes(b"export PATH=$HOME/bin:$PATH\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    target = outside.parent if member == "sub" else outside
+    (out / member).symlink_to(target)
+    assert _main(ARGV + ["--out", str(out), "--overwrite"]) == 2
+    assert capsys.readouterr().err == (
+        f"canasta arena: --out {out}: its member {member} is a symbolic link (to {target}): "
+        "refused before anything is written\n"
+    )
+    assert _Interrupting.hands_started == 0
+    assert outside.read_bytes() == b"export PATH=$HOME/bin:$PATH\n"
+    assert sorted(os.listdir(outside.parent)) == [".bashrc"]
+    assert sorted(os.listdir(out)) == [member]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_out_refuses_a_fifo_member_at_once(tmp_path, interrupting, capsys):
+    interrupting(None)
+    out = tmp_path / "out"
+    out.mkdir()
+    os.mkfifo(out / "hands.csv")  # open(..., "w") waited here for a reader for ever
+    returned = []
+    thread = threading.Thread(
+        target=lambda: returned.append(_main(ARGV + ["--out", str(out), "--overwrite"])),
+        daemon=True,
+    )
+    thread.start()
+    thread.join(30)
+    if thread.is_alive():  # a reader lets the writer go, then the test fails
+        os.close(os.open(out / "hands.csv", os.O_RDONLY | os.O_NONBLOCK))
+        pytest.fail("canasta arena waited on the FIFO hands.csv")
+    assert returned == [2]
+    assert capsys.readouterr().err == (
+        f"canasta arena: --out {out}: its member hands.csv is a FIFO: refused before anything "
+        "is written\n"
+    )
+    assert _Interrupting.hands_started == 0

@@ -386,3 +386,38 @@ def test_an_exploit_result_lands_on_the_board_under_the_name_of_the_file_it_meas
     }
     attached = leaderboard.attach_exploitability({}, report)["exploitability"]
     assert attached == {"classic-2p": {"ppo:classic-2p": row}}
+
+
+def test_render_refuses_an_out_that_would_write_the_page_over_its_json(tmp_path, capsys):
+    """``--render --out DIR/board.json`` wrote the page over the figures it rendered: the
+    page, the JSON file and the chart are three files, and none is an input."""
+    board = tmp_path / "board.json"
+    board.write_text(Path("docs/leaderboard.json").read_text())
+    before = board.read_bytes()
+    assert command.main(["--render", "--out", str(board)]) == 2
+    assert capsys.readouterr().err == (
+        f"canasta leaderboard: the page --out {board} and the JSON file {board} are the same "
+        "file: each output needs a path of its own\n"
+    )
+    assert board.read_bytes() == before
+    report = tmp_path / "exploits.json"
+    report.write_text(json.dumps(EXPLOITS))
+    argv = ["--render", "--out", str(report.with_suffix(".md")), "--json", str(board)]
+    assert command.main([*argv, "--no-plot", "--exploitability", str(report)]) == 0  # control
+    capsys.readouterr()
+    page = tmp_path / "page.md"
+    for bad, said in (
+        (["--json", str(page)], f"the page --out {page} and the JSON file {page} are the same"),
+        (["--exploitability", str(page)], f"the page --out {page} is the same file as the input"),
+    ):
+        page.write_text(json.dumps(EXPLOITS))
+        kept = page.read_bytes()
+        assert command.main(["--render", "--out", str(page), "--no-plot", *bad]) == 2
+        assert capsys.readouterr().err.startswith(f"canasta leaderboard: {said}")
+        assert page.read_bytes() == kept
+    chart = tmp_path / "chart.png"
+    assert command.main(["--render", "--out", str(chart), "--json", str(board)]) == 2
+    assert capsys.readouterr().err == (
+        f"canasta leaderboard: the page --out {chart} and the chart beside --out {chart} are the "
+        "same file: each output needs a path of its own\n"
+    )

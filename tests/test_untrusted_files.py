@@ -146,8 +146,9 @@ def test_a_fifo_as_a_run_config_is_one_line_and_writes_nothing(tmp_path, capsys)
     error = _outcome(lambda: main(["--resume", str(run), "--no-progress"]), fifo)
     assert isinstance(error, SystemExit) and error.code == 2
     err = capsys.readouterr().err
-    assert err == (
-        f"canasta train: error: cannot read run config {fifo}: it is a FIFO, not a regular file\n"
+    assert err == (  # the folder is refused before its config is opened (canasta_env.safe_write)
+        f"canasta train: error: run folder {run}: its member config.json is a FIFO: refused "
+        "before anything is written\n"
     )
     assert sorted(p.name for p in run.iterdir()) == ["config.json"]
 

@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,7 +19,7 @@ from canasta_cli.train import main  # noqa: E402
 from canasta_env.actions import NUM_ACTIONS  # noqa: E402
 from canasta_env.observation import OBS_SIZE  # noqa: E402
 from training import net  # noqa: E402
-from training.config import DEFAULTS, INT_RANGES, check  # noqa: E402
+from training.config import DEFAULTS, INT_RANGES, SettingError, check  # noqa: E402
 from training.run import checkpoint_bound, make_config  # noqa: E402
 
 FILES = ("config.json", "checkpoint.pt", "checkpoint.prev.pt", "train.log", "history.jsonl")
@@ -233,6 +234,40 @@ def test_a_config_with_a_setting_out_of_range_is_refused_and_can_be_mended(run, 
     )
     assert main(["--resume", str(run), "--eval-every", "3", "--no-progress"]) == 0
     assert json.loads((run / "config.json").read_text())["eval_every"] == 3
+
+
+@pytest.mark.parametrize(
+    ("init", "said"),
+    [
+        ("$(touch pwned)", "init must be a model file's path (.npz or .zip), got '$(touch pwned)'"),
+        ("pwned.sh", "init must be a model file's path (.npz or .zip), got 'pwned.sh'"),
+        (["a.npz"], "init must be a model file's path (.npz or .zip), got ['a.npz']"),
+        ("/nowhere/model.npz", "init /nowhere/model.npz: no model file there"),
+        ("/", "init must be a model file's path"),
+        ("x" * 300 + ".npz", "init " + "x" * 20),
+    ],
+)
+def test_a_config_whose_init_names_no_model_file_is_refused_by_name(run, capsys, init, said):
+    """``init`` was any string (a shell command, once the config was written elsewhere):
+    it names an existing regular model file, or the resume is refused and nothing written."""
+    config = json.loads((run / "config.json").read_text())
+    config["init"] = init
+    (run / "config.json").write_text(json.dumps(config))
+    before = _snapshot(run)
+    line = _refused(["--resume", str(run), "--no-progress"], capsys)
+    assert line.startswith(f"canasta train: error: run config {run / 'config.json'}: {said}")
+    assert len(line) < len(str(run)) + 250  # a long value is cut short
+    assert _snapshot(run) == before
+
+
+def test_a_config_whose_init_is_a_model_file_resumes(run, tmp_path):
+    """The positive control: the init a run was made with, or another model file."""
+    config = json.loads((run / "config.json").read_text())
+    assert config["init"].endswith("init.npz") and Path(config["init"]).is_file()
+    with pytest.raises(SettingError, match="no model file there"):
+        check("init", str(tmp_path / "gone.npz"))
+    check("init", config["init"])
+    check("init", None)
 
 
 @pytest.mark.parametrize(

@@ -66,9 +66,12 @@ stack's checkpoint holds, so each stack keeps its own ``RESUMABLE``.
 from __future__ import annotations
 
 import math
+import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from canasta_env.jsonfile import shown
 from training.league_pool import (
     BOTS,
     ENTRIES,
@@ -127,7 +130,13 @@ def is_int(value) -> bool:
 
 
 def is_real(value) -> bool:
-    return (is_int(value) or isinstance(value, float)) and math.isfinite(value)
+    """A finite number (an integer too large for a float is not: 10**400 in a file)."""
+    if not (is_int(value) or isinstance(value, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def check_int(key: str, value, bounds: tuple[int, int], name: str | None = None) -> None:
@@ -136,7 +145,7 @@ def check_int(key: str, value, bounds: tuple[int, int], name: str | None = None)
     least, greatest = bounds
     name = name or key
     if not is_int(value):
-        raise SettingError(key, f"{name} must be a whole number, got {value!r}")
+        raise SettingError(key, f"{name} must be a whole number, got {shown(repr(value))}")
     if not least <= value <= greatest:
         extra = " (0: in process)" if key == "jobs" else ""
         raise SettingError(
@@ -150,7 +159,7 @@ def check_weights(key: str, weights, names: tuple | None, name: str | None = Non
     values = weights
     if names is not None:
         if not isinstance(weights, dict) or not weights:
-            raise SettingError(key, f"{name} must map names to weights, got {weights!r}")
+            raise SettingError(key, f"{name} must map names to weights, got {shown(repr(weights))}")
         for entry in weights:
             if key == "opponents" and entry in HELD_OUT:
                 raise SettingError(key, f"opponents: {held_out_message(entry)}")
@@ -162,13 +171,14 @@ def check_weights(key: str, weights, names: tuple | None, name: str | None = Non
             if entry not in names:
                 what = "league entry" if key == "opponents" else "bot"
                 raise SettingError(
-                    key, f"unknown {what} {entry!r} in {key}; choose from {', '.join(names)}"
+                    key,
+                    f"unknown {what} {shown(repr(entry))} in {key}; choose from {', '.join(names)}",
                 )
         values = list(weights.values())
     if not isinstance(values, list) or not all(is_real(w) and w >= 0 for w in values):
-        raise SettingError(key, f"{name} must be finite numbers >= 0, got {weights!r}")
+        raise SettingError(key, f"{name} must be finite numbers >= 0, got {shown(repr(weights))}")
     if not sum(values) > 0:
-        raise SettingError(key, f"{name} must have a positive sum, got {weights!r}")
+        raise SettingError(key, f"{name} must have a positive sum, got {shown(repr(weights))}")
 
 
 def check_hidden(hidden, name: str = "hidden") -> None:
@@ -177,22 +187,32 @@ def check_hidden(hidden, name: str = "hidden") -> None:
     <agents.model_file.MAX_LAYERS>` layers, its float32 weights at most :data:`MAX_MODEL_BYTES
     <agents.model_file.MAX_MODEL_BYTES>` (the file a run writes must be one it can read back)."""
     from agents.model_file import MAX_LAYERS, MAX_MODEL_BYTES
+
+    if not isinstance(hidden, list) or not all(is_int(w) and w >= 1 for w in hidden):
+        raise SettingError(
+            "hidden", f"{name} must be layer widths of at least 1, got {shown(repr(hidden))}"
+        )
+    if len(hidden) > MAX_LAYERS:
+        raise SettingError("hidden", f"{name} has {len(hidden)} layers; at most {MAX_LAYERS}")
+    size = network_bytes(hidden)
+    if size > MAX_MODEL_BYTES:
+        raise SettingError(
+            "hidden",
+            f"{name} {str(hidden)[:80]} makes a network of {size:,} bytes; a model "
+            f"file holds at most {MAX_MODEL_BYTES:,}",
+        )
+
+
+def network_bytes(hidden: list[int]) -> int:
+    """The bytes of the float32 parameters of the network of hidden layer widths ``hidden``
+    over the table's observation and action ids (its trunk, its action and value heads)."""
     from canasta_env.actions import NUM_ACTIONS
     from canasta_env.observation import OBS_SIZE
 
-    if not isinstance(hidden, list) or not all(is_int(w) and w >= 1 for w in hidden):
-        raise SettingError("hidden", f"{name} must be layer widths of at least 1, got {hidden!r}")
-    if len(hidden) > MAX_LAYERS:
-        raise SettingError("hidden", f"{name} has {len(hidden)} layers; at most {MAX_LAYERS}")
     sizes = [OBS_SIZE, *hidden]
     weights = sum((a + 1) * b for a, b in zip(sizes, hidden))
     weights += (sizes[-1] + 1) * (NUM_ACTIONS + 1)  # the action and value heads
-    if 4 * weights > MAX_MODEL_BYTES:
-        raise SettingError(
-            "hidden",
-            f"{name} {str(hidden)[:80]} makes a network of {4 * weights:,} bytes; a model "
-            f"file holds at most {MAX_MODEL_BYTES:,}",
-        )
+    return 4 * weights
 
 
 #: A check: (key, value, the setting's name in messages) -> None, or ``SettingError``.
@@ -235,24 +255,26 @@ class Real:
             or (value == self.least and not self.inclusive)
             or (self.greatest is not None and value > self.greatest)
         ):
-            raise SettingError(key, f"{name} must be a finite number {bound}, got {value!r}")
+            raise SettingError(
+                key, f"{name} must be a finite number {bound}, got {shown(repr(value))}"
+            )
 
 
 def variants(key: str, value, name: str) -> None:
     """Names of :data:`VARIANTS`, a list."""
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise SettingError(key, f"{name} must be a list of names, got {value!r}")
+        raise SettingError(key, f"{name} must be a list of names, got {shown(repr(value))}")
     for variant in value:
         if variant not in VARIANTS:
             raise SettingError(
-                key, f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}"
+                key, f"unknown variant {shown(repr(variant))}; choose from {', '.join(VARIANTS)}"
             )
 
 
 def player_counts(key: str, value, name: str) -> None:
     """Player counts among 2, 3, 4, 6, a list."""
     if not isinstance(value, list) or not all(is_int(n) for n in value):
-        raise SettingError(key, f"{name} must be a list of whole numbers, got {value!r}")
+        raise SettingError(key, f"{name} must be a list of whole numbers, got {shown(repr(value))}")
     bad = [n for n in value if n not in (2, 3, 4, 6)]
     if bad:
         raise SettingError(key, f"{name} must be among 2, 3, 4, 6; got {bad}")
@@ -272,10 +294,12 @@ def bots(empty: bool = False) -> Check:
 
     def check(key: str, value, name: str) -> None:
         if not isinstance(value, list) or not (value or empty):
-            raise SettingError(key, f"{name} must be a list of names, got {value!r}")
+            raise SettingError(key, f"{name} must be a list of names, got {shown(repr(value))}")
         for bot in value:
             if bot not in BOTS:
-                raise SettingError(key, f"unknown bot {bot!r}; choose from {', '.join(BOTS)}")
+                raise SettingError(
+                    key, f"unknown bot {shown(repr(bot))}; choose from {', '.join(BOTS)}"
+                )
 
     return check
 
@@ -290,7 +314,7 @@ def league_weights(key: str, value, name: str) -> None:
 
 def bot_or_none(key: str, value, name: str) -> None:
     if value is not None and value not in BOTS:
-        raise SettingError(key, f"unknown bot {value!r}; choose from {', '.join(BOTS)}")
+        raise SettingError(key, f"unknown bot {shown(repr(value))}; choose from {', '.join(BOTS)}")
 
 
 def device(key: str, value, name: str) -> None:
@@ -298,12 +322,34 @@ def device(key: str, value, name: str) -> None:
     from training.machine import DEVICES
 
     if value not in DEVICES:
-        raise SettingError(key, f"{name} must be one of {', '.join(DEVICES)}, got {value!r}")
+        raise SettingError(
+            key, f"{name} must be one of {', '.join(DEVICES)}, got {shown(repr(value))}"
+        )
+
+
+#: What a model file a run starts from (``init``) is called: a ``.npz`` model file, or a
+#: Stable-Baselines3 ``.zip``.
+MODEL_SUFFIXES = (".npz", ".zip")
 
 
 def model_path(key: str, value, name: str) -> None:
-    if value is not None and not isinstance(value, str):
-        raise SettingError(key, f"{name} must be a model file's path, got {value!r}")
+    """None, or the path of an existing regular model file (:data:`MODEL_SUFFIXES`): a run
+    folder's config may come from elsewhere, and its ``init`` names nothing else."""
+    if value is None:
+        return
+    if not isinstance(value, str) or not value.endswith(MODEL_SUFFIXES):
+        raise SettingError(
+            key,
+            f"{name} must be a model file's path ({' or '.join(MODEL_SUFFIXES)}), got "
+            f"{shown(repr(value))}",
+        )
+    try:
+        mode = os.stat(value).st_mode
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+        detail = getattr(error, "strerror", None) or "not a path"
+        raise SettingError(key, f"{name} {shown(value)}: no model file there ({detail})") from None
+    if not stat.S_ISREG(mode):
+        raise SettingError(key, f"{name} {shown(value)}: not a regular file (a model file)")
 
 
 # ---------------------------------------------------------------------- the table

@@ -6,12 +6,12 @@ snapshot, the evaluation's line in ``train.log`` and TensorBoard, the progress b
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
 
 from agents.stats import wilson_interval
+from canasta_env.safe_write import append_text, atomic_file
 
 
 def evaluate(
@@ -62,8 +62,7 @@ def log_evaluation(run, entry: dict, seconds: float, writer) -> None:
     """``entry`` (iteration, steps, rows) appended to ``history.jsonl``, one line in
     ``train.log``, each win rate in TensorBoard (when ``writer``)."""
     rows = entry["eval"]
-    with open(run.path / "history.jsonl", "a") as handle:
-        handle.write(json.dumps(entry) + "\n")
+    append_text(run.path / "history.jsonl", json.dumps(entry) + "\n")
     text = ", ".join(
         f"{key} {row['win_rate']:.3f} [{row['ci95'][0]:.3f}, {row['ci95'][1]:.3f}]"
         for key, row in rows.items()
@@ -110,6 +109,5 @@ def plot_curve(history: list[dict], path: Path) -> None:
         ax.legend(fontsize=8, loc="lower right")
     axes[0][0].set_ylabel("hands won (duplicate deals, 95% CI)")
     fig.tight_layout()
-    tmp = path.with_name(path.stem + ".tmp.png")
-    fig.savefig(tmp, dpi=100)
-    os.replace(tmp, path)
+    with atomic_file(path, "chart") as handle:
+        fig.savefig(handle, format="png", dpi=100)

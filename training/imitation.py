@@ -21,13 +21,13 @@ import numpy as np
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.jsonfile import open_regular, read_npz
 from canasta_env.observation import OBS_SIZE
+from canasta_env.safe_write import atomic_file
 from training.config import MAX_BATCH_STEPS
 
 
 def save_data(path: Path, data: dict) -> None:
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez(tmp, **{k: data[k] for k in DATA_FIELDS})
-    tmp.replace(path)
+    with atomic_file(path, "data file") as handle:
+        np.savez(handle, **{k: data[k] for k in DATA_FIELDS})
 
 
 #: The arrays of a data file.

@@ -15,6 +15,7 @@ import numpy as np
 
 from agents.progress import progress_bar
 from canasta_env.jsonfile import loads_bounded
+from canasta_env.safe_write import atomic_write
 from training.evaluation import evaluate, log_evaluation, plot_curve, postfix
 from training.league_pool import League, frozen_layers
 from training.ppo import Learner, kick_weight
@@ -22,7 +23,6 @@ from training.run import (
     CHECKPOINT,
     CHECKPOINT_FORMAT,
     Run,
-    atomic_write,
     checked_history,
     checkpoint_bound,
     checkpoint_misfit,

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.model_file import FORMAT, ModelFile
+from canasta_env.safe_write import atomic_write
 
 
 def build(obs_size: int, num_actions: int, hidden: Sequence[int]):
@@ -72,7 +73,8 @@ def actor_layers(model) -> list[tuple[np.ndarray, np.ndarray]]:
 
 
 def save(model, path: str | os.PathLike, meta: dict | None = None) -> Path:
-    """Write ``model`` as a ``.npz`` model file (atomically: a temporary file, then rename)."""
+    """Write ``model`` as a ``.npz`` model file (atomically, never through a link:
+    :func:`canasta_env.safe_write.atomic_write`)."""
     path = Path(path)
     arrays: dict[str, np.ndarray] = {}
     named = [(f"trunk_{{}}{i}", m) for i, m in enumerate(_trunk(model))]
@@ -90,9 +92,7 @@ def save(model, path: str | os.PathLike, meta: dict | None = None) -> Path:
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **arrays)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(buffer.getvalue())
-    os.replace(tmp, path)
+    atomic_write(path, buffer.getvalue(), "model file")
     return path
 
 

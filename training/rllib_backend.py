@@ -72,6 +72,7 @@ from canasta_env.actions import NUM_ACTIONS
 from canasta_env.jsonfile import read_json_file
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import check_player_count, make_rules
+from canasta_env.safe_write import append_text, atomic_write, check_folder
 from canasta_env.table import Table
 from training.config import (
     RLLIB,
@@ -82,7 +83,6 @@ from training.config import (
     settings_of,
 )
 from training.league_pool import BOTS, LEARNER, League, is_network, label, pick
-from training.run import atomic_write
 
 #: A new run's settings (:data:`training.config.RLLIB_DEFAULTS`: the one table of both
 #: stacks, with RLlib's overrides and their reasons).
@@ -461,6 +461,7 @@ def train(run_dir: Path, settings: dict, address: str | None = None, progress: b
     import ray
 
     config = build_config(settings)
+    check_folder(run_dir, "RLlib run folder")
     run_dir.mkdir(parents=True, exist_ok=True)
     atomic_write(run_dir / "rllib_config.json", json.dumps(settings, indent=1) + "\n")
     if not ray.is_initialized():
@@ -512,8 +513,7 @@ def train(run_dir: Path, settings: dict, address: str | None = None, progress: b
                     )
                 row["league"] = list(league.league.snapshots)
             history.append(row)
-            with open(run_dir / "history.jsonl", "a", encoding="utf-8") as handle:
-                handle.write(json.dumps(row, default=float) + "\n")
+            append_text(run_dir / "history.jsonl", json.dumps(row, default=float) + "\n")
             if progress:
                 print(
                     f"[rllib] iteration {row['iteration']}: {steps} env steps, "
@@ -549,14 +549,13 @@ def evaluate(run_dir: Path, settings: dict, hands: int) -> dict:
         )
         row = result.summary["head_to_head"][name][bot]
         table[bot] = {"hands": row["hands"], "win_rate": row["win_rate"], "win_ci": row["win_ci"]}
-    (run_dir / "evaluation.json").write_text(json.dumps(table, indent=1) + "\n")
+    atomic_write(run_dir / "evaluation.json", json.dumps(table, indent=1) + "\n")
     return table
 
 
 def _log(run_dir: Path, text: str) -> None:
     print(text, file=sys.stderr)
-    with open(run_dir / "train.log", "a", encoding="utf-8") as handle:
-        handle.write(text + "\n")
+    append_text(run_dir / "train.log", text + "\n")
 
 
 # ---------------------------------------------------------------------- the command
@@ -611,8 +610,6 @@ def check_settings(settings: dict) -> None:
                 raise SettingError(key, f"--players must be a whole number, got {value!r}")
             value = [value]
         setting.check(key, value, _option(key))
-    if settings["init"] is not None and not Path(settings["init"]).exists():
-        raise ValueError(f"--init {settings['init']}: no such model file")
     networks = [name for name in settings["opponents"] if is_network(name)]
     if networks:
         raise SettingError(
@@ -631,6 +628,7 @@ def run_settings(args) -> dict:
     start or resume, every one checked; ``ValueError`` names what is wrong, before
     anything is written."""
     run_dir = Path(args.resume or args.run_dir)
+    check_folder(run_dir, "RLlib run folder")  # before anything in it is read
     base = None
     if args.resume:
         saved = run_dir / "rllib_config.json"

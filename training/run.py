@@ -1,6 +1,8 @@
 """The run folder: its settings (``config.json``, every one checked before anything is
-written), its log and TensorBoard writer, atomic writes, and the checkpoint files
-(``checkpoint.pt`` read as data only, written atomically beside ``checkpoint.prev.pt``).
+written), its log and TensorBoard writer, and the checkpoint files (``checkpoint.pt`` read
+as data only, written atomically beside ``checkpoint.prev.pt``). A run folder may come from
+elsewhere: it is refused when it holds a symbolic link or a FIFO, before anything is read or
+written, and every file is written by :mod:`canasta_env.safe_write` (never through a link).
 
 What the settings mean and how a run resumes: :mod:`training.stages`.
 """
@@ -14,8 +16,15 @@ import sys
 from pathlib import Path
 
 from canasta_env.engine.game import teams_of
-from canasta_env.jsonfile import NotAZipError, open_regular, read_json_file, zip_members
+from canasta_env.jsonfile import NotAZipError, open_regular, read_json_file, shown, zip_members
 from canasta_env.rules import make_rules
+from canasta_env.safe_write import (
+    append_text,
+    atomic_file,
+    atomic_write,
+    check_folder,
+    copy_atomic,
+)
 from training.config import (
     ADDED,
     DEFAULTS,
@@ -36,7 +45,9 @@ def tables_of(variants, players) -> list[tuple[str, int]]:
     tables = []
     for variant in variants:
         if variant not in VARIANTS:
-            raise ValueError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
+            raise ValueError(
+                f"unknown variant {shown(repr(variant))}; choose from {', '.join(VARIANTS)}"
+            )
         rules = make_rules(variant)
         for n in players:
             if n in rules.player_counts:
@@ -51,7 +62,7 @@ def make_config(**overrides) -> dict:
     config = json.loads(json.dumps(DEFAULTS))
     for key, value in overrides.items():
         if key not in DEFAULTS:
-            raise ValueError(f"unknown setting {key!r}")
+            raise ValueError(f"unknown setting {shown(repr(key))}")
         if value is not None:
             config[key] = value
     for key in ("variant", "players"):
@@ -81,13 +92,15 @@ def check_config(config: dict) -> None:
         raise SettingError("variant", str(error)) from None
     if config["tables"] != [list(t) for t in tables] and config["tables"] != tables:
         raise SettingError(
-            "tables", f"tables {config['tables']!r} are not those of the variants and players"
+            "tables",
+            f"tables {shown(repr(config['tables']))} are not those of the variants and players",
         )
     weights = config["table_weights"]
     if len(weights) != len(tables):
         raise SettingError(
             "table_weights",
-            f"table_weights needs {len(tables)} numbers, one per table {tables}; got {weights}",
+            f"table_weights needs {len(tables)} numbers, one per table {tables}; got "
+            f"{shown(repr(weights))}",
         )
 
 
@@ -115,9 +128,11 @@ class Run:
 
         Every setting is checked (:func:`check_config`) before anything is written, so a
         refused change leaves the run as it was. ``ValueError``: one line naming the problem
-        (and ``config.json`` when the problem is in it).
+        (and ``config.json`` when the problem is in it); a folder that is or holds a symbolic
+        link, a FIFO or a device is refused first (:func:`canasta_env.safe_write.check_folder`).
         """
         path = Path(path)
+        check_folder(path, "run folder")  # a link or a FIFO in it: refused before anything
         saved = path / "config.json"
         if saved.exists():
             config = read_json_file(saved, what="run config")
@@ -175,8 +190,7 @@ class Run:
 
     def log(self, text: str) -> None:
         print(text, file=sys.stderr, flush=True)
-        with open(self.path / "train.log", "a") as handle:
-            handle.write(text + "\n")
+        append_text(self.path / "train.log", text + "\n")
 
     def tb(self):
         if self.writer is None:
@@ -187,32 +201,6 @@ class Run:
             except ImportError:  # tensorboard missing: everything else still logs
                 self.writer = False
         return self.writer or None
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """``path`` holds ``text`` or what it held before, never a part (temporary file, fsync,
-    rename)."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-    fsync_dir(path.parent)
-
-
-def fsync_dir(folder: Path) -> None:
-    """The renames in ``folder`` on disk (where the system allows opening a folder)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 class RunFileError(ValueError):
@@ -333,24 +321,10 @@ def write_checkpoint(folder: Path, state: dict) -> None:
     import torch
 
     path = folder / CHECKPOINT
-    tmp = path.with_name(CHECKPOINT + ".tmp")
-    with open(tmp, "wb") as handle:
+    with atomic_file(path, "checkpoint") as handle:
         torch.save(state, handle)
-        handle.flush()
-        os.fsync(handle.fileno())
-    if path.exists():
-        prev = path.with_name(PREV_CHECKPOINT)
-        prev_tmp = path.with_name(PREV_CHECKPOINT + ".tmp")
-        prev_tmp.unlink(missing_ok=True)
-        try:
-            os.link(path, prev_tmp)
-        except OSError:  # no hard links here: a copy
-            import shutil
-
-            shutil.copyfile(path, prev_tmp)
-        os.replace(prev_tmp, prev)
-    os.replace(tmp, path)
-    fsync_dir(path.parent)
+        if path.exists():  # the last one kept before the new one takes its name
+            copy_atomic(path, path.with_name(PREV_CHECKPOINT), "checkpoint")
 
 
 def checkpoint_misfit(path: Path, error: Exception) -> RunFileError:

@@ -45,8 +45,9 @@ from __future__ import annotations
 
 import json
 
+from canasta_env.safe_write import atomic_write
 from training.league import Trainer
-from training.run import Run, atomic_write
+from training.run import Run
 
 STAGES = ("record", "imitate", "ppo")
 

@@ -193,5 +193,8 @@ def state_to_json(game: Game) -> str:
 
 
 def save_state(game: Game, path: str | Path) -> None:
-    """Write the state of ``game`` to ``path`` as JSON."""
-    Path(path).write_text(state_to_json(game) + "\n", encoding="utf-8")
+    """Write the state of ``game`` to ``path`` as JSON: a new file renamed into place, never
+    through a link (:func:`canasta_env.safe_write.atomic_write`)."""
+    from canasta_env.safe_write import atomic_write
+
+    atomic_write(path, state_to_json(game) + "\n", "saved state")
