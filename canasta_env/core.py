@@ -78,7 +78,7 @@ def _flat(value) -> list[int]:
 
 def rules_values(rules: Rules, num_players: int) -> dict[str, list[int]]:
     """The rules as the core reads them: every field as a flat list of integers, the deck
-    count and hand size resolved for ``num_players``, card kinds by number."""
+    count and hand size resolved for ``num_players`` (sent too), card kinds by number."""
     check_player_count(rules, num_players)
     values: dict[str, list[int]] = {}
     for field in dataclasses.fields(rules):
@@ -91,6 +91,7 @@ def rules_values(rules: Rules, num_players: int) -> dict[str, list[int]]:
             values[field.name] = _flat(value)
     values["num_decks"] = [rules.decks_for(num_players)]
     values["hand_size"] = [rules.hand_size_for(num_players)]
+    values["num_players"] = [num_players]  # a game, batch or bot of another count refuses them
     return values
 
 

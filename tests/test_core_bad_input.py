@@ -530,13 +530,16 @@ def test_core_rules_refuse_what_they_cannot_hold(field, value) -> None:
 
 
 def test_a_deal_larger_than_the_deck_is_refused() -> None:
-    values = core.rules_values(make_rules("classic"), 4)
-    values["hand_size"] = [40]
-    rules = _core.Rules.from_values(values)  # 40 is a hand the deck may deal to 2
     words = list(random.Random(1).getstate()[1])
-    _core.Game(rules, "classic", 2, words)
-    with pytest.raises(ValueError, match="'hand_size' deals 4 x 40 cards from a deck of 108"):
-        _core.Game(rules, "classic", 4, words)
+    for players in (2, 4):
+        values = core.rules_values(make_rules("classic"), players)
+        values["hand_size"] = [40]
+        rules = _core.Rules.from_values(values)  # 40 is a hand the deck may deal to 2
+        if players == 2:
+            _core.Game(rules, "classic", 2, words)
+            continue
+        with pytest.raises(ValueError, match="'hand_size' deals 4 x 40 cards from a deck of 108"):
+            _core.Game(rules, "classic", 4, words)
 
 
 def test_random_steps_stop_where_no_action_is_legal() -> None:
