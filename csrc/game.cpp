@@ -734,6 +734,7 @@ int64_t random_playout(std::shared_ptr<const Rules> rules, const std::string& na
     }
     int count;
     const int16_t* legal = game->legal_actions(&count);
+    if (count == 0) break;  // no legal action (never on a dealt game): no draw from nothing
     game->apply(legal[policy.randbelow(static_cast<uint32_t>(count))]);
   }
   return hands;
