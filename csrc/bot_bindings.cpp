@@ -99,17 +99,31 @@ void bind_bots(nb::module_& m) {
       .def(
           "act",
           [](PyBot& self, Observation observation, Mask mask) {
+            const Hold hold(self.busy, BOT_IN_USE);
             if (observation.shape(0) != static_cast<size_t>(OBS_SIZE) ||
                 mask.shape(0) != static_cast<size_t>(NUM_ACTIONS))
-              throw std::invalid_argument("an observation of OBS_SIZE floats and a mask of NUM_ACTIONS");
+              throw std::invalid_argument("an observation of " + std::to_string(OBS_SIZE) +
+                                          " floats and a mask of " + std::to_string(NUM_ACTIONS) +
+                                          ", got " + std::to_string(observation.shape(0)) + " and " +
+                                          std::to_string(mask.shape(0)));
             self.legal.clear();
-            for (int a = 0; a < NUM_ACTIONS; ++a)
+            for (int a = 0; a < NUM_ACTIONS; ++a) {
+              if (mask(a) != 0 && mask(a) != 1)
+                throw std::invalid_argument("not a mask: entry " + std::to_string(a) + " is " +
+                                            std::to_string(mask(a)) + ", not 0 or 1");
               if (mask(a)) self.legal.push_back(static_cast<int16_t>(a));
+            }
             if (self.legal.empty()) throw std::invalid_argument("the mask allows no action");
+            if (self.bot->reads_observation())  // from outside the core: checked first
+              bots::check_observation(observation.data());
             return self.bot->act(observation.data(), self.legal.data(), static_cast<int>(self.legal.size()));
           },
           nb::arg("observation"), nb::arg("mask"),
-          "The bot's action for this observation (float32) and mask (int8): Agent.act.")
+          "The bot's action for this observation (float32 (OBS_SIZE,)) and mask (int8 "
+          "(NUM_ACTIONS,) of 0 and 1): Agent.act. For a bot that reads it (all but random), "
+          "an observation the builder cannot have written (an entry not finite, or an entry "
+          "the bot reads not a whole number in its field's range) is ValueError 'not an "
+          "observation', naming the entry.")
       .def_prop_ro("name", [](const PyBot& self) { return self.bot->name; })
       .def_prop_ro("acted", [](const PyBot& self) { return self.bot->acted; },
                    "Whether the bot acted since its last reset.")
