@@ -16,7 +16,13 @@ loading state JSON goes through those and :mod:`canasta_env.state_io`.
 :class:`CoreBot` is a house bot of ``agents/`` (``greedy``, ``expert``, the styled bots)
 written again in C++ (``csrc/bots/``), making the same moves bit for bit
 (``tests/test_core_bots.py``); :func:`play_bots` lets such bots play their seats of a core
-game inside C++, and ``_core.Batch.set_bot`` seats them in the batched core.
+game inside C++, and ``_core.Batch.set_bot`` seats them in the batched core. A bot's
+``act`` checks an observation from outside the core before reading it ("not an
+observation", naming the entry; ``docs/core.md``, "What the core refuses").
+
+Threads: a core game, bot or batch is used by one thread at a time; a call from a second
+thread while another is inside (``play_bots`` and ``random_steps`` release the GIL) raises
+``RuntimeError`` naming the rule (``docs/core.md``, "Threads").
 """
 
 from __future__ import annotations
