@@ -407,10 +407,16 @@ class CoreBot:
         self._bot.reset(seat, num_players, core_rules(rules, num_players))
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """The action for this observation and mask, as ``Agent.act``."""
+        """The action for this observation and mask, as ``Agent.act``. A mask of another
+        dtype than int8 must hold 0s and 1s (256 would wrap to 0 as int8); the core checks
+        the rest ("not an observation", "not a mask": ``ValueError`` naming the entry)."""
+        mask = np.asarray(action_mask)
+        if mask.dtype != np.int8:
+            if mask.dtype.kind not in "biuf" or not np.isin(mask, (0, 1)).all():
+                raise ValueError(f"not a mask: its entries must be 0 or 1 (dtype {mask.dtype})")
+            mask = mask.astype(np.int8)
         return self._bot.act(
-            np.ascontiguousarray(observation, dtype=np.float32),
-            np.ascontiguousarray(action_mask, dtype=np.int8),
+            np.ascontiguousarray(observation, dtype=np.float32), np.ascontiguousarray(mask)
         )
 
     @property

@@ -276,6 +276,9 @@ def bad_calls() -> int:
     two = mask.copy()
     two[3] = 2
     refused(lambda: bot.act(observation, two), ValueError, match="not a mask")
+    for wide in (mask.astype(np.int64) * 256, mask.astype(np.float64) * 0.5, mask.astype(str)):
+        refused(lambda wide=wide: bot.act(real, wide), ValueError, match="not a mask")
+    assert legal[bot.act(real, legal.astype(bool))] == 1  # a bool mask plays
 
     # batches: arguments
     for tables in (0, -1, _core.MAX_TABLES + 1):
