@@ -16,7 +16,13 @@ loading state JSON goes through those and :mod:`canasta_env.state_io`.
 :class:`CoreBot` is a house bot of ``agents/`` (``greedy``, ``expert``, the styled bots)
 written again in C++ (``csrc/bots/``), making the same moves bit for bit
 (``tests/test_core_bots.py``); :func:`play_bots` lets such bots play their seats of a core
-game inside C++, and ``_core.Batch.set_bot`` seats them in the batched core.
+game inside C++, and ``_core.Batch.set_bot`` seats them in the batched core. A bot's
+``act`` checks an observation from outside the core before reading it ("not an
+observation", naming the entry; ``docs/core.md``, "What the core refuses").
+
+Threads: a core game, bot or batch is used by one thread at a time; a call from a second
+thread while another is inside (``play_bots`` and ``random_steps`` release the GIL) raises
+``RuntimeError`` naming the rule (``docs/core.md``, "Threads").
 """
 
 from __future__ import annotations
@@ -78,7 +84,7 @@ def _flat(value) -> list[int]:
 
 def rules_values(rules: Rules, num_players: int) -> dict[str, list[int]]:
     """The rules as the core reads them: every field as a flat list of integers, the deck
-    count and hand size resolved for ``num_players``, card kinds by number."""
+    count and hand size resolved for ``num_players`` (sent too), card kinds by number."""
     check_player_count(rules, num_players)
     values: dict[str, list[int]] = {}
     for field in dataclasses.fields(rules):
@@ -91,6 +97,7 @@ def rules_values(rules: Rules, num_players: int) -> dict[str, list[int]]:
             values[field.name] = _flat(value)
     values["num_decks"] = [rules.decks_for(num_players)]
     values["hand_size"] = [rules.hand_size_for(num_players)]
+    values["num_players"] = [num_players]  # a game, batch or bot of another count refuses them
     return values
 
 
@@ -400,10 +407,16 @@ class CoreBot:
         self._bot.reset(seat, num_players, core_rules(rules, num_players))
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """The action for this observation and mask, as ``Agent.act``."""
+        """The action for this observation and mask, as ``Agent.act``. A mask of another
+        dtype than int8 must hold 0s and 1s (256 would wrap to 0 as int8); the core checks
+        the rest ("not an observation", "not a mask": ``ValueError`` naming the entry)."""
+        mask = np.asarray(action_mask)
+        if mask.dtype != np.int8:
+            if mask.dtype.kind not in "biuf" or not np.isin(mask, (0, 1)).all():
+                raise ValueError(f"not a mask: its entries must be 0 or 1 (dtype {mask.dtype})")
+            mask = mask.astype(np.int8)
         return self._bot.act(
-            np.ascontiguousarray(observation, dtype=np.float32),
-            np.ascontiguousarray(action_mask, dtype=np.int8),
+            np.ascontiguousarray(observation, dtype=np.float32), np.ascontiguousarray(mask)
         )
 
     @property

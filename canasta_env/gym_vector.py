@@ -56,6 +56,12 @@ Engines and opponents
     :meth:`CanastaVectorEnv._play_opponents` through ``Table.play``. Both give the same
     steps, bit for bit; ``batched=False`` forces the second, ``batched=True`` requires
     the first (``docs/vector.md``).
+
+Threads
+    One face is stepped by one thread at a time: a ``reset`` or ``step`` while another
+    thread is inside one of the same face raises ``RuntimeError`` ("... is being stepped
+    by another thread: one thread at a time"; :class:`~canasta_env.threads.OneThread`).
+    Separate faces step in separate threads.
 """
 
 from __future__ import annotations
@@ -80,6 +86,7 @@ from canasta_env.gym_env import GYM_OPTIONS, MAX_REDEALS, opponent_list
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import Rules, check_player_count, make_rules, unknown_fields_text
 from canasta_env.table import MASK_DTYPE, OBS_DTYPE, Table, resolve_backend
+from canasta_env.threads import OneThread
 from canasta_env.vector import seed_words
 
 if core.AVAILABLE:
@@ -157,6 +164,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         batched: bool | None = None,
         **rule_overrides,
     ):
+        self._one_thread = OneThread("this CanastaVectorEnv")
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if num_envs < 1:
@@ -525,6 +533,10 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options=None):
         """Deal every table a new episode: table ``k`` as the single env's
         ``reset(seed=seed + k)`` (a list: ``seed[k]``; None: from each table's generator)."""
+        with self._one_thread:
+            return self._reset(seed, options)
+
+    def _reset(self, seed, options):
         if options:
             raise ValueError(f"the vector face takes no reset options, got {options!r}")
         if seed is None or isinstance(seed, (int, np.integer)):
@@ -539,6 +551,13 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         return self._observation(), self._info()
 
     def step(self, actions):
+        """Play ``actions[k]`` (the learner's) at every table, then the opponents up to the
+        learner's next decision; Gymnasium's ``(obs, rewards, terminated, truncated,
+        info)``."""
+        with self._one_thread:
+            return self._step(actions)
+
+    def _step(self, actions):
         if not self._has_reset:
             raise RuntimeError("reset() must be called before step()")
         ids = self._ids(actions)

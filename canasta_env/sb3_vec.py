@@ -23,7 +23,9 @@ on top:
   ``points`` for the learner's team; wrap in ``VecMonitor`` for episode statistics;
 * ``env_method("action_masks")`` gives one ``(500,)`` bool mask per table, which is how
   sb3-contrib's MaskablePPO asks for them; ``action_masks()`` gives them all at once;
-* ``seed(s)`` seeds the next ``reset`` (table ``k`` with ``s + k``), as SB3 does.
+* ``seed(s)`` seeds the next ``reset`` (table ``k`` with ``s + k``), as SB3 does;
+* one thread at a time, as the face: a second thread's ``reset`` or ``step`` raises
+  ``RuntimeError`` naming the rule (``docs/vector.md``, "Threads").
 
 ``get_attr`` and ``set_attr`` read and write the face's attributes (one face holds
 every table, so each index sees the same value); ``env_method`` calls a face method

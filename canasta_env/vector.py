@@ -52,6 +52,12 @@ Errors
     table raises :class:`~canasta_env.engine.game.IllegalActionError` (a ``ValueError``)
     naming it (and the table, and the id's real value) before anything changes, with the
     same message on both backends. ``step`` before ``reset`` raises ``RuntimeError``.
+
+Threads
+    One env is stepped by one thread at a time: a ``reset`` or ``step`` while another
+    thread is inside one of the same env raises ``RuntimeError`` ("... is being stepped
+    by another thread: one thread at a time") and changes nothing
+    (:class:`~canasta_env.threads.OneThread`). Separate envs step in separate threads.
 """
 
 from __future__ import annotations
@@ -65,6 +71,7 @@ from canasta_env.env import OPTIONS, check_options
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import Rules, check_player_count, make_rules
 from canasta_env.table import MASK_DTYPE, OBS_DTYPE, BatchedTable, resolve_backend
+from canasta_env.threads import OneThread
 
 if core.AVAILABLE:
     from canasta_env import _core
@@ -88,15 +95,24 @@ class VectorEnv:
         self.num_envs = num_envs
         self.seed = seed
         self._reset_seed: int | None = None  # the seed of the last reset (None: not yet)
+        self._one_thread = OneThread("this vector_env")
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Deal every table a new game (seeds ``seed``, ``seed + 1``, ...; None: the seed
         the env was made with) and return ``(obs, mask, seat)``."""
-        raise NotImplementedError
+        with self._one_thread:
+            return self._reset(seed)
 
     def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Play ``actions[k]`` at every table ``k``; return ``(obs, mask, seat, rewards,
         done)``."""
+        with self._one_thread:
+            return self._step(actions)
+
+    def _reset(self, seed: int | None):
+        raise NotImplementedError
+
+    def _step(self, actions):
         raise NotImplementedError
 
     def _seed(self, seed: int | None) -> int:
@@ -142,13 +158,13 @@ class _CoreVectorEnv(VectorEnv):
         batch = self._batch
         self._views = (batch.obs, batch.mask, batch.seat, batch.rewards, batch.done)
 
-    def reset(self, seed=None):
+    def _reset(self, seed):
         seed = self._seed(seed)
         self._batch.reset(*seed_words(seed))
         self._reset_seed = seed
         return self._views[:3]
 
-    def step(self, actions):
+    def _step(self, actions):
         ids = self._ids(actions)
         try:
             self._batch.step(ids)
@@ -174,7 +190,7 @@ class _PythonVectorEnv(VectorEnv):
         )
         self._rewards = np.zeros((num_envs, num_players), REWARD_DTYPE)
 
-    def reset(self, seed=None):
+    def _reset(self, seed):
         table = self._table
         seed = self._seed(seed)
         table.reset(seed)
@@ -182,7 +198,7 @@ class _PythonVectorEnv(VectorEnv):
         self._rewards.fill(0.0)
         return table.obs, table.mask, table.seat
 
-    def step(self, actions):
+    def _step(self, actions):
         table = self._table
         table.step(self._ids(actions))
         self._rewards[...] = table.rewards

@@ -2,10 +2,20 @@
 #include "batch.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
 namespace canasta {
+
+namespace {
+// A double as Python's repr would name it closely enough for an error (nan, inf, 5e-324).
+std::string number_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
+}
+}  // namespace
 
 Rng python_seeded_rng(const uint32_t* key, int key_length) {
   // init_genrand(19650218) is the same for every seed: made once, copied per deal
@@ -84,9 +94,17 @@ Batch::Batch(std::shared_ptr<const Rules> rules, std::string rules_name, int pla
       reward_(reward),
       reward_scale_(reward_scale),
       episode_(episode) {
-  if (tables < 1) throw std::invalid_argument("num_tables must be a positive integer");
+  if (tables < 1 || tables > MAX_TABLES)
+    throw std::invalid_argument("num_tables must be 1.." + std::to_string(MAX_TABLES) + ", got " +
+                                std::to_string(tables));
   if (players != 2 && players != 3 && players != 4 && players != 6)
     throw std::invalid_argument("a table seats 2, 3, 4 or 6 players");
+  rules_->check_players(players);
+  // env.py MIN_REWARD_SCALE..MAX_REWARD_SCALE (_core.REWARD_SCALE_RANGE, compared by the
+  // tests): every reward finite; NaN fails both comparisons
+  if (!(reward_scale >= MIN_REWARD_SCALE && reward_scale <= MAX_REWARD_SCALE))
+    throw std::invalid_argument("reward_scale must be a number in 1e-3..1e9, got " +
+                                number_text(reward_scale));
   const size_t n = static_cast<size_t>(tables);
   obs_.reset(new float[n * OBS_SIZE]());
   mask_.reset(new int8_t[n * NUM_ACTIONS]());
@@ -118,13 +136,16 @@ void Batch::deal_table(int k, const SeedValue& seed, const std::vector<const bot
     throw std::invalid_argument("deal_table takes one bot and one seed per seat");
   if (std::all_of(seat_bots.begin(), seat_bots.end(), [](const bots::Bot* b) { return b; }))
     throw std::invalid_argument("every seat played by a bot leaves no seat to step");
+  for (int seat = 0; seat < num_players; ++seat)  // checked before anything changes
+    if (seat_bots[seat] && bot_seeds[seat] < 0)
+      throw std::invalid_argument("a bot's seed is not negative, got " + std::to_string(bot_seeds[seat]));
   if (games_.empty()) {  // the learner's face deals every table itself
     games_.resize(num_tables);
     deal_numbers_.assign(num_tables, -1);
   }
   auto_deal_ = false;
   const std::vector<uint32_t> key = seed.key(0);
-  games_[k] = std::make_unique<Game>(rules_, rules_name_, num_players,
+  games_[k] = std::make_shared<Game>(rules_, rules_name_, num_players,
                                      python_seeded_rng(key.data(), static_cast<int>(key.size())),
                                      nullptr);
   std::unique_ptr<bots::Bot>* row = &bots_[static_cast<size_t>(k) * num_players];
@@ -132,7 +153,6 @@ void Batch::deal_table(int k, const SeedValue& seed, const std::vector<const bot
     row[seat] = seat_bots[seat] ? seat_bots[seat]->clone() : nullptr;
     if (!row[seat]) continue;
     if (bots::PyRandom* generator = row[seat]->generator()) {  // random.Random(seed)
-      if (bot_seeds[seat] < 0) throw std::invalid_argument("a bot's seed is not negative");
       const uint64_t value = static_cast<uint64_t>(bot_seeds[seat]);
       const SeedValue bot_seed{false, {static_cast<uint32_t>(value), static_cast<uint32_t>(value >> 32)}};
       const std::vector<uint32_t> bot_key = bot_seed.key(0);
@@ -146,15 +166,15 @@ void Batch::deal_table(int k, const SeedValue& seed, const std::vector<const bot
   learner_table_settled(k);
 }
 
-Game& Batch::game_at(int k) {
+std::shared_ptr<Game> Batch::game_at(int k) {
   check_table(k);
-  if (games_.empty() || !games_[k]) throw std::invalid_argument("no game at table " + std::to_string(k));
-  return *games_[k];
+  if (!dealt(k)) throw std::invalid_argument("no game at table " + std::to_string(k));
+  return games_[k];
 }
 
 void Batch::next_hand_of(int k) {
   check_table(k);
-  if (games_.empty() || !games_[k]) throw std::logic_error("next_hand_of before deal_table");
+  if (!dealt(k)) throw std::logic_error("next_hand before deal_table at table " + std::to_string(k));
   Game& game = *games_[k];
   if (!game.hand_over() || game.s.game_over)
     throw std::logic_error("table " + std::to_string(k) + " has no next hand to deal");
@@ -184,9 +204,12 @@ void Batch::learner_table_settled(int k) {
 }
 
 void Batch::step_learner(const int64_t* actions, const bool* play) {
+  if (auto_deal_ && was_reset())
+    throw std::logic_error("step_learner after reset: a batch dealt by reset steps by step");
   for (int k = 0; k < num_tables; ++k) {
     if (!play[k]) continue;
-    if (!games_[k]) throw std::logic_error("step_learner before deal_table");
+    if (!dealt(k))
+      throw std::logic_error("step_learner before deal_table at table " + std::to_string(k));
     Game& game = *games_[k];
     const int64_t action = actions[k];
     if (game.hand_over() || action < 0 || action >= NUM_ACTIONS ||
@@ -235,18 +258,19 @@ void Batch::play_bots(int k) {
     if (!bot) return;
     int count;
     const int16_t* legal = game.legal_actions(&count);
+    if (count == 0) return;  // a position loaded into the game (game_at) may leave none
     write_observation(game, seat, true, bot_obs_.get());
     game.apply(bot->act(bot_obs_.get(), legal, count));
     if (game.hand_over() && auto_deal_) hand_ended(k);  // the learner's face: its caller's
   }
 }
 
-std::unique_ptr<Game> Batch::deal(int64_t* deal_number) {
+std::shared_ptr<Game> Batch::deal(int64_t* deal_number) {
   for (int attempt = 0; attempt < MAX_REDEALS; ++attempt) {
     *deal_number = next_deal_;
     const std::vector<uint32_t> key = seed_.key(static_cast<uint64_t>(next_deal_));
     ++next_deal_;
-    auto game = std::make_unique<Game>(rules_, rules_name_, num_players,
+    auto game = std::make_shared<Game>(rules_, rules_name_, num_players,
                                        python_seeded_rng(key.data(), static_cast<int>(key.size())),
                                        nullptr);
     if (!game->hand_over()) return game;
@@ -259,7 +283,7 @@ void Batch::reset(SeedValue seed) {
   if (seed.magnitude.empty()) seed.magnitude.push_back(0);
   seed_ = std::move(seed);
   next_deal_ = 0;
-  std::vector<std::unique_ptr<Game>> games;
+  std::vector<std::shared_ptr<Game>> games;
   std::vector<int64_t> numbers(num_tables);
   games.reserve(num_tables);
   for (int k = 0; k < num_tables; ++k) games.push_back(deal(&numbers[k]));
@@ -301,9 +325,13 @@ int Batch::first_illegal(const int64_t* actions) {
   return -1;
 }
 
-void Batch::step(const int64_t* actions) {
-  if (games_.empty()) throw std::logic_error("step before reset");
+void Batch::check_step() const {
+  if (!was_reset()) throw std::logic_error("step before reset");
   if (!auto_deal_) throw std::logic_error("step after deal_table: the learner's face steps by step_learner");
+}
+
+void Batch::step(const int64_t* actions) {
+  check_step();
   const int bad = first_illegal(actions);
   if (bad >= 0) throw IllegalAction(illegal_message(bad, std::to_string(actions[bad])));
   std::fill(rewards_.get(), rewards_.get() + static_cast<size_t>(num_tables) * num_players, 0.0f);

@@ -28,7 +28,8 @@
 // ended hands from arrays, without reading the game's state.
 //
 // A batch touches only its own games and buffers (the turn search's memo is per thread),
-// so separate batches may step in separate threads.
+// so separate batches may step in separate threads; one batch, one thread at a time (its
+// binding holds the batch's BusyFlag and those of the games a call steps: busy.hpp).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -47,6 +48,13 @@ enum class EpisodeMode { HAND, GAME };
 
 // table.py MAX_REDEALS: deals tried for one new game whose hand ends during its deal
 constexpr int MAX_REDEALS = 100;
+// The most tables one batch holds: its buffers and games are allocated at once (about
+// 20 kB a table), so a count past memory is refused rather than half allocated.
+constexpr int MAX_TABLES = 1 << 16;
+// env.py MIN_REWARD_SCALE, MAX_REWARD_SCALE (exposed as _core.REWARD_SCALE_RANGE, which
+// tests/test_core_bad_input.py compares with env.py's)
+constexpr double MIN_REWARD_SCALE = 1e-3;
+constexpr double MAX_REWARD_SCALE = 1e9;
 
 // The generator state of CPython's random.Random(seed) for an integer seed: init_genrand
 // (19650218), then init_by_array with the key: |seed| as 32-bit words, least significant
@@ -109,8 +117,14 @@ class Batch {
   int64_t* end_reason() { return end_reason_.get(); }
   bool* game_over() { return game_over_.get(); }
   int64_t* winner_team() { return winner_team_.get(); }
-  // the game at `table` (throws where none was dealt)
-  Game& game_at(int table);
+  // the game at `table` (throws where none was dealt); shared, so a caller that keeps it
+  // past the table's next deal keeps the old game, never a freed one
+  std::shared_ptr<Game> game_at(int table);
+  // the game at `table`, or null before its first deal
+  std::shared_ptr<Game> dealt(int table) const { return games_.empty() ? nullptr : games_[table]; }
+  // reset and step's order: throws std::logic_error for a step before reset, or after the
+  // learner's face dealt a table
+  void check_step() const;
 
   // the buffers (row-major, num_tables rows), written by reset and step
   float* obs() { return obs_.get(); }
@@ -121,7 +135,6 @@ class Batch {
   // the deal number h of each table's game (its seed is the reset's seed + h)
   const std::vector<int64_t>& deal_numbers() const { return deal_numbers_; }
   bool was_reset() const { return !games_.empty(); }
-  const Game& game(int table) const { return *games_[table]; }
 
  private:
   std::shared_ptr<const Rules> rules_;
@@ -131,7 +144,7 @@ class Batch {
   EpisodeMode episode_;
   SeedValue seed_;
   int64_t next_deal_ = 0;
-  std::vector<std::unique_ptr<Game>> games_;
+  std::vector<std::shared_ptr<Game>> games_;
   std::vector<int64_t> deal_numbers_;
   std::unique_ptr<float[]> obs_;
   std::unique_ptr<int8_t[]> mask_;
@@ -147,7 +160,7 @@ class Batch {
   std::vector<std::unique_ptr<bots::Bot>> bots_;  // [table * num_players + seat], null: none
   std::unique_ptr<float[]> bot_obs_;  // a bot's observation, written before it acts
 
-  std::unique_ptr<Game> deal(int64_t* deal_number);
+  std::shared_ptr<Game> deal(int64_t* deal_number);
   void write_view(int table);
   void learner_table_settled(int table);
   void check_table(int table) const;

@@ -5,11 +5,14 @@
 // properties (hand_sheets, game_scores, end_reason, game_over, winner_team) are numpy
 // views of them that keep the Batch alive, rewritten in place by reset and step. reset and
 // step release the GIL (each batch touches only its own games), so threads may step
-// separate batches at once; one batch must not be stepped from two threads at a time.
+// separate batches at once; one batch is stepped by one thread at a time: every method
+// holds the batch's BusyFlag (and those of the games and bots it touches) for the call,
+// and a second thread gets RuntimeError (busy.hpp).
 #include "batch_bindings.hpp"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -23,6 +26,7 @@
 
 #include "batch.hpp"
 #include "bot_bindings.hpp"
+#include "busy.hpp"
 #include "observation.hpp"
 
 namespace nb = nanobind;
@@ -104,6 +108,37 @@ std::string action_text(const Actions& actions, int k) {
 struct PyBatch {
   Batch batch;
   std::vector<int64_t> actions;
+  BusyFlag busy;
+};
+
+// The batch held for a call and, for a call that plays them, the games it has dealt (a
+// caller may hold one through Batch.game and play it in another thread). `games` keeps
+// those games alive until their flags are released: a step deals new games in place of
+// ended ones.
+struct BatchHold {
+  std::vector<std::shared_ptr<Game>> games;  // declared first: destroyed after `flags`
+  HoldAll flags;
+
+  BatchHold(PyBatch& self, bool with_games) {
+    flags.take(self.busy, BATCH_IN_USE);
+    if (!with_games) return;
+    games.reserve(self.batch.num_tables);
+    flags.reserve(self.batch.num_tables + 1);
+    for (int k = 0; k < self.batch.num_tables; ++k)
+      if (std::shared_ptr<Game> game = self.batch.dealt(k)) {
+        flags.take(game->busy, GAME_IN_USE);
+        games.push_back(std::move(game));
+      }
+  }
+  // one table's game
+  BatchHold(PyBatch& self, int table) {
+    flags.take(self.busy, BATCH_IN_USE);
+    if (table < 0 || table >= self.batch.num_tables) return;  // the batch names the table
+    if (std::shared_ptr<Game> game = self.batch.dealt(table)) {
+      flags.take(game->busy, GAME_IN_USE);
+      games.push_back(std::move(game));
+    }
+  }
 };
 
 void check_seat(const Game& game, int seat) {
@@ -127,10 +162,13 @@ nb::ndarray<nb::numpy, T> view_of(PyBatch& self, T* data, std::initializer_list<
 
 void bind_batch(nb::module_& m) {
   m.attr("OBS_SIZE") = OBS_SIZE;
+  m.attr("MAX_TABLES") = MAX_TABLES;
+  m.attr("REWARD_SCALE_RANGE") = nb::make_tuple(MIN_REWARD_SCALE, MAX_REWARD_SCALE);
 
   m.def(
       "observation",
       [](Game& game, int seat, bool to_act) {
+        const Hold hold(game.busy, GAME_IN_USE);
         check_seat(game, seat);
         auto values = std::make_unique<float[]>(OBS_SIZE);
         write_observation(game, seat, to_act, values.get());
@@ -142,6 +180,7 @@ void bind_batch(nb::module_& m) {
   m.def(
       "view",
       [](Game& game, int seat, bool live) {
+        const Hold hold(game.busy, GAME_IN_USE);
         check_seat(game, seat);
         // table.py Table.view: the seat acts when live, on its turn, with the hand on
         const bool to_act = live && seat == game.current_player() && !game.hand_over();
@@ -180,6 +219,7 @@ void bind_batch(nb::module_& m) {
             new (self) PyBatch{Batch(std::make_shared<const Rules>(rules), name, num_players,
                                      num_tables, reward_mode(reward), reward_scale,
                                      episode_mode(episode)),
+                               {},
                                {}};
           },
           nb::arg("rules"), nb::arg("name"), nb::arg("num_players"), nb::arg("num_tables"),
@@ -189,6 +229,7 @@ void bind_batch(nb::module_& m) {
           "reset",
           [](PyBatch& self, bool negative, const std::vector<uint32_t>& magnitude) {
             if (magnitude.empty()) throw std::invalid_argument("a seed has at least one word");
+            const Hold hold(self.busy, BATCH_IN_USE);
             nb::gil_scoped_release release;
             self.batch.reset(SeedValue{negative, magnitude});
           },
@@ -198,7 +239,8 @@ void bind_batch(nb::module_& m) {
       .def(
           "step",
           [](PyBatch& self, const Actions& actions) {
-            if (!self.batch.was_reset()) throw std::invalid_argument("step before reset");
+            const BatchHold hold(self, true);
+            self.batch.check_step();
             read_actions(actions, self.batch.num_tables, self.actions);
             const int bad = self.batch.first_illegal(self.actions.data());
             if (bad >= 0) throw IllegalAction(self.batch.illegal_message(bad, action_text(actions, bad)));
@@ -211,6 +253,9 @@ void bind_batch(nb::module_& m) {
       .def(
           "set_bot",
           [](PyBatch& self, int table, int seat, std::optional<PyBot*> bot) {
+            HoldAll hold;
+            hold.take(self.busy, BATCH_IN_USE);
+            if (bot && *bot) hold.take((*bot)->busy, BOT_IN_USE);  // copied
             self.batch.set_bot(table, seat, bot && *bot ? (*bot)->bot.get() : nullptr);
           },
           nb::arg("table"), nb::arg("seat"), nb::arg("bot").none(),
@@ -223,8 +268,13 @@ void bind_batch(nb::module_& m) {
           [](PyBatch& self, int table, bool negative, const std::vector<uint32_t>& magnitude,
              std::vector<std::optional<PyBot*>> seat_bots, const std::vector<int64_t>& bot_seeds) {
             if (magnitude.empty()) throw std::invalid_argument("a seed has at least one word");
+            HoldAll hold;
+            hold.take(self.busy, BATCH_IN_USE);
             std::vector<const bots::Bot*> by_seat;
-            for (auto& bot : seat_bots) by_seat.push_back(bot && *bot ? (*bot)->bot.get() : nullptr);
+            for (auto& bot : seat_bots) {
+              if (bot && *bot) hold.take_once((*bot)->busy, BOT_IN_USE);  // copied
+              by_seat.push_back(bot && *bot ? (*bot)->bot.get() : nullptr);
+            }
             nb::gil_scoped_release release;
             self.batch.deal_table(table, SeedValue{negative, magnitude}, by_seat, bot_seeds);
           },
@@ -237,6 +287,7 @@ void bind_batch(nb::module_& m) {
       .def(
           "next_hand",
           [](PyBatch& self, int table) {
+            const BatchHold hold(self, table);
             nb::gil_scoped_release release;
             self.batch.next_hand_of(table);
           },
@@ -248,6 +299,7 @@ void bind_batch(nb::module_& m) {
             const size_t n = static_cast<size_t>(self.batch.num_tables);
             if (actions.shape(0) != n || play.shape(0) != n)
               throw std::invalid_argument("step_learner takes one action and one flag per table");
+            const BatchHold hold(self, true);
             nb::gil_scoped_release release;
             self.batch.step_learner(actions.data(), play.data());
           },
@@ -257,11 +309,13 @@ void bind_batch(nb::module_& m) {
           "raises ValueError before anything changes.")
       .def(
           "game",
-          [](PyBatch& self, int table) -> Game& {
+          [](PyBatch& self, int table) {
+            const Hold hold(self.busy, BATCH_IN_USE);
             return self.batch.game_at(table);
           },
-          nb::arg("table"), nb::rv_policy::reference_internal,
-          "The game at `table` (a _core.Game, not a copy): valid until that table is dealt again.")
+          nb::arg("table"),
+          "The game at `table` (a _core.Game, not a copy) until that table is dealt again; "
+          "kept past it, the old game, which the batch no longer plays.")
       .def_prop_ro("hand_over",
                    [](PyBatch& self) {
                      return view_of(self, self.batch.hand_over(),
@@ -297,7 +351,11 @@ void bind_batch(nb::module_& m) {
                    })
       .def_prop_ro("num_tables", [](PyBatch& self) { return self.batch.num_tables; })
       .def_prop_ro("num_players", [](PyBatch& self) { return self.batch.num_players; })
-      .def_prop_ro("deal_numbers", [](PyBatch& self) { return self.batch.deal_numbers(); })
+      .def_prop_ro("deal_numbers",
+                   [](PyBatch& self) {
+                     const Hold hold(self.busy, BATCH_IN_USE);
+                     return self.batch.deal_numbers();
+                   })
       .def_prop_ro("obs",
                    [](PyBatch& self) {
                      return view_of(self, self.batch.obs(),

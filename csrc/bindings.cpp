@@ -166,7 +166,8 @@ void put(nb::dict& d, const char*, const Suits& suits, const field::SuitParts& s
   d["held_suits"] = on ? nb::object(list_of(suits.held, SUITED_SIZE)) : nb::none();
 }
 
-nb::dict get_state(const Game& game) {
+nb::dict get_state(Game& game) {
+  const Hold hold(game.busy, GAME_IN_USE);
   const GameState& s = game.s;
   nb::dict d;
   visit_fields(s, s.num_players, s.num_teams,
@@ -532,11 +533,13 @@ GameState read_state(const Game& game, nb::dict d) {
 
 // Overwrite the game's state with a dict's; a bad field raises and changes nothing.
 void set_state(Game& game, nb::dict d) {
+  const Hold hold(game.busy, GAME_IN_USE);
   game.s = read_state(game, d);
   game.state_changed();
 }
 
 nb::ndarray<nb::numpy, int8_t, nb::ndim<1>> mask_array(Game& game) {
+  const Hold hold(game.busy, GAME_IN_USE);
   int8_t* data = new int8_t[NUM_ACTIONS];
   std::memcpy(data, game.mask(), NUM_ACTIONS);
   nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<int8_t*>(p); });
@@ -544,6 +547,7 @@ nb::ndarray<nb::numpy, int8_t, nb::ndim<1>> mask_array(Game& game) {
 }
 
 std::vector<int> legal_list(Game& game) {
+  const Hold hold(game.busy, GAME_IN_USE);
   int count;
   const int16_t* legal = game.legal_actions(&count);
   return std::vector<int>(legal, legal + count);
@@ -566,6 +570,9 @@ NB_MODULE(_core, m) {
       .def_static("from_values", &Rules::from_values, nb::arg("values"),
                   "Rules from canasta_env.core.rules_values(rules, num_players).");
 
+  // Every method of a Game holds its BusyFlag for the call (busy.hpp: one thread at a time;
+  // random_steps, play_bots and a batch's steps release the GIL); the read-only properties
+  // read one number each and take no flag.
   nb::class_<Game>(m, "Game")
       .def("__init__",
            [](Game* self, const Rules& rules, const std::string& name, int num_players,
@@ -583,15 +590,31 @@ NB_MODULE(_core, m) {
       // update_mask, which is cheaper than a fresh array from the core.
       .def("mask_view",
            [](Game& g) {
+             const Hold hold(g.busy, GAME_IN_USE);
              auto* data = reinterpret_cast<int8_t*>(const_cast<uint8_t*>(g.mask()));
              return nb::ndarray<nb::numpy, int8_t, nb::ndim<1>>(data, {static_cast<size_t>(NUM_ACTIONS)});
            },
            nb::rv_policy::reference_internal)
-      .def("update_mask", [](Game& g) { g.mask(); })
-      .def("is_legal", &Game::is_legal)
-      .def("apply", &Game::apply, nb::arg("action"))
+      .def("update_mask",
+           [](Game& g) {
+             const Hold hold(g.busy, GAME_IN_USE);
+             g.mask();
+           })
+      .def("is_legal",
+           [](Game& g, int action) {
+             const Hold hold(g.busy, GAME_IN_USE);
+             return g.is_legal(action);
+           },
+           nb::arg("action"))
+      .def("apply",
+           [](Game& g, int action) {
+             const Hold hold(g.busy, GAME_IN_USE);
+             g.apply(action);
+           },
+           nb::arg("action"))
       .def("next_hand",
            [](Game& g, nb::object deck, nb::object deck_suits) {
+             const Hold hold(g.busy, GAME_IN_USE);
              auto stacked = deck_of(deck, deck_suits);
              g.next_hand(stacked.get());
            },
@@ -614,6 +637,7 @@ NB_MODULE(_core, m) {
            [](Game& g, int64_t steps, uint32_t seed) {
              // a random masked policy on this game, in C++ (stops at the hand's end, or
              // where the player to act has no legal action)
+             const Hold hold(g.busy, GAME_IN_USE);
              nb::gil_scoped_release release;
              Rng policy;
              policy.seed32(seed);

@@ -56,6 +56,7 @@ int64_t play_bots(Game& game, const std::vector<Bot*>& seat_bots) {
     if (!bot) break;
     int count;
     const int16_t* legal = game.legal_actions(&count);
+    if (count == 0) break;  // a loaded position whose player has no legal action: stuck
     write_observation(game, seat, true, observation.get());
     game.apply(bot->act(observation.get(), legal, count));
     ++played;
@@ -82,29 +83,54 @@ void bind_bots(nb::module_& m) {
           "random.Random state (getstate()[1], getstate()[2]).")
       .def("reset",
            [](PyBot& self, int seat, int num_players, const Rules& rules) {
+             const Hold hold(self.busy, BOT_IN_USE);
+             if (num_players != 2 && num_players != 3 && num_players != 4 && num_players != 6)
+               throw std::invalid_argument("a table seats 2, 3, 4 or 6 players, not " +
+                                           std::to_string(num_players));
+             if (seat < 0 || seat >= num_players)
+               throw std::invalid_argument("seat " + std::to_string(seat) + " is not at a table of " +
+                                           std::to_string(num_players));
+             rules.check_players(num_players);
              self.bot->reset(seat, num_players, std::make_shared<const Rules>(rules));
            },
-           nb::arg("seat"), nb::arg("num_players"), nb::arg("rules"))
+           nb::arg("seat"), nb::arg("num_players"), nb::arg("rules"),
+           "Before each hand (or game): the seat, the table's player count and its rules "
+           "(made for that count); ValueError for a seat or count the table has not.")
       .def(
           "act",
           [](PyBot& self, Observation observation, Mask mask) {
+            const Hold hold(self.busy, BOT_IN_USE);
             if (observation.shape(0) != static_cast<size_t>(OBS_SIZE) ||
                 mask.shape(0) != static_cast<size_t>(NUM_ACTIONS))
-              throw std::invalid_argument("an observation of OBS_SIZE floats and a mask of NUM_ACTIONS");
+              throw std::invalid_argument("an observation of " + std::to_string(OBS_SIZE) +
+                                          " floats and a mask of " + std::to_string(NUM_ACTIONS) +
+                                          ", got " + std::to_string(observation.shape(0)) + " and " +
+                                          std::to_string(mask.shape(0)));
             self.legal.clear();
-            for (int a = 0; a < NUM_ACTIONS; ++a)
+            for (int a = 0; a < NUM_ACTIONS; ++a) {
+              if (mask(a) != 0 && mask(a) != 1)
+                throw std::invalid_argument("not a mask: entry " + std::to_string(a) + " is " +
+                                            std::to_string(mask(a)) + ", not 0 or 1");
               if (mask(a)) self.legal.push_back(static_cast<int16_t>(a));
+            }
             if (self.legal.empty()) throw std::invalid_argument("the mask allows no action");
+            if (self.bot->reads_observation())  // from outside the core: checked first
+              bots::check_observation(observation.data());
             return self.bot->act(observation.data(), self.legal.data(), static_cast<int>(self.legal.size()));
           },
           nb::arg("observation"), nb::arg("mask"),
-          "The bot's action for this observation (float32) and mask (int8): Agent.act.")
+          "The bot's action for this observation (float32 (OBS_SIZE,)) and mask (int8 "
+          "(NUM_ACTIONS,) of 0 and 1): Agent.act. For a bot that reads it (all but random), "
+          "an observation the builder cannot have written (an entry not finite, or an entry "
+          "the bot reads not a whole number in its field's range) is ValueError 'not an "
+          "observation', naming the entry.")
       .def_prop_ro("name", [](const PyBot& self) { return self.bot->name; })
       .def_prop_ro("acted", [](const PyBot& self) { return self.bot->acted; },
                    "Whether the bot acted since its last reset.")
       .def_prop_ro(
           "rng_state",
           [](PyBot& self) -> nb::object {
+            const Hold hold(self.busy, BOT_IN_USE);
             PyRandom* rng = self.bot->generator();
             if (!rng) return nb::none();
             std::vector<int64_t> words(rng->rng.mt, rng->rng.mt + Rng::N);
@@ -115,6 +141,7 @@ void bind_bots(nb::module_& m) {
       .def_prop_ro(
           "style",
           [](PyBot& self) -> nb::object {
+            const Hold hold(self.busy, BOT_IN_USE);
             auto* styled = dynamic_cast<bots::StyledBot*>(self.bot.get());
             if (!styled) return nb::none();
             return nb::cast(std::string(bots::FAMILY_NAMES[styled->family()]));
@@ -124,8 +151,13 @@ void bind_bots(nb::module_& m) {
   m.def(
       "play_bots",
       [](Game& game, std::vector<std::optional<PyBot*>> seat_bots) {
+        HoldAll hold;
+        hold.take(game.busy, GAME_IN_USE);
         std::vector<Bot*> bots_by_seat;
-        for (auto& bot : seat_bots) bots_by_seat.push_back(bot && *bot ? (*bot)->bot.get() : nullptr);
+        for (auto& bot : seat_bots) {
+          if (bot && *bot) hold.take_once((*bot)->busy, BOT_IN_USE);  // one bot may hold two seats
+          bots_by_seat.push_back(bot && *bot ? (*bot)->bot.get() : nullptr);
+        }
         nb::gil_scoped_release release;
         return play_bots(game, bots_by_seat);
       },

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "bots/bot.hpp"
+#include "busy.hpp"
 
 namespace nanobind {
 class module_;
@@ -16,6 +17,7 @@ namespace canasta {
 struct PyBot {
   std::unique_ptr<bots::Bot> bot;
   std::vector<int16_t> legal;  // scratch: the ids of the mask act was given
+  BusyFlag busy;               // held by each call that uses the bot (busy.hpp)
 };
 
 void bind_bots(nanobind::module_& m);

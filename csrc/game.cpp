@@ -54,6 +54,7 @@ Game::Game(std::shared_ptr<const Rules> r, std::string name, int num_players, co
     : rules_ptr(std::move(r)), rules(*rules_ptr), rules_name(std::move(name)), tables(rules), s() {
   if (num_players != 2 && num_players != 3 && num_players != 4 && num_players != 6)
     throw IllegalAction("core: a table seats 2, 3, 4 or 6 players, not " + std::to_string(num_players));
+  rules.check_players(num_players);
   // the deal pops num_players hands from the stock unguarded (rules.py _deal_fits_deck
   // leaves more; the core needs at least this much whoever made the rules)
   if (static_cast<int64_t>(num_players) * rules.hand_size > rules.total_cards())
@@ -733,6 +734,7 @@ int64_t random_playout(std::shared_ptr<const Rules> rules, const std::string& na
     }
     int count;
     const int16_t* legal = game->legal_actions(&count);
+    if (count == 0) break;  // no legal action (never on a dealt game): no draw from nothing
     game->apply(legal[policy.randbelow(static_cast<uint32_t>(count))]);
   }
   return hands;

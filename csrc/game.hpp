@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "actions.hpp"
+#include "busy.hpp"
 #include "melds.hpp"
 #include "rules.hpp"
 #include "state.hpp"
@@ -51,6 +52,9 @@ class Game {
   std::string rules_name;
   MeldTables tables;
   GameState s;
+  // held by every binding that reads or writes the game, and by a batch that steps it
+  // (busy.hpp: one thread at a time)
+  BusyFlag busy;
 
   // ---- queries
   int current_player() const { return s.current; }

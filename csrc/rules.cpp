@@ -103,6 +103,8 @@ Rules Rules::from_values(const RuleValues& v) {
   g_read = &read;
   struct Done { ~Done() { g_read = nullptr; } } done;
   Rules r;
+  r.num_players = static_cast<int>(scalar(v, "num_players", {2, MAX_PLAYERS}));
+  if (r.num_players == 5) bad("num_players", "must be 2, 3, 4 or 6, got 5");
   r.num_decks = static_cast<int>(scalar(v, "num_decks", {1, MAX_DECKS}));
   r.jokers_per_deck = static_cast<int>(scalar(v, "jokers_per_deck", {0, BYTE_MAX}));
   // any deal the rules accept fits the deck (rules.py _deal_fits_deck), which fits MAX_CARDS

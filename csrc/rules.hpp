@@ -20,6 +20,8 @@ using RuleValues = std::map<std::string, std::vector<int64_t>>;
 
 struct Rules {
   // players, deck, deal (resolved for the game's player count)
+  int num_players = 4;     // the count they were resolved for: a game, batch or bot of
+                           // another count refuses them
   int num_decks = 2;       // C-1, S-1 (decks_for)
   int jokers_per_deck = 2;
   int hand_size = 11;      // C-2 (hand_size_for)
@@ -78,6 +80,14 @@ struct Rules {
   int64_t target_score = 5000;  // C-18
 
   static Rules from_values(const RuleValues& values);
+
+  // A game, batch or bot seats `players`: the rules must have been resolved for them.
+  void check_players(int players) const {
+    if (players != num_players)
+      throw std::invalid_argument("core rules: resolved for " + std::to_string(num_players) +
+                                  " players (core.rules_values(rules, " + std::to_string(num_players) +
+                                  ")), not for a table of " + std::to_string(players));
+  }
 
   // C-8, S-8, I-9
   int64_t opening_minimum(int64_t team_score) const {

@@ -2,11 +2,13 @@
 place of the installed one, then play it hard.
 
     python tests/core_sanitize_run.py PATH/_core....so STEPS
+    python tests/core_sanitize_run.py PATH/_core....so fuzz PER_PAIR
 
 The module is loaded as ``canasta_env._core`` before ``canasta_env.core`` imports it, so
 CoreGame and the parity helpers drive the instrumented code. Prints one line ending in
-'sanitized core checked' when every check passed; any failure raises (exit 1), any
-sanitizer report aborts the process.
+'sanitized core checked' when every check passed ('sanitized core fuzzed' for the
+mutated-input fuzz of tests/core_fuzz.py); any failure raises (exit 1), any sanitizer
+report aborts the process.
 """
 
 from __future__ import annotations
@@ -147,9 +149,35 @@ def refused_input() -> int:
     return checks
 
 
+def fuzz(per_pair: int) -> None:
+    """tests/core_fuzz.py at full size: mutated observations and masks to every bot name
+    at every fuzz table, the bad calls, four threads on one object of each kind."""
+    from tests import core_fuzz
+
+    counts = core_fuzz.fuzz_bots(per_pair=per_pair)
+    calls = core_fuzz.bad_calls()
+    hammered = core_fuzz.hammer_all()
+    try:
+        import stable_baselines3  # noqa: F401
+    except ImportError:  # the train extra: its face is the Gymnasium face's, hammered above
+        pass
+    else:
+        hammered["SB3 face"] = core_fuzz.hammer_face(True, rounds=20, sb3=True)
+    refused = sum(busy for _, busy in hammered.values())
+    print(
+        f"{sum(counts.values())} bot decisions on mutated input ({counts}), {calls} bad calls, "
+        f"{len(hammered)} objects in 4 threads ({refused} calls refused as busy): "
+        "sanitized core fuzzed"
+    )
+
+
 def main() -> None:
-    path, steps = Path(sys.argv[1]), int(sys.argv[2])
+    path = Path(sys.argv[1])
     load_core(path)
+    if sys.argv[2] == "fuzz":
+        fuzz(int(sys.argv[3]))
+        return
+    steps = int(sys.argv[2])
     from canasta_env import core
     from canasta_env.rules import make_rules
     from tests import test_core_parity as parity

@@ -14,13 +14,20 @@ that names the field, never a crash or a state the core cannot hold.
   what would overflow its arrays) naming the field, whoever sends it.
 * Seeds: ``vector_env`` deals the same tables on both backends for any Python integer
   seed (past 64 bits, negative, crossing zero or a 32-bit word), deal by deal.
+* Bots, batches, calls out of order (``tests/core_fuzz.py``, run in a child process: the
+  probes' inputs once crashed or hung the process): a mutated observation given to a
+  ``CoreBot`` is refused as "not an observation" naming the entry, or played (a legal
+  id); a bad argument or a call out of order on ``Game``, ``Bot``, ``Batch`` or
+  ``vector_env`` is a named ``ValueError``, ``TypeError`` or ``RuntimeError``.
 """
 
 from __future__ import annotations
 
+import ast
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -530,13 +537,16 @@ def test_core_rules_refuse_what_they_cannot_hold(field, value) -> None:
 
 
 def test_a_deal_larger_than_the_deck_is_refused() -> None:
-    values = core.rules_values(make_rules("classic"), 4)
-    values["hand_size"] = [40]
-    rules = _core.Rules.from_values(values)  # 40 is a hand the deck may deal to 2
     words = list(random.Random(1).getstate()[1])
-    _core.Game(rules, "classic", 2, words)
-    with pytest.raises(ValueError, match="'hand_size' deals 4 x 40 cards from a deck of 108"):
-        _core.Game(rules, "classic", 4, words)
+    for players in (2, 4):
+        values = core.rules_values(make_rules("classic"), players)
+        values["hand_size"] = [40]
+        rules = _core.Rules.from_values(values)  # 40 is a hand the deck may deal to 2
+        if players == 2:
+            _core.Game(rules, "classic", 2, words)
+            continue
+        with pytest.raises(ValueError, match="'hand_size' deals 4 x 40 cards from a deck of 108"):
+            _core.Game(rules, "classic", 4, words)
 
 
 def test_random_steps_stop_where_no_action_is_legal() -> None:
@@ -562,3 +572,58 @@ print("STEPS", core_game.random_steps(10, 1), core_game.legal_actions())
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "STEPS 0 []"
+
+
+# ---------------------------------------------------------------------- bots, batches, order
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _in_child(call: str, timeout: float = 240):
+    """``tests.core_fuzz.<call>`` run in a child process (a crash or a hang fails this test,
+    not the suite); its result."""
+    code = f"from tests import core_fuzz\nprint(repr(core_fuzz.{call}))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, cwd=ROOT
+    )
+    assert done.returncode == 0, f"exit {done.returncode}:\n{done.stderr[-3000:]}"
+    return ast.literal_eval(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_probes_observation_is_refused_naming_the_entry() -> None:
+    """obs[12] = -921 and obs[348] = -703 given to CoreBot("expert"): once SIGSEGV."""
+    message = _in_child("the_first_crash()")
+    assert message == (
+        "not an observation: entry 12 (hand[12]) is -921, which reads -3684: outside 0..255"
+    )
+
+
+def test_the_probes_hangs_end_in_time() -> None:
+    """expert and style:taker on italian 4p once hung on mutated observations: 600 each
+    (and 60 mutated masks) now end within the child's time bound, each played or refused."""
+    counts = _in_child("fuzz_bots([('italian', {}, 4)], ('expert', 'style:taker'), 600)", 120)
+    assert counts["acted"] > 0 and counts["refused"] > 0, counts
+
+
+def test_every_core_bot_answers_mutated_observations() -> None:
+    counts = _in_child("fuzz_bots(core_fuzz.FUZZ_TABLES[:3], per_pair=40, seed=1)")
+    assert counts["acted"] > 0 and counts["refused"] > 0, counts
+
+
+def test_bad_calls_and_calls_out_of_order_are_refused() -> None:
+    """Among them: Batch.step_learner before deal_table (once SIGSEGV), step after
+    deal_table, a game kept past its table's next deal, rules made for another player
+    count, reward scales outside 1e-3..1e9, a mask of 2s, a bot reset for a seat the table
+    has not."""
+    assert _in_child("bad_calls()") > 80
+
+
+def test_step_learner_before_deal_table_is_refused() -> None:
+    """_core.Batch.step_learner before deal_table: once SIGSEGV."""
+    message = _in_child("step_learner_before_deal()")
+    assert message == "step_learner before deal_table at table 0"
+
+
+def test_the_core_reward_scale_range_is_the_envs() -> None:
+    from canasta_env.env import MAX_REWARD_SCALE, MIN_REWARD_SCALE
+
+    assert _core.REWARD_SCALE_RANGE == (MIN_REWARD_SCALE, MAX_REWARD_SCALE)

@@ -1,10 +1,13 @@
 """The compiled core under AddressSanitizer and UndefinedBehaviorSanitizer (slow: make soak).
 
-The test builds ``canasta_env._core`` again with ``-DCANASTA_SANITIZE=ON`` (CMakeLists.txt)
-into a temporary folder, with cmake and ninja on this checkout, then runs
-``tests/core_sanitize_run.py`` in a subprocess that loads that module in place of the
+The tests build ``canasta_env._core`` again with ``-DCANASTA_SANITIZE=ON`` (CMakeLists.txt)
+into a temporary folder (once for the module), with cmake and ninja on this checkout, then
+run ``tests/core_sanitize_run.py`` in a subprocess that loads that module in place of the
 installed one: the parity fuzz over every table (both engines side by side), the C++
-random playout of every table, and the bad-input checks of the parity tests. The Python
+random playout of every table, and the bad-input checks of the parity tests; then, in a
+second subprocess, the mutated-input fuzz of ``tests/core_fuzz.py`` (mutated observations
+and masks to every ``CoreBot`` name at six tables, bad arguments and calls out of order on
+every face, four threads on one object of each kind). The Python
 interpreter is not instrumented, so the ASan runtime (and libstdc++, which ASan's C++
 exception interceptor needs at start) is preloaded (``LD_PRELOAD``); leak
 checks are off (CPython keeps its objects to the end). Any sanitizer report fails the test.
@@ -76,10 +79,10 @@ def _build(build_dir: Path) -> Path:
     return built[0]
 
 
-@pytest.mark.slow
-def test_core_under_sanitizers(tmp_path) -> None:
-    """Parity fuzz (200,000 actions over every table), C++ playouts and bad input, with the
-    core built with -fsanitize=address,undefined: exit 0 and no sanitizer report."""
+@pytest.fixture(scope="module")
+def sanitized(tmp_path_factory) -> tuple[Path, list[str]]:
+    """The sanitizer build of the core (made once for the module) and the runtimes to
+    preload."""
     why = _tools_missing()
     if why:
         pytest.skip(why)
@@ -89,8 +92,15 @@ def test_core_under_sanitizers(tmp_path) -> None:
     if not all(runtimes):
         pytest.skip("g++ -print-file-name names no libasan.so or libstdc++.so")
     start = time.monotonic()
-    module = _build(tmp_path / "build")
-    built = time.monotonic()
+    module = _build(tmp_path_factory.mktemp("sanitize") / "build")
+    print(f"sanitizer build {time.monotonic() - start:.0f} s")
+    return module, runtimes
+
+
+def _run(sanitized, *arguments: str) -> str:
+    """core_sanitize_run.py with the sanitized module and ``arguments``: its stdout; fails
+    on a non-zero exit or any sanitizer report."""
+    module, runtimes = sanitized
     env = dict(os.environ)
     env.update(
         LD_PRELOAD=":".join(runtimes),
@@ -98,8 +108,9 @@ def test_core_under_sanitizers(tmp_path) -> None:
         UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1",
         PYTHONPATH=str(ROOT),
     )
+    start = time.monotonic()
     done = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "core_sanitize_run.py"), str(module), "200000"],
+        [sys.executable, str(ROOT / "tests" / "core_sanitize_run.py"), str(module), *arguments],
         capture_output=True,
         text=True,
         env=env,
@@ -110,6 +121,20 @@ def test_core_under_sanitizers(tmp_path) -> None:
     assert done.returncode == 0 and not reports, (
         f"exit {done.returncode}, {reports}:\n{output[-6000:]}"
     )
-    assert "sanitized core checked" in done.stdout, output[-3000:]
-    checks = time.monotonic() - built
-    print(f"build {built - start:.0f} s, checks {checks:.0f} s; {done.stdout.strip()}")
+    print(f"{time.monotonic() - start:.0f} s: {done.stdout.strip()}")
+    return done.stdout
+
+
+@pytest.mark.slow
+def test_core_under_sanitizers(sanitized) -> None:
+    """Parity fuzz (200,000 actions over every table), C++ playouts and bad input, with the
+    core built with -fsanitize=address,undefined: exit 0 and no sanitizer report."""
+    assert "sanitized core checked" in _run(sanitized, "200000")
+
+
+@pytest.mark.slow
+def test_mutated_input_under_sanitizers(sanitized) -> None:
+    """tests/core_fuzz.py against the sanitizer build: 600 mutated observations (and 60
+    mutated masks) for each of the 12 bot names at 6 tables, every bad call, 4 threads on
+    one object of each kind: each call played or refused, no sanitizer report."""
+    assert "sanitized core fuzzed" in _run(sanitized, "fuzz", "600")

@@ -38,6 +38,10 @@ class Bot {
   // are the mask's legal ids, ascending (count >= 1).
   virtual int act(const float* observation, const int16_t* legal, int count) = 0;
 
+  // whether act reads the observation (all but the random bot): then an observation from
+  // outside the core is checked before act (check_observation)
+  virtual bool reads_observation() const { return true; }
+
   const std::string name;
   bool acted = false;  // act was called since the last reset
   // the generator of a bot that draws (styled bots), else null
@@ -63,6 +67,7 @@ class RandomBot : public Bot {
     return legal[rng_.rng.randbelow(static_cast<uint32_t>(count))];
   }
   PyRandom* generator() override { return &rng_; }
+  bool reads_observation() const override { return false; }
 
  private:
   PyRandom rng_;

@@ -60,8 +60,17 @@ struct View {
 };
 
 // decode_view(observation): throws std::invalid_argument for a vector that shows no
-// player count, as reader.py raises ValueError.
+// player count, as reader.py raises ValueError. The observation is trusted: the core's
+// own (a batch's, play_bots'), or one check_observation passed.
 void decode_view(const float* observation, View* view);
+
+// An observation from outside the core (_core.Bot.act), checked before a bot reads it:
+// every entry finite, and every entry decode_view reads a whole number (to within 1e-3,
+// once unscaled) in the range the builder writes there (a flag 0 or 1, a count of one
+// kind 0..255, the pot, the stock and a hand's size 0..MAX_CARDS); a player count shown.
+// Otherwise std::invalid_argument "not an observation: entry i (its LAYOUT name) ...".
+// What passes keeps every index, loop and binomial of the bots inside its bounds.
+void check_observation(const float* observation);
 
 }  // namespace bots
 }  // namespace canasta
