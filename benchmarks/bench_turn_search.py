@@ -1,12 +1,26 @@
 """The slowest single decision: the legal-move search on adversarial positions.
 
-    python benchmarks/bench_turn_search.py [--quick]
+    python benchmarks/bench_turn_search.py [--quick] [--seeds N] [--games N]
 
-For every preset at every player count, and for house-rule mixes at the extremes of
-``rules.BOUNDS`` (eight decks, wild melds without a size limit, 2-card minimums,
-closing melds, hidden canastas, black 3s that must go out...), the script builds the
-positions where the turn search has most to do, as saved states (so the same position
-is loaded into both engines):
+Three parts, each timing ``legal_actions()`` on both engines (CPU time):
+
+1. built positions: for every preset at every player count, house-rule mixes at the
+   extremes of ``rules.BOUNDS`` (eight decks, wild melds without a size limit, 2-card
+   minimums, closing melds, hidden canastas, black 3s that must go out...), and every
+   plain integer field of ``BOUNDS`` at each of its two ends (the opening minimum's table
+   at 0 and 255, hand sizes of one card and of the whole deck, tables of one deck and of
+   eight: ``tests/house_rules.py`` ``bound_end_tables``), the positions described below;
+2. the saved slow positions of ``tests/positions/`` (the former searches' worst cases);
+3. random play (``--games`` games, uniform legal actions) on rules drawn with several
+   fields at once at the ends of ``BOUNDS`` (``draw_bound_ends``): the positions no
+   construction aims at, where the pot-take and opening proofs were slowest (a pot a
+   hand cannot take under a minimum of 255).
+
+It prints the slowest decision of each part and of each engine; the targets (issue 32)
+are 1 s on the Python engine and 50 ms on the core. ``--quick``: the presets' built
+positions at one seed only.
+
+The built positions, as saved states (so the same position is loaded into both engines):
 
 * ``hand``: the player to act, in the meld phase, holds every card of the stock that
   is not a red 3 (the largest hand the deck allows), its team unopened at the highest
@@ -17,15 +31,13 @@ is loaded into both engines):
 * ``black3``: as ``hand``, with a meld of black 3s laid this turn and the team opened
   (C-7: the turn must end by going out);
 
-and times ``legal_actions()`` on a freshly loaded game of each engine (CPU time), with
-the number of states the search visited (Python). It prints one line a table and the
-slowest decision of each engine; the targets (issue 32) are 1 s on the Python engine
-and 50 ms on the core.
+each timed on a freshly loaded game of each engine, one line a table.
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 import time
 from pathlib import Path
@@ -36,7 +48,16 @@ from canasta_env.cards import BLACK3, JOKER, KIND_NAMES, NUM_NATURALS, TWO, kind
 from canasta_env.core import AVAILABLE, CoreGame  # noqa: E402
 from canasta_env.engine.game import Game  # noqa: E402
 from canasta_env.rules import PRESETS, make_rules  # noqa: E402
-from canasta_env.state_io import cards_text, state_from_dict, state_to_dict  # noqa: E402
+from canasta_env.state_io import (  # noqa: E402
+    cards_text,
+    state_from_dict,
+    state_from_json,
+    state_to_dict,
+)
+from research.slow_decisions import play_table  # noqa: E402
+from tests.house_rules import bound_end_tables, draw_bound_ends  # noqa: E402
+
+POSITIONS = Path(__file__).resolve().parent.parent / "tests" / "positions"
 
 #: House-rule mixes at the extremes of BOUNDS, beside the presets.
 EXTREMES: list[tuple[str, dict, int]] = [
@@ -115,7 +136,8 @@ def build_positions(rules, players: int, seed: int) -> dict[str, dict]:
     if rules.black3_melds and big[BLACK3] >= 3:
         # C-7: black 3s melded this turn, the team opened: the turn must end going out
         laid = max(3, rules.min_meld_size)
-        if big[BLACK3] >= laid and laid <= rules.black3_meld_max_size:
+        closes = rules.meld_closes_at and laid >= rules.meld_closes_at  # S-7: closed at once
+        if big[BLACK3] >= laid and laid <= rules.black3_meld_max_size and not closes:
             after = big[:]
             after[BLACK3] -= laid
             melds = [dict(row) for row in base["melds"]]
@@ -150,7 +172,7 @@ def build_positions(rules, players: int, seed: int) -> dict[str, dict]:
                 staged=0,
                 held="",
                 took_pot=False,
-                clean_only=False,
+                clean_only=top_need <= rules.clean_opening_max_minimum,  # I-10
                 hidden_open=False,
                 melded_this_turn=False,
             ),
@@ -173,37 +195,101 @@ def time_legal(load, repeats: int = 1) -> tuple[float, int]:
     return best, count
 
 
+class Slowest:
+    """The slowest decision of each engine, with where it was."""
+
+    def __init__(self):
+        self.worst = {"python": (0.0, None), "core": (0.0, None)}
+
+    def add(self, engine: str, seconds: float, where: str) -> None:
+        if seconds > self.worst[engine][0]:
+            self.worst[engine] = (seconds, where)
+
+    def report(self, part: str) -> None:
+        for engine, target in (("python", 1000), ("core", 50)):
+            seconds, where = self.worst[engine]
+            if where is not None:
+                print(
+                    f"slowest decision, {part}, {engine}: {seconds * 1000:.2f} ms ({where}); "
+                    f"target {target} ms"
+                )
+
+
+def time_state(load_text, where: str, slowest: list[Slowest]) -> str:
+    """Time one saved position (a loader of fresh Python games) on both engines."""
+    py_time, legal = time_legal(load_text)
+    line = f"{where}: {legal} legal, python {py_time * 1000:.1f} ms"
+    for each in slowest:
+        each.add("python", py_time, where)
+    if AVAILABLE:
+        core_time, _ = time_legal(lambda: CoreGame.from_game(load_text()))
+        line += f", core {core_time * 1000:.2f} ms"
+        for each in slowest:
+            each.add("core", core_time, where)
+    return line
+
+
+def built_positions(tables, seeds: int, overall: Slowest) -> None:
+    part = Slowest()
+    for name, overrides, players in tables:
+        rules = make_rules(name, **overrides)
+        for seed in range(seeds):
+            for kind, state in build_positions(rules, players, seed).items():
+                where = f"{name} {overrides or ''} {players}p seed {seed} {kind}"
+                try:
+                    state_from_dict(state)
+                except ValueError as error:  # a construction these rules do not allow
+                    print(f"{where}: not a legal position ({error})")
+                    continue
+                load = lambda state=state: state_from_dict(state)  # noqa: E731
+                print(time_state(load, where, [part, overall]), flush=True)
+    part.report("built positions")
+
+
+def saved_positions(overall: Slowest) -> None:
+    part = Slowest()
+    for path in sorted(POSITIONS.glob("*.json")):
+        text = path.read_text()
+        if '"format": "canasta-env/state"' not in text:
+            continue  # (the masks beside them)
+        load = lambda text=text: state_from_json(text)  # noqa: E731
+        print(time_state(load, f"tests/positions/{path.name}", [part, overall]), flush=True)
+    part.report("saved positions")
+
+
+def random_play(games: int, steps: int, overall: Slowest) -> None:
+    rng = random.Random(44)
+    heaps = {"python": [], "core": []}
+    decisions = 0
+    for _ in range(games):
+        table = draw_bound_ends(rng)
+        decisions += play_table(table, rng.randrange(10**6), steps, 1, heaps)
+    part = Slowest()
+    for engine, heap in heaps.items():
+        for seconds, _, record in heap:
+            where = f"{record['table']} seed {record['seed']} step {record['step']}"
+            part.add(engine, seconds, where)
+            overall.add(engine, seconds, where)
+    print(f"random play at the ends of BOUNDS: {games} games, {decisions} decisions")
+    part.report("random play")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="presets at one seed only")
     parser.add_argument("--seeds", type=int, default=3, help="deals per table (default 3)")
+    parser.add_argument("--games", type=int, default=24, help="random games (default 24)")
+    parser.add_argument("--steps", type=int, default=1000, help="decisions a game at most")
     args = parser.parse_args(argv)
     tables = [(name, {}, n) for name, rules in PRESETS.items() for n in rules.player_counts]
-    if not args.quick:
-        tables += EXTREMES
-    worst_py = worst_core = (0.0, None)
-    for name, overrides, players in tables:
-        rules = make_rules(name, **overrides)
-        for seed in range(1 if args.quick else args.seeds):
-            for kind, state in build_positions(rules, players, seed).items():
-                py_time, legal = time_legal(lambda state=state: state_from_dict(state))
-                where = f"{name} {overrides or ''} {players}p seed {seed} {kind}"
-                line = f"{where}: {legal} legal, python {py_time * 1000:.1f} ms"
-                if py_time > worst_py[0]:
-                    worst_py = (py_time, where)
-                if AVAILABLE:
-                    core_time, _ = time_legal(
-                        lambda state=state: CoreGame.from_game(state_from_dict(state))
-                    )
-                    line += f", core {core_time * 1000:.2f} ms"
-                    if core_time > worst_core[0]:
-                        worst_core = (core_time, where)
-                print(line, flush=True)
-    print(f"slowest decision, python: {worst_py[0] * 1000:.1f} ms ({worst_py[1]}); target 1000 ms")
-    if AVAILABLE:
-        print(
-            f"slowest decision, core: {worst_core[0] * 1000:.2f} ms ({worst_core[1]}); target 50 ms"
-        )
+    overall = Slowest()
+    if args.quick:
+        built_positions(tables, 1, overall)
+    else:
+        built_positions(tables + EXTREMES + bound_end_tables(), args.seeds, overall)
+        saved_positions(overall)
+        random_play(args.games, args.steps, overall)
+    overall.report("all")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "turn_bounds.hpp"
+
 namespace canasta {
 
 namespace {
@@ -333,9 +335,9 @@ bool TurnSearch::node_ok(const Node& node) {
   const bool goo = going_out_only(rules, node.nat);
   if (opened && total >= 2 && !goo) return true;  // a discard ends the turn, at once
   if (!opened && !goo && opens_plainly(node)) return true;
+  if (!may_end(node, opened, goo)) return false;  // quick bounds: going out or the opening
   if (goo) {  // only going out ends the turn (C-7): the slot search prunes that best
     if (!rules.black3_canasta_wins_game) {
-      if (stuck(node) >= 2) return false;  // two cards no meld can take
       if (!any_of(node.held, NUM_KINDS)) {  // (held cards join mid-turn: the search's)
         const bool concealed_ok = rules.concealed_go_out_ignores_minimum && !node.took;
         const int out = can_meld_out(node, opened, concealed_ok);
@@ -454,27 +456,6 @@ bool TurnSearch::melds_out(const int16_t* left, const Node& node) const {
   return sum <= wilds - least;
 }
 
-// Cards of the hand no meld move can take (opening.py _stuck).
-int64_t TurnSearch::stuck(const Node& node) const {
-  if (any_of(node.held, NUM_KINDS)) return 0;
-  const int64_t least = std::max<int64_t>(2, rules.min_naturals);
-  int64_t count = 0;
-  for (int rank = 0; rank < NUM_NATURALS; ++rank) {
-    const int64_t have = node.hand[rank];
-    if (have && have < least && !(node.nat[rank] || node.two[rank] || node.jok[rank]))
-      count += have;
-  }
-  const int64_t black3 = node.hand[BLACK3];
-  if (black3 && !rules.meld_closes_at) {
-    if (!rules.black3_melds) count += black3;
-    else if (node.nat[SLOT_BLACK3])
-      count += std::max<int64_t>(0, black3 - (rules.black3_meld_max_size - node.nat[SLOT_BLACK3]));
-    else if (black3 < std::max<int64_t>(3, rules.min_meld_size)) count += black3;
-    else count += std::max<int64_t>(0, black3 - rules.black3_meld_max_size);
-  }
-  return count;
-}
-
 // The search over whole positions (opening.py _dfs_ok).
 bool TurnSearch::dfs_ok(const Node& in) {
   Node node = in;
@@ -525,6 +506,10 @@ bool TurnSearch::dfs_expand(const Node& node) {
     if (found >= 0) return found == 1;
   }
   if (--budget < 0) throw OverBudget{};
+  if (!may_end(node, node.opened, going_out_only(rules, node.nat))) {
+    if (memoised) node_memo.store(key, h, false);  // (the quick bounds, once a position)
+    return false;
+  }
   int16_t moves[NUM_ACTIONS];
   const int count =
       meld_moves(game.tables, node.hand, node.nat, node.two, node.jok, node.clean_only, moves);
@@ -539,6 +524,30 @@ bool TurnSearch::dfs_expand(const Node& node) {
   }
   if (memoised) node_memo.store(key, h, result);
   return result;
+}
+
+// Quick upper bounds (turn_bounds.hpp) before any search: false where the turn surely
+// cannot end (opening.py _may_end): only going out ends it (C-7) and its canastas are out
+// of reach; or the team has not opened, cannot go out concealed (C-15) nor lay a hidden
+// canasta (S-8), and cannot meld its opening minimum keeping the cards the end needs.
+bool TurnSearch::may_end(const Node& node, bool opened, bool goo) const {
+  const bool escape = rules.black3_canasta_wins_game &&
+                      black3_canasta_in_reach(rules, node.hand, node.held, node.nat,
+                                              node.closed_b3);  // S-11, a card left
+  const bool out = going_out_in_reach(rules, node.hand, node.held, node.nat, node.two, node.jok,
+                                      node.closed_count, node.closed_clean,
+                                      game.s.had_clean_at_turn_start);
+  if (goo && !out && !escape) return false;
+  if (opened || (out && rules.concealed_go_out_ignores_minimum && !node.took)) return true;
+  const MeldTables& tables = game.tables;
+  if (hidden_canasta_possible(tables, node.hand, node.nat, node.two, node.jok, node.clean_only))
+    return true;
+  const int fewest = out ? (rules.go_out_needs_discard ? 1 : 0) : (escape ? 1 : 2);
+  int64_t held = 0;
+  for (int k = 0; k < NUM_KINDS; ++k) held += node.held[k];
+  const int keep = static_cast<int>(std::max<int64_t>(0, fewest - held));
+  return opening_in_reach(tables, node.hand, node.nat, node.two, node.jok, node.clean_only,
+                          game.s.need[team] - node.staged, keep);
 }
 
 // A witness, found at once where it exists: new melds of naturals alone, a rank at a
@@ -590,7 +599,8 @@ SlotSearch::SlotSearch(Game& g, int team_, const Node& start)
   closes_at = rules.meld_closes_at;
   canasta_size = rules.canasta_size;
   max_wilds = rules.max_wilds_per_meld;
-  may_hide = rules.hidden_canasta_opens && !start.opened;
+  may_hide = !start.opened && hidden_canasta_possible(tables, start.hand, start.nat, start.two,
+                                                      start.jok, start.clean_only);
   b3_escape = rules.black3_canasta_wins_game;
   for (int r = 0; r < NUM_NATURALS; ++r) {
     hand_nat[r] = start.hand[r];

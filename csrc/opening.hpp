@@ -59,7 +59,7 @@ class TurnSearch {
   void child(const Node& node, const Move& move, Node& out) const;
   bool node_ok(const Node& node);
   bool opens_plainly(const Node& node) const;
-  int64_t stuck(const Node& node) const;
+  bool may_end(const Node& node, bool opened, bool goo) const;
   // C-7's going out by counting, where the rules allow (-1: the search decides)
   int can_meld_out(const Node& node, bool opened, bool concealed_ok) const;
   bool melds_out(const int16_t* left, const Node& node) const;

@@ -14,6 +14,12 @@ bounded time, and the player to act always has a legal action (issue 32).
   of eight decks with 248 jokers) loaded on both engines: the same mask, and the number
   of states the Python search visits held under a bound (a count, not seconds: the shape
   of the time bound).
+* ``test_bound_end_positions``: the slowest positions of random play on rules at the
+  ends of ``rules.BOUNDS`` (``research/slow_decisions.py``: opening minimums of 255,
+  a pot the hand cannot take, C-7's going out without the canastas it needs, S-15's
+  clean canastas): the mask
+  both engines give is the one in ``positions/bound_ends_legal.json``, and the Python
+  search visits at most a bound of states.
 * ``test_min_meld_size_2_never_strands_the_player``: the empty mask of the outside
   check (classic, 2 players, ``min_meld_size=2``: black 3s melded with a going out that
   only 2-card melds, which no action lays, could finish), as an exact position.
@@ -21,6 +27,7 @@ bounded time, and the player to act always has a legal action (issue 32).
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -32,7 +39,7 @@ from canasta_env.engine.game import Game
 from canasta_env.rules import make_rules
 from canasta_env.state_io import state_from_json
 from tests.core_parity import fuzz_table
-from tests.house_rules import draw_house_rules
+from tests.house_rules import draw_bound_ends, draw_house_rules
 from tests.reference_rules import STYLES, choose_action, reference_legal
 
 needs_core = pytest.mark.skipif(not AVAILABLE, reason="the compiled core is not built")
@@ -61,9 +68,9 @@ def play_both(preset: str, overrides: dict, players: int, seed: int, steps: int)
     )
 
 
-def _tables(count: int, seed: int) -> list[tuple[str, dict, int, int]]:
+def _tables(count: int, seed: int, draw=draw_house_rules) -> list[tuple[str, dict, int, int]]:
     rng = random.Random(seed)
-    return [(*draw_house_rules(rng), rng.randrange(10**6)) for _ in range(count)]
+    return [(*draw(rng), rng.randrange(10**6)) for _ in range(count)]
 
 
 def _table_id(table) -> str:
@@ -88,13 +95,20 @@ def test_house_rule_parity_soak(table) -> None:
     assert play_both(preset, overrides, players, seed, SOAK_STEPS) > 0
 
 
-def test_house_rule_masks_match_reference() -> None:
+@pytest.mark.parametrize(
+    ("draw", "table_seed"),
+    [(draw_house_rules, 32_002), (draw_bound_ends, 44_002)],
+    ids=["mixes", "ends"],
+)
+def test_house_rule_masks_match_reference(draw, table_seed: int) -> None:
     """The Python mask equals the brute-force reference on small-hand positions of
-    drawn house-rule tables (G-5, C-5..C-15, S-5..S-16, I-5..I-11 under house rules): the
-    whole mask of the meld phase, and the takes of the draw phase (what the turn search
-    decides; draw and pass follow C-16/S-17 outside it)."""
+    drawn house-rule tables (G-5, C-5..C-15, S-5..S-16, I-5..I-11 under house rules), and
+    of tables at the ends of BOUNDS (opening minimums of 0 and 255 among them, where the
+    quick bounds of engine/turn_bounds.py refuse moves before any search): the whole mask
+    of the meld phase, and the takes of the draw phase (what the turn search decides;
+    draw and pass follow C-16/S-17 outside it)."""
     checked = 0
-    for preset, overrides, players, seed in _tables(40, 32_002):
+    for preset, overrides, players, seed in _tables(40, table_seed, draw):
         rules = make_rules(preset, **overrides)
         game = Game(rules, players, seed=seed)
         rng = random.Random(seed)
@@ -154,6 +168,49 @@ def test_slow_positions(name: str) -> None:
     if AVAILABLE:
         core = CoreGame.from_game(_load(name))
         assert core.legal_actions() == legal
+
+
+#: position file -> the most states the Python search may visit for its mask (memo entries,
+#: as above), and the states the search visited before the quick bounds of
+#: engine/turn_bounds.py (CPU time on this machine then: Python, core). The masks, the
+#: same before and after on both engines, are in positions/bound_ends_legal.json.
+BOUND_END_POSITIONS = {
+    # spanish 2p, minimum 255: the only legal move is the draw; the pot (3 of a rank
+    # taken, 44 cards held aside) cannot be taken: 1,496,512 states (31.3 s, 5.2 s)
+    "spanish_2p_255_pot_draw_only.json": 50,
+    # the same table in the meld phase: no meld can lead to 255: 47,091 (4.2 s, 80 ms)
+    "spanish_2p_255_meld.json": 50,
+    # italian 2p, minimum 255, 32 cards: 21,736 (1.25 s, 16 ms)
+    "italian_2p_255_meld.json": 3_500,
+    # italian 2p, minimum 255, pairs that need the wild cards: 7,482 (0.35 s, 1.9 ms)
+    "italian_2p_255_pair_wilds.json": 4_000,
+    # italian 4p, minimum 255: every card melded reaches it, none left to discard:
+    # 13,189 (1.07 s, 21 ms)
+    "italian_4p_255_keep_two.json": 50,
+    # spanish 4p, black 3s melded (C-7 only going out): no clean canasta may be made
+    # this turn (S-15): 49,634 (1.45 s, 26 ms)
+    "spanish_4p_black3_no_clean.json": 100,
+    # classic 3p, pot taken, black 3s melded: a held 4 and Q can never be melded:
+    # 12,112 (0.71 s, 15 ms)
+    "classic_3p_held_stuck.json": 100,
+    # canastone 3p, 108 cards after a 255-card draw, black 3s melded: going out would
+    # make eleven canastas, two too many for the wild cards that keep them dirty (S-15):
+    # 34,829 (1.12-1.39 s, 20 ms)
+    "canastone_3p_no_clean_canasta.json": 50,
+}
+
+
+@pytest.mark.parametrize("name", sorted(BOUND_END_POSITIONS))
+def test_bound_end_positions(name: str) -> None:
+    """The slowest positions at the ends of BOUNDS: their exact mask on both engines,
+    within a bounded number of search states."""
+    expected = json.loads((POSITIONS / "bound_ends_legal.json").read_text())[name]
+    game = _load(name)
+    assert game.legal_actions() == expected
+    visited = len(game.search.memo) + len(game.search.slot_memo)
+    assert visited <= BOUND_END_POSITIONS[name], f"{name}: {visited} states"
+    if AVAILABLE:
+        assert CoreGame.from_game(_load(name)).legal_actions() == expected
 
 
 def test_min_meld_size_2_never_strands_the_player() -> None:

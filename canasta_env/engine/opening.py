@@ -17,6 +17,12 @@ reaches a legal end of turn:
 Once black 3s are melded where they may be melded only when going out (C-7),
 only the second way remains: the turn must end by going out.
 
+Before any search, and again at each position the first search expands, quick upper
+bounds (:mod:`canasta_env.engine.turn_bounds`) refuse what cannot end the turn: an
+opening minimum the hand cannot meld while keeping the cards the end needs (G-5: the
+pot a hand cannot take under a high minimum is refused at once), a going out whose
+canastas are out of reach (C-7, C-14, S-15). They never decide a True.
+
 Where only going out can end the turn (C-7), counting answers first where the
 rules allow it (:meth:`TurnSearch._can_meld_out`: every card but the discard must
 join a meld the action layout can lay). Then two exact searches answer, so the
@@ -58,6 +64,12 @@ from canasta_env.engine.melds import (
     meld_points,
 )
 from canasta_env.engine.transitions import lay, take_top
+from canasta_env.engine.turn_bounds import (
+    black3_canasta_in_reach,
+    going_out_in_reach,
+    hidden_canasta_possible,
+    opening_in_reach,
+)
 
 #: No pile cards held aside (the ``held`` field of a node is a tuple of kind counts).
 NO_HELD = (0,) * NUM_KINDS
@@ -260,6 +272,8 @@ class TurnSearch:
             return True  # a discard ends the turn (the search's first answer, at once)
         if not opened and not goo and self._opens_plainly(node, need):
             return True
+        if not self._may_end(node, need, opened, goo):
+            return False  # quick bounds: going out or the opening out of reach
         turn_key = (game.hand_index, id(game.hands), game.current)
         if self.memo_turn != turn_key or len(self.memo) + len(self.slot_memo) > MEMO_MAX:
             self.memo = {}
@@ -271,8 +285,6 @@ class TurnSearch:
         # states are bounded, answers instead: both are exact, so the answer is the same
         if goo:  # only going out ends the turn (C-7): the slot search prunes that best
             if not rules.black3_canasta_wins_game:
-                if self._stuck(node) >= 2:
-                    return False  # two cards no meld can take: going out is out of reach
                 if not any(node.held):  # (held cards join mid-turn: the search's)
                     concealed_ok = rules.concealed_go_out_ignores_minimum and not node.took
                     out = self._can_meld_out(node.hand, node, opened, concealed_ok)
@@ -289,6 +301,39 @@ class TurnSearch:
             return _SlotSearch(self, node).run()
         finally:
             sys.setrecursionlimit(limit)
+
+    def _may_end(self, node: Node, need: int, opened: bool, goo: bool) -> bool:
+        """Quick upper bounds (engine/turn_bounds.py) before any search: False where the
+        turn surely cannot end. Only going out ends it (C-7) and the canastas for it are
+        out of reach (C-14, S-15, I-11); or the team has not opened, cannot go out
+        concealed (C-15) nor lay a hidden canasta (S-8), and cannot meld its opening
+        minimum (G-5) keeping the cards the end of the turn needs (a discard, or the one
+        of a going out; the held pot cards join the hand at the opening, C-8)."""
+        game = self.game
+        rules = game.rules
+        closed = node.closed
+        escape = rules.black3_canasta_wins_game and black3_canasta_in_reach(
+            rules, node.hand, node.held, node.nat, any(c[0] == SLOT_BLACK3 for c in closed)
+        )  # S-11: a black-3 canasta that wins the game ends the turn, a card left
+        clean = sum(canasta_kind(slot, n, t, j)[0] for slot, n, t, j, _ in closed)
+        out = going_out_in_reach(
+            rules, node.hand, node.held, node.nat, node.two, node.jok, len(closed), clean,
+            game.had_clean_at_turn_start,
+        )  # fmt: skip
+        if goo and not out and not escape:
+            return False
+        if opened or (out and rules.concealed_go_out_ignores_minimum and not node.took):
+            return True
+        tables = game.tables
+        hand, nat, two, jok, clean_only = node.hand, node.nat, node.two, node.jok, node.clean_only
+        if hidden_canasta_possible(tables, hand, nat, two, jok, clean_only):
+            return True
+        if out:
+            fewest = 1 if rules.go_out_needs_discard else 0
+        else:
+            fewest = 1 if escape else 2
+        keep = max(0, fewest - sum(node.held))
+        return opening_in_reach(tables, hand, nat, two, jok, clean_only, need - node.staged, keep)
 
     def _dfs_ok(self, node: Node) -> bool:
         """The depth-first search over whole positions: can the turn end legally from
@@ -373,6 +418,10 @@ class TurnSearch:
         if self.budget < 0:
             raise _OverBudget
         result = False  # every move melds a card: no cycle, and nothing stored until known
+        need = game.need[game.team_of[game.current]]
+        if not self._may_end(node, need, node.opened, going_out_only(game.rules, nat)):
+            self.memo[key] = False  # (the quick bounds, once a position)
+            return False
         for move in meld_moves(game.tables, hand, nat, two, jok, node.clean_only):
             if self._dfs_ok(self._child(node, move)):
                 result = True
@@ -488,32 +537,6 @@ class TurnSearch:
             len(extra_for_canasta) >= missing and sum(extra_for_canasta[:missing]) <= wilds - least
         )
 
-    def _stuck(self, node: Node) -> int:
-        """Cards of the hand that no meld move can take: naturals of a rank without a
-        meld and too few to start one (C-5), black 3s beyond what their meld may still
-        hold (C-7); 0 while held pot cards may still join the hand."""
-        if any(node.held):
-            return 0
-        rules = self.game.rules
-        hand, nat, two, jok = node.hand, node.nat, node.two, node.jok
-        least = max(2, rules.min_naturals)
-        stuck = 0
-        for rank in range(NUM_NATURALS):
-            have = hand[rank]
-            if have and have < least and not (nat[rank] or two[rank] or jok[rank]):
-                stuck += have
-        black3 = hand[BLACK3]
-        if black3 and not rules.meld_closes_at:  # (closing melds start anew: not counted)
-            if not rules.black3_melds:
-                stuck += black3
-            elif nat[SLOT_BLACK3]:
-                stuck += max(0, black3 - (rules.black3_meld_max_size - nat[SLOT_BLACK3]))
-            elif black3 < max(3, rules.min_meld_size):
-                stuck += black3
-            else:
-                stuck += max(0, black3 - rules.black3_meld_max_size)
-        return stuck
-
     def _opens_plainly(self, node: Node, need: int) -> bool:
         """A witness, found at once where it exists: new melds of naturals alone, a rank
         at a time (up to 7 cards, C-5's limits), reach the minimum and keep two cards in
@@ -613,7 +636,9 @@ class _SlotSearch:
         self.canasta_size = rules.canasta_size
         self.ok = self.tables.natural_ok
         self.count_cap = rules.go_out_min_canastas
-        self.may_hide = rules.hidden_canasta_opens and not node.opened
+        self.may_hide = not node.opened and hidden_canasta_possible(
+            self.tables, node.hand, node.nat, node.two, node.jok, node.clean_only
+        )
         self.b3_escape = rules.black3_canasta_wins_game
         hand, held = node.hand, node.held
         self.hand_nat = hand[:NUM_NATURALS]
