@@ -1,0 +1,266 @@
+"""The gauntlet: an agent against opponents it never trained with, on duplicate deals.
+
+The league trains an agent; the gauntlet judges it (docs/generalisation.md). Its opponents,
+by group:
+
+==============  ============================================================================
+group           who
+==============  ============================================================================
+``stranger``    bots written from the public docs alone by writers who read no agent, bot
+                or training code (:mod:`research.strangers`, ``s1_*`` and ``s2_*``)
+``wide``        the house bots' strategies with every number drawn each hand from ranges
+                far wider than any league's (:mod:`research.strangers.wide`)
+``held-out``    the project's own held-out bots (``examples.docs_bots``, ``MyBot``, the
+                held-out styled families): written inside the project, so no longer a fair
+                stranger, reported beside the others
+``exploiter``   the best responses ``canasta exploit`` trained against earlier agents
+                (``research/exploiters/``)
+``snapshot``    earlier agents of the table (``research/hardening/``, the shipped model)
+``house``       ``expert``, the reference every figure of the project is compared with
+==============  ============================================================================
+
+An opponent the agent trained against (an entry of its run's ``opponents``, given with
+``--config``) is played and marked ``trained with``; the headline is the **worst stranger**:
+the lowest win rate over the ``stranger`` and ``wide`` groups.
+
+    python -m research.gauntlet run --agent ppo:classic-4p --players 4 \\
+        --config docs/training/run_h5_config.json --hands 2000 --seed 9100 --jobs 2 \\
+        --out runs/gauntlet/h5_4p.json
+    python -m research.gauntlet report runs/gauntlet/h5_4p.json [MORE.json ...]
+
+``run`` keeps every finished pairing in ``--out`` (written after each), so a stopped run
+resumes where it stopped; the same command gives the same hands (the arena's duplicate deals
+from ``--seed``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: The stranger bots (docs only), each by its import path.
+STRANGERS = (
+    "research.strangers.s1_racer:Racer",
+    "research.strangers.s1_freezer:Freezer",
+    "research.strangers.s1_guard:Guard",
+    "research.strangers.s2_hoarder:PotHoarder",
+    "research.strangers.s2_builder:CanastaBuilder",
+    "research.strangers.s2_counter:Counter",
+)
+WIDE = ("research.strangers.wide:WideExpert", "research.strangers.wide:WideStyled")
+HELD_OUT = (
+    "examples.docs_bots:Hoarder",
+    "examples.docs_bots:Sprinter",
+    "examples.docs_bots:PileBlocker",
+    "examples.my_bot:MyBot",
+    "style:builder",
+    "style:controller",
+)
+HOUSE = ("expert",)
+#: The groups whose worst figure is the headline.
+HEADLINE_GROUPS = ("stranger", "wide")
+#: The most bytes of a gauntlet file read back.
+MAX_GAUNTLET_BYTES = 4 * 2**20
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _model_path(agent: str) -> Path | None:
+    """The model file of a ``ppo:`` agent (a shipped name resolved), or None."""
+    if not agent.startswith("ppo:"):
+        return None
+    from agents.network import resolve_model
+
+    try:
+        return Path(resolve_model(agent[len("ppo:") :]))
+    except (ValueError, OSError):
+        return None
+
+
+def opponents(players: int, agent: str) -> list[tuple[str, str]]:
+    """(group, agent name) of every opponent of a classic ``players`` table; networks that
+    are the agent's own file (by digest) are left out."""
+    own = _model_path(agent)
+    own_digest = _digest(own) if own is not None and own.is_file() else None
+    rows = [("stranger", name) for name in STRANGERS]
+    rows += [("wide", name) for name in WIDE]
+    rows += [("held-out", name) for name in HELD_OUT]
+    rows += [("house", name) for name in HOUSE]
+    networks = [("exploiter", p) for p in sorted((ROOT / "research/exploiters").glob("*.npz"))]
+    networks += [("snapshot", p) for p in sorted((ROOT / "research/hardening").glob("*.npz"))]
+    networks += [("snapshot", ROOT / f"agents/models/classic_{players}p.npz")]
+    seen = {own_digest}
+    for group, path in networks:
+        if f"classic_{players}p" not in path.name or _digest(path) in seen:
+            continue
+        seen.add(_digest(path))
+        rows.append((group, "ppo:" + str(path.relative_to(ROOT))))
+    return rows
+
+
+def trained_with(config_path: str | Path | None) -> set[str]:
+    """The league entries of a run's ``config.json`` (``opponents``), network entries by
+    their file's digest (``sha256:HEX``) so that a copy of an exploiter is recognised."""
+    if config_path is None:
+        return set()
+    from canasta_env.jsonfile import read_json_file
+
+    config = read_json_file(Path(config_path), "run config", MAX_GAUNTLET_BYTES)
+    names: set[str] = set()
+    for entry in (config.get("opponents") or {}) if isinstance(config, dict) else {}:
+        path = _model_path(entry)
+        if path is not None and path.is_file():
+            names.add("sha256:" + _digest(path))
+        elif isinstance(entry, str):
+            names.add(entry)
+    return names
+
+
+def _was_trained_with(name: str, league: set[str]) -> bool:
+    if name in league:
+        return True
+    if name.startswith("style:") and "styled" in league:
+        return False  # ``styled`` draws training families only: a held-out one never
+    path = _model_path(name)
+    return path is not None and path.is_file() and "sha256:" + _digest(path) in league
+
+
+def play_pairing(agent: str, opponent: str, players: int, hands: int, seed: int, jobs: int) -> dict:
+    """The agent against one opponent on ``hands`` duplicate hands: its share of hands won
+    (Wilson interval) and its mean score difference a hand (t interval)."""
+    from agents.arena import run_arena
+    from agents.stats import mean_interval
+
+    started = time.perf_counter()
+    seats = [f"agent={agent}", f"opponent={opponent}"]  # labels: the same name twice is fine
+    result = run_arena(seats, "classic", players, hands=hands, seed=seed, jobs=jobs, plot=False)
+    row = next(r for r in result.summary["ranking"] if r["agent"] == seats[0])
+    diffs = [hand.score_diff[seats[0]] for hand in result.hands]
+    mean, low, high = mean_interval(diffs)
+    return {
+        "hands": row["hands"],
+        "win_rate": row["win_rate"],
+        "win_ci": list(row["win_ci"]),
+        "score_diff": mean,
+        "score_diff_ci": [low, high],
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def run(
+    agent: str,
+    players: int,
+    out: Path,
+    *,
+    hands: int = 2000,
+    seed: int = 9100,
+    jobs: int = 1,
+    config: str | None = None,
+    only: Sequence[str] = (),
+    log: Callable[[str], None] = print,
+) -> dict:
+    """Play every opponent not yet in ``out`` (see the module doc); returns the document."""
+    from canasta_env.jsonfile import read_json_file
+    from canasta_env.safe_write import atomic_write
+
+    league = trained_with(config)
+    document = {"agent": agent, "players": players, "hands": hands, "seed": seed, "rows": []}
+    if out.exists():
+        kept = read_json_file(out, "gauntlet", MAX_GAUNTLET_BYTES)
+        same = all(kept.get(k) == document[k] for k in ("agent", "players", "hands", "seed"))
+        if not same:
+            raise ValueError(f"{out}: a gauntlet of another agent, table, size or seed")
+        document = kept
+    done = {row["opponent"] for row in document["rows"]}
+    for group, opponent in opponents(players, agent):
+        if opponent in done or (only and group not in only):
+            continue
+        figures = play_pairing(agent, opponent, players, hands, seed, jobs)
+        row = {"group": group, "opponent": opponent, **figures}
+        row["trained_with"] = _was_trained_with(opponent, league)
+        document["rows"].append(row)
+        atomic_write(out, json.dumps(document, indent=1) + "\n", "gauntlet")
+        log(f"[gauntlet] {group:9} {opponent}: {percent(row)} ({figures['seconds']} s)")
+    return document
+
+
+def percent(row: dict) -> str:
+    low, high = row["win_ci"]
+    return f"{100 * row['win_rate']:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def worst(document: dict, groups: Sequence[str] = HEADLINE_GROUPS) -> dict | None:
+    """The row of lowest win rate among ``groups``, opponents trained with left out."""
+    rows = [r for r in document["rows"] if r["group"] in groups and not r["trained_with"]]
+    return min(rows, key=lambda r: r["win_rate"]) if rows else None
+
+
+def render(document: dict) -> str:
+    """A markdown table of one gauntlet, the worst stranger first."""
+    head = worst(document)
+    lines = [
+        f"**{document['agent']}**, classic {document['players']} players, "
+        f"{document['hands']:,} duplicate hands a pairing (arena seed {document['seed']})",
+        "",
+    ]
+    if head is not None:
+        lines += [f"Worst stranger: `{head['opponent']}` {percent(head)}", ""]
+    lines += [
+        "| group | opponent | hands won % [95% CI] | score diff [95% CI] |",
+        "|---|---|---|---|",
+    ]
+    for row in sorted(document["rows"], key=lambda r: (r["group"], r["win_rate"])):
+        low, high = row["score_diff_ci"]
+        mark = " (trained with)" if row["trained_with"] else ""
+        lines.append(
+            f"| {row['group']} | `{row['opponent']}`{mark} | {percent(row)} | "
+            f"{row['score_diff']:+.0f} [{low:+.0f}, {high:+.0f}] |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m research.gauntlet", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    go = sub.add_parser("run", help="play the gauntlet (resumes)")
+    go.add_argument("--agent", required=True)
+    go.add_argument("--players", type=int, choices=(2, 4), required=True)
+    go.add_argument("--out", type=Path, required=True)
+    go.add_argument("--hands", type=int, default=2000)
+    go.add_argument("--seed", type=int, default=9100)
+    go.add_argument("--jobs", type=int, default=1)
+    go.add_argument("--config", help="the agent's run config.json: its league is marked")
+    go.add_argument("--only", default="", help="groups to play, a comma list (default: all)")
+    show = sub.add_parser("report", help="markdown tables of gauntlet files")
+    show.add_argument("files", nargs="+", type=Path)
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "run":
+            only = [g for g in args.only.split(",") if g]
+            document = run(
+                args.agent, args.players, args.out, hands=args.hands, seed=args.seed,
+                jobs=args.jobs, config=args.config, only=only,
+            )  # fmt: skip
+            print(render(document))
+        else:
+            from canasta_env.jsonfile import read_json_file
+
+            for path in args.files:
+                print(render(read_json_file(path, "gauntlet", MAX_GAUNTLET_BYTES)) + "\n")
+    except ValueError as error:
+        print(f"research.gauntlet: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

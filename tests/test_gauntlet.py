@@ -1,0 +1,104 @@
+"""The gauntlet (research/gauntlet.py): who the opponents are, which the agent trained with,
+the worst stranger, and a run that resumes; the stranger bots play every table legally."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from agents.registry import make_agent
+from canasta_env.rules import make_rules
+from canasta_env.table import Table
+from research import gauntlet
+
+
+def test_the_opponents_of_the_4_player_agent():
+    rows = gauntlet.opponents(4, "ppo:classic-4p")
+    names = [name for _, name in rows]
+    assert [n for g, n in rows if g == "stranger"] == list(gauntlet.STRANGERS)
+    assert "ppo:research/exploiters/classic_4p_h5_20M.npz" in names
+    assert not any("classic_2p" in n for n in names)  # another table's networks
+    # the shipped file is the agent itself, and h5 in research/hardening is the same bytes
+    assert "ppo:agents/models/classic_4p.npz" not in names
+    assert "ppo:research/hardening/classic_4p_h5.npz" not in names
+    assert "ppo:research/hardening/classic_4p_h4.npz" in names
+    assert len(names) == len(set(names))
+
+
+def test_what_the_agent_trained_with_is_read_from_its_run_config(tmp_path):
+    config = tmp_path / "config.json"
+    exploiter = "research/exploiters/classic_4p_h4_20M.npz"
+    config.write_text(json.dumps({"opponents": {"expert": 0.5, "styled": 0.2,
+                                                f"ppo:{exploiter}": 0.3}}))  # fmt: skip
+    league = gauntlet.trained_with(config)
+    assert gauntlet._was_trained_with("expert", league)
+    assert gauntlet._was_trained_with(f"ppo:{exploiter}", league)
+    assert not gauntlet._was_trained_with("ppo:research/exploiters/classic_4p_20M.npz", league)
+    assert not gauntlet._was_trained_with("style:builder", league)  # held out of styled
+    assert not gauntlet._was_trained_with(gauntlet.STRANGERS[0], league)
+
+
+def _row(group, opponent, rate, trained=False):
+    return {"group": group, "opponent": opponent, "hands": 2000, "win_rate": rate,
+            "win_ci": [rate - 0.02, rate + 0.02], "score_diff": 100.0,
+            "score_diff_ci": [80.0, 120.0], "seconds": 1.0, "trained_with": trained}  # fmt: skip
+
+
+def test_the_headline_is_the_worst_stranger_it_never_trained_with():
+    document = {"agent": "a", "players": 4, "hands": 2000, "seed": 1, "rows": [
+        _row("stranger", "s1", 0.70), _row("stranger", "s2", 0.62),
+        _row("wide", "w", 0.66), _row("house", "expert", 0.55),
+        _row("stranger", "s3", 0.50, trained=True),
+    ]}  # fmt: skip
+    assert gauntlet.worst(document)["opponent"] == "s2"
+    page = gauntlet.render(document)
+    assert "Worst stranger: `s2` 62.0% [60.0, 64.0]" in page
+    assert "| stranger | `s3` (trained with) | 50.0% [48.0, 52.0] | +100 [+80, +120] |" in page
+
+
+def test_a_run_resumes_and_refuses_another_agents_file(tmp_path, monkeypatch):
+    played = []
+
+    def fake(agent, opponent, players, hands, seed, jobs):
+        played.append(opponent)
+        return {k: v for k, v in _row("x", opponent, 0.6).items() if k not in ("group",
+                "opponent", "trained_with")}  # fmt: skip
+
+    monkeypatch.setattr(gauntlet, "play_pairing", fake)
+    out = tmp_path / "g.json"
+    quiet = dict(hands=10, seed=1, only=["wide"], log=lambda line: None)
+    gauntlet.run("ppo:classic-4p", 4, out, **quiet)
+    assert played == list(gauntlet.WIDE)
+    gauntlet.run("ppo:classic-4p", 4, out, **quiet)  # finished: nothing played again
+    assert played == list(gauntlet.WIDE)
+    with pytest.raises(ValueError, match="another agent, table, size or seed"):
+        gauntlet.run("ppo:classic-2p", 4, out, **quiet)
+
+
+@pytest.mark.parametrize("name", [*gauntlet.STRANGERS, *gauntlet.WIDE])
+@pytest.mark.parametrize(("variant", "players"), [("classic", 2), ("classic", 4),
+                                                   ("spanish", 3), ("italian", 4)])  # fmt: skip
+def test_every_stranger_plays_legal_moves_deterministically(name, variant, players):
+    def hand(seed: int) -> list[int]:
+        rules = make_rules(variant)
+        table = Table(rules, players, seed=seed, backend="python")
+        bots = [make_agent(name, seed=seed + seat) for seat in table.seats]
+        for seat, bot in enumerate(bots):
+            bot.reset(seat, players, rules)
+        moves = []
+        rng = random.Random(seed)
+        while not table.hand_over and len(moves) < 400:
+            obs, mask = table.observation(table.current), table.mask()
+            if table.team_of[table.current] == 0:
+                action = int(bots[table.current].act(obs, mask))
+            else:  # a random partner keeps the hand varied
+                action = rng.choice(np.flatnonzero(mask).tolist())
+            assert mask[action] == 1, f"{name} chose illegal action {action}"
+            moves.append(action)
+            table.step(action)
+        return moves
+
+    assert hand(3) == hand(3)
