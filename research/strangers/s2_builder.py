@@ -1,25 +1,27 @@
-"""CanastaBuilder: a Canasta player that plays for canastas and their bonuses, written from the
-public docs.
+"""CanastaBuilder: a Canasta player that plays for canastas and their bonuses, from the public
+docs.
 
 A canasta is worth 300 (dirty) or 500 (clean) besides its cards, far more than anything else a
 hand scores, so this player spends its cards on canastas and little else.
 
-* **Few melds, grown tall.** Its team keeps only a few melds that are not yet canastas: a new
-  meld is laid only while fewer than ``MAX_GROWING`` are growing, or when it starts with
-  enough naturals to grow fast. Every natural of a melded kind goes onto its meld at once,
-  and the pot is taken for the cards it brings to those melds.
-* **Natural canastas where it can.** A wild card goes onto a meld only to finish a canasta
-  now, and onto a clean meld only when no natural can still come to finish it clean (every
-  other copy is seen), or when the team needs the canasta and the hand is near its end.
-  Wild cards are otherwise kept in hand, for the canasta they will finish, and discarded
-  last.
-* **Going out waits for the canastas.** It goes out only with ``CANASTA_GOAL`` canastas on the
-  table, or earlier when an opponent is close to going out, the stock runs short or its lead is
-  already large, and never when going out would leave its team behind.
+* **Few melds, grown tall.** Its team keeps few melds that are not yet canastas: after the
+  opening (the fewest cards that reach the minimum, a wild card counting as
+  ``OPEN_WILD_COST`` more) a new meld is laid only while fewer than ``MAX_GROWING`` are
+  growing, or when it starts with ``FAST_START`` naturals or more. Every natural of a melded
+  kind goes onto its meld at once, and the pot is taken for the cards it brings to those melds.
+* **Natural canastas where it can.** Wild cards stay in hand for the canastas they will finish
+  and are discarded last. A wild card goes onto a meld only to finish a canasta at once: the
+  first canasta the team needs as soon as it can, a further one from a clean meld only when no
+  natural of its kind is left unseen, or when an opponent is close to going out or the stock
+  runs short.
+* **Going out waits for the canastas.** It goes out with ``CANASTA_GOAL`` canastas on the
+  table; earlier only when an opponent is close to going out, the stock runs short, or its
+  lead is already ``BIG_LEAD`` (the bonus of two canastas); and never when going out would
+  leave its team behind.
 
-Its discard keeps the cards of its growing melds and its pairs, throws black 3s first, and
-avoids what the next player can take the pot with (card counting from every card seen, as
-the other players' pots are what would outgrow its melds).
+Its discard keeps its pairs and the cards of its growing melds, throws black 3s first, and
+avoids what the next player can take the pot with (card counting from every card seen: the
+other players' pots are what would outgrow its melds).
 """
 
 from __future__ import annotations
@@ -34,10 +36,10 @@ from canasta_env.actions import (
     COMPOSITIONS,
     DISCARD,
     DRAW,
+    MAX_NEW_MELD,
     MOVE_DISCARD,
     MOVE_MELD,
     MOVE_RUN,
-    MAX_NEW_MELD,
     MOVES,
     PASS,
     SLOT_BLACK3,
@@ -70,6 +72,10 @@ from canasta_env.rules import (
 )
 
 # ------------------------------------------------------------------ named numbers
+#: Tables of two partnerships (G-3); every other table is one team per seat.
+PARTNERSHIP_TABLES = (4, 6)
+#: Wild cards counted in a finished dirty canasta (S-7), whose cards the table does not show.
+CLOSED_DIRTY_WILDS = 2
 #: Canastas on the table before it goes out in the ordinary course of the hand.
 CANASTA_GOAL = 2
 #: A lead (points) large enough to go out before the goal.
@@ -77,14 +83,20 @@ BIG_LEAD = 600
 #: Melds (not yet canastas) its team grows at once; a new meld beyond them needs
 #: ``FAST_START`` naturals.
 MAX_GROWING = 1
-FAST_START = 99
-CLEAN_WAIT = 1
-RACE_DECLINE = 0
-WILD_GROW_MELD = 99
+FAST_START = 5
 #: Points a card in an unknown hand is expected to cost before any card is counted.
 DEFAULT_CARD_POINTS = 9.0
-#: An opponent team ready to go out with at most this many cards in a hand is close to it.
+#: Closeness to going out of an opponent team (0..1): ``READY_CLOSENESS`` with the canastas it
+#: needs, ``NEAR_CLOSENESS`` with a meld two cards from a canasta; times 1 with a hand of at
+#: most ``LAST_CARDS`` cards, ``CLOSE_FACTOR`` with at most ``CLOSE_HAND``, ``FAR_FACTOR`` with
+#: at most ``CLOSE_HAND + FAR_EXTRA``, 0 with more.
+READY_CLOSENESS = 1.0
+NEAR_CLOSENESS = 0.5
+LAST_CARDS = 2
 CLOSE_HAND = 4
+CLOSE_FACTOR = 0.6
+FAR_EXTRA = 3
+FAR_FACTOR = 0.25
 #: Stock (cards) below which the hand is near its end.
 SHORT_STOCK = 12
 #: Closeness of an opponent (0..1) from which it lays its cards down and goes out when ahead.
@@ -112,7 +124,10 @@ KEEP_PER_UNSEEN = 2.0
 #: A natural of a growing meld's kind (it waits in hand only when it cannot be added).
 KEEP_ON_MELD = 40.0
 KEEP_BLACK3 = -30.0
+#: Points in hand weigh this much in the discard, times 1 + ``THREAT_POINTS`` x the closeness
+#: of the nearest opponent to going out (then the big cards leave first).
 HAND_POINTS_WEIGHT = 0.3
+THREAT_POINTS = 2.0
 
 # what the pot is worth to the next player (the danger of a discard)
 POT_BASE = 30.0
@@ -134,12 +149,6 @@ PRI_WILD_FINISH = 250
 PRI_NEW_NATURAL = 200
 PRI_WILD_MELD = 120
 PRI_PAIR_WILD = 100
-
-import json as _json  # noqa: E402  (development only: removed before review)
-import os as _os  # noqa: E402
-
-for _k, _v in _json.loads(_os.environ.get("S2_PARAMS", "{}")).items():
-    globals()[_k] = _v
 
 
 def _at_least(successes: int, population: int, draws: int, need: int) -> float:
@@ -178,7 +187,7 @@ class CanastaBuilder:
         self.rules = make_rules(rules) if isinstance(rules, str) else rules
         self.num_players = num_players
         self.deck = deck_counts(self.rules.decks_for(num_players), self.rules.jokers_per_deck)
-        self.num_teams = 2 if num_players in (4, 6) else num_players
+        self.num_teams = 2 if num_players in PARTNERSHIP_TABLES else num_players
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = [int(a) for a in np.flatnonzero(action_mask)]
@@ -209,8 +218,8 @@ class CanastaBuilder:
                 unseen[JOKER] -= t.jokers[s]
                 closed = t.closed_clean[s] + t.closed_dirty[s]
                 if closed and s < SLOT_WILD:
-                    unseen[kind] -= closed * r.canasta_size - 2 * t.closed_dirty[s]
-                    unseen[TWO] -= 2 * t.closed_dirty[s]
+                    unseen[kind] -= closed * r.canasta_size - CLOSED_DIRTY_WILDS * t.closed_dirty[s]
+                    unseen[TWO] -= CLOSED_DIRTY_WILDS * t.closed_dirty[s]
                 elif closed:
                     unseen[TWO] -= closed * r.canasta_size
         self.unseen = [max(0, u) for u in unseen]
@@ -284,17 +293,14 @@ class CanastaBuilder:
         )
         if not ready and not near:
             return 0.0
-        hand = min(
-            (p.hand_size for k, p in enumerate(v.players) if k and self.team_of[k] == t_index),
-            default=99,
-        )
-        base = 1.0 if ready else 0.5
-        if hand <= 2:
+        hand = min(p.hand_size for k, p in enumerate(v.players) if k and self.team_of[k] == t_index)
+        base = READY_CLOSENESS if ready else NEAR_CLOSENESS
+        if hand <= LAST_CARDS:
             return base
         if hand <= CLOSE_HAND:
-            return base * 0.6
-        if hand <= CLOSE_HAND + 3:
-            return base * 0.25
+            return base * CLOSE_FACTOR
+        if hand <= CLOSE_HAND + FAR_EXTRA:
+            return base * FAR_FACTOR
         return 0.0
 
     # ------------------------------------------------------------ the pot
@@ -336,8 +342,6 @@ class CanastaBuilder:
             else:
                 value += n * TAKE_CARD_OTHER
         value += v.pot_known[RED3] * TAKE_CARD_RED3 + v.pot_face_down * TAKE_CARD_FACE_DOWN
-        if RACE_DECLINE and v.me.canastas and v.pot_size < RACE_DECLINE and added > 0:
-            return -1.0
         return value - TAKE_HAND_COST * max(0, added)
 
     # ------------------------------------------------------------ melds
@@ -369,12 +373,7 @@ class CanastaBuilder:
         """Going out is wanted with the goal's canastas, or early for a reason."""
         if lead <= 0:
             return False
-        return (
-            canastas >= CANASTA_GOAL
-            or self.threat >= PRESSURE
-            or self.short
-            or lead >= BIG_LEAD
-        )
+        return canastas >= CANASTA_GOAL or self.threat >= PRESSURE or self.short or lead >= BIG_LEAD
 
     def _opening_step(self, v, melds):
         """The next meld of the cheapest opening (the fewest cards, a wild card counting as
@@ -479,11 +478,9 @@ class CanastaBuilder:
                 clean = team.twos[slot] + team.jokers[slot] == 0
                 waiting = self.unseen[slot] > 0 and not self.short and self.threat < PRESSURE
                 need = not self._canasta_ok(team.canastas, team.clean, team.dirty)
-                if CLEAN_WAIT and clean and waiting and not need:
+                if clean and waiting and not need:
                     return 0.0  # a natural can still finish it clean
                 return PRI_WILD_FINISH + (m.twos > 0)
-            if team.canastas == 0 and meld >= WILD_GROW_MELD:
-                return PRI_WILD_MELD + meld + (m.twos > 0)
             return PRI_WILD_MELD + (m.twos > 0) if pressure else 0.0
         return PRI_PAIR_WILD if pressure and m.wilds == 1 else 0.0
 
@@ -538,7 +535,9 @@ class CanastaBuilder:
         clean += made_clean
         dirty += made_dirty
         team = v.me
-        if not self._canasta_ok(team.canastas + clean + dirty, team.clean + clean, team.dirty + dirty):
+        if not self._canasta_ok(
+            team.canastas + clean + dirty, team.clean + clean, team.dirty + dirty
+        ):
             return False
         return left <= 1
 
@@ -586,10 +585,12 @@ class CanastaBuilder:
 
     # ------------------------------------------------------------ the discard
     def _discard(self, v, discards: list[int]) -> int:
-        return min(discards, key=lambda a: self._keep(v, a - DISCARD) + self._danger(v, a - DISCARD))
+        return min(
+            discards, key=lambda a: self._keep(v, a - DISCARD) + self._danger(v, a - DISCARD)
+        )
 
     def _keep(self, v, kind: int) -> float:
-        points = self._points(kind) * HAND_POINTS_WEIGHT * (1.0 + 2.0 * self.threat)
+        points = self._points(kind) * HAND_POINTS_WEIGHT * (1.0 + THREAT_POINTS * self.threat)
         if kind == BLACK3:
             return KEEP_BLACK3 - points
         if kind == TWO or kind == JOKER:
@@ -620,11 +621,15 @@ class CanastaBuilder:
             if known >= need:
                 chance = 1.0
             else:
-                chance = min(1.0, PAIR_BIAS * _at_least(self.unseen[kind], self.pool, hidden, need - known))
+                chance = min(
+                    1.0, PAIR_BIAS * _at_least(self.unseen[kind], self.pool, hidden, need - known)
+                )
                 if r.take_with_wild and not frozen:
                     one = 1.0 if known else _at_least(self.unseen[kind], self.pool, hidden, 1)
-                    wild = 1.0 if p.known[TWO] + p.known[JOKER] else _at_least(
-                        self.unseen[TWO] + self.unseen[JOKER], self.pool, hidden, 1
+                    wild = (
+                        1.0
+                        if p.known[TWO] + p.known[JOKER]
+                        else _at_least(self.unseen[TWO] + self.unseen[JOKER], self.pool, hidden, 1)
                     )
                     spend = min(1.0, (v.pot_size + 1) / WILD_TAKE_POT)
                     chance += (1 - chance) * one * wild * spend

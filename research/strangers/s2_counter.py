@@ -1,33 +1,38 @@
 """Counter: a card-counting, adaptive, all-round Canasta player written from the public docs.
 
-Every card it has seen is counted from the observation alone: its own hand, every meld on
-the table (canastas finished and closed included), the face-up pot, the cards each player
-took with a pot and still holds (G-8). What is left of the deck is *unseen*: the stock, the
-face-down pot and the unknown part of the other hands. From that count it estimates, for each
-opponent, how likely they hold a pair of a kind (a hypergeometric draw of their unknown cards
-from the unseen ones), lowered by what they did in public: a kind they discarded, or a pot top
-of that kind they let go by drawing, is one they probably cannot take with.
+**Counting.** Every card it has seen is counted from the observation alone: its own hand,
+every meld on the table (finished canastas included), the face-up pot, and the cards each
+player took with a pot and still holds (G-8). The rest of the deck is *unseen*: the stock,
+the face-down pot and the unknown part of the other hands. From that count it estimates how
+likely the next player holds the naturals to take the pot with a card (a hypergeometric draw
+of their unknown cards from the unseen ones, ``PAIR_BIAS`` times more likely since players
+keep their pairs), lowered by what they did in public: a kind they discarded, or a pot top of
+that kind they let go by drawing, is one they probably cannot take with.
 
-It scores every team the way the hand will be scored (melded cards, canasta bonuses, red 3s,
-cards left in hand at the average unseen value) and reads from it two things: the lead it
-would have if it went out now, and how close each opponent team is to going out (a canasta,
-or the cards to make one, and few cards in hand).
+**Reading the score.** It scores every team as the hand will be scored (melded cards,
+canasta bonuses, red 3s, and the other hands at the average value of the unseen cards) and
+reads two things from it: the lead its team would have if it went out now, and how close each
+opponent team is to going out (the canastas it needs, or a meld two cards short of one, and
+few cards in a hand).
 
-Then it switches between two ways of playing:
+**Racing or building.** Where one canasta lets a team go out (classic, canastone) it races,
+unless it trails by more than ``BUILD_BEHIND`` with stock to spare and no opponent about to
+go out. Racing, it puts a wild card on a meld of ``RACE_WILD_MELD`` cards or more toward its
+first canasta, finishes canastas with wild cards, and once its team has a canasta it draws
+past a small pot whose cards would only slow its going out. Building (and on tables that need
+a clean and a dirty canasta), wild cards stay in hand until they finish a canasta that is
+dirty anyway or that the team needs.
 
-* **racing**, where one canasta lets a team go out (classic, canastone) and either the table
-  is a duel, the stock runs short, an opponent is close to going out or it leads: it puts a
-  wild card on a meld of four or more toward the first canasta, lays its melds early and
-  draws instead of taking a small pot once its team has a canasta, so that it can go out;
-* **building** otherwise: it keeps natural pairs to take the pot with, keeps wild cards for
-  finishing canastas, and holds new melds back while the pot is frozen.
-
-In both it goes out as soon as the going-out would leave its team ahead (the lead counted as
-above); it never goes out behind. It takes the pot when the cards in it are worth more than
-the cards it adds to its hand, spending a wild card only on a big pot. Its discard is the card
-that costs least: what the card is worth in hand, plus the chance that the next player can
-take the pot with it times the pot's worth to them, plus, when an opponent is close to going
-out, the card's points (so that the big cards leave the hand first).
+**Always.** It opens with the cheapest melds that reach the minimum (the fewest cards, a wild
+card counting as ``OPEN_WILD_COST`` more); after the opening, a new meld of up to
+``HOLD_NATURALS`` naturals stays in hand, where it takes the pot even when frozen, until an
+opponent is close to going out or the stock runs short: then everything it can lay comes
+down, where it counts for it instead of against it. It goes out as soon as going out leaves
+its team ahead, and never behind. It takes the pot when its cards are worth more than what
+they add to its hand, spending a wild card only on a big pot. Its discard is the card that
+costs least: what the card is worth in hand, plus the chance that the next player takes the
+pot with it times the pot's worth to them, plus its points, weighed more as an opponent
+nears going out.
 """
 
 from __future__ import annotations
@@ -42,10 +47,10 @@ from canasta_env.actions import (
     COMPOSITIONS,
     DISCARD,
     DRAW,
+    MAX_NEW_MELD,
     MOVE_DISCARD,
     MOVE_MELD,
     MOVE_RUN,
-    MAX_NEW_MELD,
     MOVES,
     PASS,
     SLOT_BLACK3,
@@ -78,12 +83,25 @@ from canasta_env.rules import (
 )
 
 # ------------------------------------------------------------------ named numbers
+#: Tables of two partnerships (G-3); every other table is one team per seat.
+PARTNERSHIP_TABLES = (4, 6)
+#: Wild cards counted in a finished dirty canasta (S-7), whose cards the table does not show.
+CLOSED_DIRTY_WILDS = 2
 #: Points a card left in an unknown hand is expected to cost, before any card is counted.
 DEFAULT_CARD_POINTS = 9.0
 #: Lead (points) the going-out must leave before it goes out.
 OUT_MARGIN = 0
-#: An opponent team with a canasta and at most this many cards in one hand is close to going out.
+#: Closeness to going out of an opponent team (0..1): ``READY_CLOSENESS`` with the canastas it
+#: needs, ``NEAR_CLOSENESS`` one meld short of them (a meld two cards from a canasta); times
+#: 1 with a hand of at most ``LAST_CARDS`` cards, ``CLOSE_FACTOR`` with at most ``CLOSE_HAND``,
+#: ``FAR_FACTOR`` with at most ``CLOSE_HAND + FAR_EXTRA``, 0 with more.
+READY_CLOSENESS = 1.0
+NEAR_CLOSENESS = 0.5
+LAST_CARDS = 2
 CLOSE_HAND = 4
+CLOSE_FACTOR = 0.6
+FAR_EXTRA = 3
+FAR_FACTOR = 0.25
 #: Stock (cards) below which the hand is near its end: race, and dump points.
 SHORT_STOCK = 12
 #: Racing: a wild card goes onto a meld of at least this many cards toward the first canasta.
@@ -95,7 +113,6 @@ WILD_TAKE_POT = 7
 
 # what a card is worth in hand (the discard's keep value)
 KEEP_WILD = 260.0
-KEEP_TWO = 260.0
 KEEP_PAIR = 80.0
 KEEP_TRIPLE = 110.0
 KEEP_SINGLE = 6.0
@@ -105,8 +122,10 @@ KEEP_PER_UNSEEN = 2.0
 KEEP_ON_MELD = 4.0
 #: A black 3 blocks the next player (C-12): negative keep, it is the first discard.
 KEEP_BLACK3 = -30.0
-#: Points in hand weigh this much in the discard (times 1 + closeness of the opponents).
+#: Points in hand weigh this much in the discard, times 1 + ``THREAT_POINTS`` x the closeness
+#: of the nearest opponent to going out (then the big cards leave first).
 HAND_POINTS_WEIGHT = 0.3
+THREAT_POINTS = 2.0
 
 # what the pot is worth to the next player if they take it (the discard's danger)
 POT_BASE = 30.0
@@ -121,7 +140,7 @@ PAIR_BIAS = 2.0
 #: A team that has not opened must also reach its minimum when it takes (C-10).
 UNOPENED_TAKE_FACTOR = 0.6
 
-# what the pot is worth to us (the take)
+# what the pot is worth to us (the take): a base, then per card by what the card does for us
 TAKE_BASE = 40.0
 TAKE_CARD_ON_MELD = 25.0
 TAKE_CARD_PAIRS = 22.0
@@ -129,26 +148,25 @@ TAKE_CARD_OTHER = 8.0
 TAKE_CARD_WILD = 45.0
 TAKE_CARD_RED3 = 100.0
 TAKE_CARD_FACE_DOWN = 10.0
-#: Cost of each card the take adds to the hand (doubled while racing with a canasta).
+#: Cost of each card the take adds to the hand (times ``RACE_HAND_FACTOR`` while racing with
+#: a canasta, when every card in hand delays the going-out).
 TAKE_HAND_COST = 6.0
+RACE_HAND_FACTOR = 2.0
+#: A take with the last natural pair of its kind spends this share of the pair's keep value.
+PAIR_SPENT = 0.5
 
-HOLD_TRIPLES = 1
-HOLD_HAND = 99
-HOLD_MAX = 4
-HOLD_ADDS = 0
-RACE_SHED = 0
-RACE_MODE = 3
-DUEL_ADAPT = 1
-OPEN_PPC = 0
-FEED_COST = 0.0
+#: A new meld of at most this many naturals stays in hand (it takes the pot, C-10) unless
+#: the cards must come down (an opponent close to going out, a short stock).
+HOLD_NATURALS = 4
+#: Closeness of an opponent (0..1) from which the cards in hand are laid down.
+PRESSURE = 0.5
+#: It builds instead of racing when it trails by more than this (points) with stock to spare.
+BUILD_BEHIND = 300
 #: The opening: a wild card costs as much as this many more cards; at most this many melds.
 OPEN_WILD_COST = 2.0
 OPEN_MAX_MELDS = 3
-OPEN_WAIT = 1
-OPEN_KEEP = 6
-BUILD_BEHIND = 300
-PRESSURE = 0.5
-HOLD_ADD_GAP = 2
+#: Building, it waits to open while an opening would cost wild cards and it holds more cards.
+OPEN_WAIT_HAND = 8
 
 # meld priorities (larger first; a move of priority 0 or less is not made)
 PRI_RUN = 500
@@ -158,13 +176,6 @@ PRI_WILD_FINISH = 250
 PRI_WILD_RACE = 150
 PRI_WILD_MELD = 120
 PRI_PAIR_WILD = 100
-
-
-import json as _json  # noqa: E402  (development only: removed before review)
-import os as _os  # noqa: E402
-
-for _k, _v in _json.loads(_os.environ.get("S2_PARAMS", "{}")).items():
-    globals()[_k] = _v
 
 
 def _hyper_at_least(successes: int, population: int, draws: int, need: int) -> float:
@@ -206,7 +217,7 @@ class Counter:
         r = self.rules
         self.num_players = num_players
         self.deck = deck_counts(r.decks_for(num_players), r.jokers_per_deck)
-        self.num_teams = 2 if num_players in (4, 6) else num_players
+        self.num_teams = 2 if num_players in PARTNERSHIP_TABLES else num_players
         self.race_table = r.go_out_min_canastas <= 1 and not r.go_out_needs_clean_and_dirty
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -240,8 +251,8 @@ class Counter:
                 unseen[JOKER] -= t.jokers[s]
                 closed = t.closed_clean[s] + t.closed_dirty[s]
                 if closed and s < SLOT_WILD:
-                    unseen[kind] -= closed * r.canasta_size - 2 * t.closed_dirty[s]
-                    unseen[TWO] -= 2 * t.closed_dirty[s]
+                    unseen[kind] -= closed * r.canasta_size - CLOSED_DIRTY_WILDS * t.closed_dirty[s]
+                    unseen[TWO] -= CLOSED_DIRTY_WILDS * t.closed_dirty[s]
                 elif closed:
                     unseen[TWO] -= closed * r.canasta_size
         self.unseen = [max(0, u) for u in unseen]
@@ -285,7 +296,7 @@ class Counter:
             melded += t.twos[s] * CARD_VALUES[TWO] + t.jokers[s] * CARD_VALUES[JOKER]
             closed = t.closed_clean[s] + t.closed_dirty[s]
             if closed and s < SLOT_WILD:
-                melded += closed * r.canasta_size * CARD_VALUES[s]
+                melded += closed * r.canasta_size * CARD_VALUES[BLACK3 if s == SLOT_BLACK3 else s]
         bonus = t.clean * r.clean_canasta_bonus + t.dirty * r.dirty_canasta_bonus
         if r.melds_minus_without_canasta and t.canastas == 0:
             melded = -melded
@@ -323,34 +334,24 @@ class Counter:
         )
         if need > 1 or (need == 1 and not near):
             return 0.0
-        hand = min(
-            (p.hand_size for k, p in enumerate(v.players) if k and self.team_of[k] == t_index),
-            default=99,
-        )
-        base = 1.0 if need == 0 else 0.5
-        if hand <= 2:
+        hand = min(p.hand_size for k, p in enumerate(v.players) if k and self.team_of[k] == t_index)
+        base = READY_CLOSENESS if need == 0 else NEAR_CLOSENESS
+        if hand <= LAST_CARDS:
             return base
         if hand <= CLOSE_HAND:
-            return base * 0.6
-        if hand <= CLOSE_HAND + 3:
-            return base * 0.25
+            return base * CLOSE_FACTOR
+        if hand <= CLOSE_HAND + FAR_EXTRA:
+            return base * FAR_FACTOR
         return 0.0
 
     # ------------------------------------------------------------ modes
     def _racing(self, v) -> bool:
+        """Race (lay down, go out soon) where one canasta goes out, unless far behind with
+        stock to spare and no opponent about to go out: then build."""
         if not self.race_table:
             return False
-        if self.num_teams == 2 and self.num_players == 2 and not DUEL_ADAPT:
-            return True
-        if RACE_MODE == 1:
-            return True
-        if RACE_MODE == 2:
-            return False
-        if RACE_MODE == 3:
-            lead = self.public[0] - self.hand_cost[0] - self.best_opp
-            return self.short or self.threat >= 0.5 or lead > -BUILD_BEHIND
         lead = self.public[0] - self.hand_cost[0] - self.best_opp
-        return self.short or self.threat >= 0.5 or lead > 0
+        return self.short or self.threat >= PRESSURE or lead > -BUILD_BEHIND
 
     # ------------------------------------------------------------ draw phase
     def _draw(self, v, legal: list[int]) -> int:
@@ -391,15 +392,13 @@ class Counter:
             need = r.take_naturals_frozen if v.pot_wild else r.take_naturals
             added -= need
             if hand[top] == need:
-                value -= KEEP_PAIR * 0.5  # the pair leaves the hand for the table
+                value -= KEEP_PAIR * PAIR_SPENT  # the pair leaves the hand for the table
         for k in range(NUM_HAND_KINDS):
             n = v.pot_known[k] - (1 if k == top else 0)
-            if n <= 0:
-                continue
+            if n <= 0 or k == BLACK3:
+                continue  # a black 3 is worth nothing but a blocking discard
             if k == TWO or k == JOKER:
                 value += n * TAKE_CARD_WILD
-            elif k == BLACK3:
-                value += 0.0
             elif team.has_meld(k) or k == top:
                 value += n * TAKE_CARD_ON_MELD
             elif hand[k] + n >= 2:
@@ -410,7 +409,7 @@ class Counter:
         value += v.pot_face_down * TAKE_CARD_FACE_DOWN
         cost = TAKE_HAND_COST
         if self._racing(v) and team.canastas > 0:
-            cost *= 2
+            cost *= RACE_HAND_FACTOR
             if v.pot_size < RACE_TAKE_POT and added > 0:
                 return -1.0
         value -= cost * max(0, added)
@@ -531,26 +530,30 @@ class Counter:
                     clean += 1
         return left, clean, dirty
 
-    def _out_feasible(self, v, hand: list[int], nat: list[int], wil: list[int]) -> bool:
+    def _feasible(self, v, hand, nat, wil, made_clean: int = 0, made_dirty: int = 0) -> bool:
+        """The whole hand can be melded this turn (one card may stay for a discard) with the
+        canastas going out needs; ``made_*``: canastas finished by the moves already counted."""
         left, clean, dirty = self._plan_out(hand, nat, wil)
+        clean += made_clean
+        dirty += made_dirty
         team = v.me
-        if not self._canasta_ok(team.canastas + clean + dirty, team.clean + clean, team.dirty + dirty):
+        if not self._canasta_ok(
+            team.canastas + clean + dirty, team.clean + clean, team.dirty + dirty
+        ):
             return False
-        if self.rules.go_out_needs_discard:
-            return left <= 1 and sum(hand) >= 1
         return left <= 1
 
     def _go_out_step(self, v, hand, melds, discards):
         """The next move of a going-out this turn, or None when it is not wanted or possible."""
-        size = sum(hand)
+        r = self.rules
         nat, wil = self._team_melds(v.me)
-        if not self._out_feasible(v, hand, nat, wil):
+        if not self._feasible(v, hand, nat, wil):
             return None
-        left, clean, dirty = self._plan_out(hand, nat, wil)
+        _, clean, dirty = self._plan_out(hand, nat, wil)
         if self._out_lead(v, hand, clean, dirty) <= OUT_MARGIN:
             return None
-        if size == 1 and discards:
-            return discards[0]
+        if sum(hand) == 1 and discards:
+            return discards[0]  # the last card: the discard goes out
         best, best_key = None, None
         for a in melds:
             m = MOVES[a]
@@ -559,42 +562,23 @@ class Counter:
             after = list(hand)
             for kind in m.uses:
                 after[kind] -= 1
+            if sum(after) == 0:
+                if r.go_out_needs_discard:
+                    continue
+                return a  # the meld goes out
             n2, w2 = list(nat), list(wil)
             n2[m.slot] += m.naturals
             w2[m.slot] += m.wilds
-            if sum(after) == 0:
-                if self.rules.go_out_needs_discard:
-                    continue
-                return a  # the meld goes out
-            if not self._out_feasible_after(v, after, n2, w2, nat, wil):
+            made_clean = made_dirty = 0
+            if m.slot < NUM_NATURALS and nat[m.slot] + wil[m.slot] < r.canasta_size:
+                if n2[m.slot] + w2[m.slot] >= r.canasta_size:
+                    made_dirty, made_clean = (1, 0) if w2[m.slot] else (0, 1)
+            if not self._feasible(v, after, n2, w2, made_clean, made_dirty):
                 continue
             key = (m.naturals > 0, m.cards, -m.wilds)
             if best_key is None or key > best_key:
                 best, best_key = a, key
-        if best is not None:
-            return best
-        if size == 1 and discards:
-            return discards[0]
-        return None
-
-    def _out_feasible_after(self, v, hand, nat, wil, nat0, wil0) -> bool:
-        r = self.rules
-        team = v.me
-        clean0 = dirty0 = 0
-        for s in range(NUM_NATURALS):
-            size0 = nat0[s] + wil0[s]
-            size1 = nat[s] + wil[s]
-            if size0 < r.canasta_size <= size1:
-                if wil[s]:
-                    dirty0 += 1
-                else:
-                    clean0 += 1
-        left, clean, dirty = self._plan_out(hand, nat, wil)
-        clean += clean0
-        dirty += dirty0
-        if not self._canasta_ok(team.canastas + clean + dirty, team.clean + clean, team.dirty + dirty):
-            return False
-        return left <= 1
+        return best
 
     # opening -----------------------------------------------------------------
     def _opening_step(self, v, melds):
@@ -622,14 +606,8 @@ class Counter:
             return best
         # open now unless the opening costs wild cards and the pot is not frozen for us anyway
         wilds = sum(MOVES[a].wilds for a in plan) if plan else MOVES[best].wilds
-        if OPEN_WAIT == 0:
-            return best
-        if wilds and not self._racing(v) and v.hand_size > 8 and not self.short:
+        if wilds and not self._racing(v) and v.hand_size > OPEN_WAIT_HAND and not self.short:
             return None
-        if OPEN_WAIT == 2 and plan:
-            cards = sum(MOVES[a].cards for a in plan)
-            if v.hand_size - cards < OPEN_KEEP and not self.short and self.threat < PRESSURE:
-                return None
         return best
 
     def _opening_plan(self, v) -> list[int]:
@@ -706,22 +684,11 @@ class Counter:
             return 0.0
         meld = team.meld_size(slot)
         pressure = self.threat >= PRESSURE or self.short
-        if RACE_SHED and racing and self._canasta_ok(team.canastas, team.clean, team.dirty):
-            pressure = True
         if not m.new and m.wilds == 0:
-            if (
-                HOLD_ADDS
-                and not pressure
-                and v.hand[slot] == 2
-                and meld < r.canasta_size - HOLD_ADD_GAP
-            ):
-                return 0.0
             return PRI_ADD_NATURAL + meld
         if m.new and m.wilds == 0:
-            if v.pot_wild and not racing and not pressure and m.naturals <= 3:
-                return 0.0  # keep it in hand: a frozen pot is taken with a natural pair
-            if HOLD_TRIPLES and not pressure and m.naturals <= HOLD_MAX and v.hand_size - 3 < HOLD_HAND:
-                return 0.0
+            if m.naturals <= HOLD_NATURALS and not pressure:
+                return 0.0  # kept in hand: it takes the pot, even a frozen one (C-10)
             return PRI_NEW_NATURAL + m.naturals
         # wild cards
         if not m.new:
@@ -757,12 +724,10 @@ class Counter:
     def _keep(self, v, kind: int) -> float:
         hand = v.hand
         team = v.me
-        points = self._card_points(kind) * HAND_POINTS_WEIGHT * (1.0 + 2.0 * self.threat)
+        points = self._card_points(kind) * HAND_POINTS_WEIGHT * (1.0 + THREAT_POINTS * self.threat)
         if kind == BLACK3:
             return KEEP_BLACK3 - points
-        if kind == TWO:
-            return KEEP_TWO - points
-        if kind == JOKER:
+        if kind == TWO or kind == JOKER:
             return KEEP_WILD - points
         c = hand[kind]
         if team.has_meld(kind):
@@ -788,8 +753,6 @@ class Counter:
             return 0.0
         wilds = v.pot_known[TWO] + v.pot_known[JOKER]
         worth = POT_BASE + POT_PER_CARD * (v.pot_size + 1) + POT_PER_WILD * wilds
-        if team.has_meld(kind) and not frozen:
-            worth += FEED_COST
         return p * worth
 
     def _take_chance(self, v, p, team, kind: int, frozen: bool) -> float:
@@ -801,22 +764,21 @@ class Counter:
         if known >= need:
             return 1.0
         hidden = max(0, p.hand_size - sum(p.known))
-        chance = _hyper_at_least(self.unseen[kind], self.pool, hidden, need - known)
-        chance = min(1.0, chance * PAIR_BIAS)
+        chance = min(
+            1.0, PAIR_BIAS * _hyper_at_least(self.unseen[kind], self.pool, hidden, need - known)
+        )
         if r.take_with_wild and not frozen:
-            wild_known = p.known[TWO] + p.known[JOKER]
-            one = known >= 1 or _hyper_at_least(self.unseen[kind], self.pool, hidden, 1) > 0
-            if one:
-                p_one = 1.0 if known >= 1 else _hyper_at_least(
-                    self.unseen[kind], self.pool, hidden, 1
-                )
-                p_wild = 1.0 if wild_known else _hyper_at_least(
-                    self.unseen[TWO] + self.unseen[JOKER], self.pool, hidden, 1
-                )
-                spend = min(1.0, (v.pot_size + 1) / WILD_TAKE_POT)
-                chance = chance + (1 - chance) * p_one * p_wild * spend
-        seat_index = 1
-        history = v.history[seat_index]
+            # one natural and a wild card (C-11), spent on a pot worth it
+            one = 1.0 if known else _hyper_at_least(self.unseen[kind], self.pool, hidden, 1)
+            wilds_unseen = self.unseen[TWO] + self.unseen[JOKER]
+            wild = (
+                1.0
+                if p.known[TWO] + p.known[JOKER]
+                else _hyper_at_least(wilds_unseen, self.pool, hidden, 1)
+            )
+            spend = min(1.0, (v.pot_size + 1) / WILD_TAKE_POT)
+            chance += (1.0 - chance) * one * wild * spend
+        history = v.history[1]  # the next seat's public history
         if known == 0:
             if history.declined[kind]:
                 chance *= DECLINED_FACTOR

@@ -1,29 +1,33 @@
-"""PotHoarder: a Canasta player that lives on the pot (the discard pile), written from the public docs.
+"""PotHoarder: a Canasta player that lives on the pot (the discard pile), from the public docs.
 
 The pot is where the cards are: one take can bring a dozen cards, a meld, often a canasta.
 This player is built around winning it.
 
 * **It keeps what takes the pot.** A natural pair in hand takes any pot whose top card is of
-  its kind, even a frozen one (C-10), so pairs and triples stay in hand: after the opening it
-  lays no new meld unless it goes out, an opponent is about to go out (cards in hand would
-  then count against it) or its hand grows too big to hold. It even keeps two cards of a kind
-  its team has melded, so that a frozen pot of that kind is still its own.
+  its kind, even a frozen one (C-10), so pairs and triples stay in hand. It opens with the
+  fewest cards that reach the minimum (a wild card counting as ``OPEN_WILD_COST`` more), and
+  after the opening it lays no new meld unless it goes out, an opponent is about to go out
+  (cards in hand would then count against it) or its hand grows past ``MAX_HOARD`` cards. It
+  even keeps ``PAIR_KEPT`` cards of a kind its team has melded, so that a frozen pot of that
+  kind is still its own.
 * **It takes every pot worth taking.** A take is judged by what the pot's cards are worth to it
   (cards for its melds and pairs, wild cards, red 3s, the cards it denies the others) against
   what it costs (the cards it adds to a hand that may be caught when an opponent goes out, a
-  wild card spent on a take with one natural). It spends a wild card on a pot of a few cards.
-* **It freezes the pot when it holds the pairs.** Holding more pairs than the next player can
-  have, it discards a 2 onto a small pot: from then on only natural pairs take the pot, and it
-  holds them.
+  wild card spent on a take with one natural, which it spends on a pot of ``WILD_TAKE_POT``
+  cards or more).
+* **It freezes the pot when it holds the pairs.** With ``FREEZE_PAIRS`` pairs or more and at
+  least as many cards as the next player, it discards a 2 onto a pot of at most
+  ``FREEZE_POT`` cards: from then on only natural pairs take the pot, and it holds them.
 * **It guards the pot.** Its discard is the card that costs least: its worth in hand (pairs
   dear, black 3s cheap) plus the chance, counted from every card seen, that the next player
-  takes the pot with it, times the pot's worth. Kinds the next player discarded or let go by
-  drawing count as safer.
+  takes the pot with it, times the pot's worth. It reckons with pairs held ``PAIR_BIAS``
+  times more often than chance says, as a hoarder itself would; kinds the next player
+  discarded or let go by drawing count as safer.
 
 It goes out when going out leaves its team ahead of every other (melds, canasta bonuses, red
 3s, and every other hand at the average value of the unseen cards), and otherwise keeps its
-cards. Wild cards go onto a meld to finish a canasta, or onto a meld close to one while its
-team has no canasta.
+cards. Wild cards go onto a meld to finish a canasta, or, while its team has no canasta, onto
+a meld of ``WILD_ONTO_MELD`` cards or more.
 """
 
 from __future__ import annotations
@@ -38,10 +42,10 @@ from canasta_env.actions import (
     COMPOSITIONS,
     DISCARD,
     DRAW,
+    MAX_NEW_MELD,
     MOVE_DISCARD,
     MOVE_MELD,
     MOVE_RUN,
-    MAX_NEW_MELD,
     MOVES,
     PASS,
     SLOT_BLACK3,
@@ -74,19 +78,34 @@ from canasta_env.rules import (
 )
 
 # ------------------------------------------------------------------ named numbers
+#: Tables of two partnerships (G-3); every other table is one team per seat.
+PARTNERSHIP_TABLES = (4, 6)
+#: Wild cards counted in a finished dirty canasta (S-7), whose cards the table does not show.
+CLOSED_DIRTY_WILDS = 2
 #: Points a card in an unknown hand is expected to cost before any card is counted.
 DEFAULT_CARD_POINTS = 9.0
 #: Lead (points) a going-out must leave before it goes out.
 OUT_MARGIN = 0
-#: An opponent team with a canasta and at most this many cards in a hand is close to going out.
+#: Closeness to going out of an opponent team (0..1): ``READY_CLOSENESS`` with the canastas it
+#: needs, ``NEAR_CLOSENESS`` with a meld two cards from a canasta; times 1 with a hand of at
+#: most ``LAST_CARDS`` cards, ``CLOSE_FACTOR`` with at most ``CLOSE_HAND``, ``FAR_FACTOR`` with
+#: at most ``CLOSE_HAND + FAR_EXTRA``, 0 with more.
+READY_CLOSENESS = 1.0
+NEAR_CLOSENESS = 0.5
+LAST_CARDS = 2
 CLOSE_HAND = 4
+CLOSE_FACTOR = 0.6
+FAR_EXTRA = 3
+FAR_FACTOR = 0.25
 #: Stock (cards) below which the hand is near its end.
 SHORT_STOCK = 12
 #: Closeness of an opponent (0..1) from which the cards in hand are laid down.
 PRESSURE = 0.5
 #: A hand this big is too heavy to hold: it lays its melds again.
 MAX_HOARD = 16
-HOLD_ADDS = 1
+#: It keeps up to ``PAIR_KEPT`` cards of a melded kind in hand (they take a frozen pot of that
+#: kind) until the meld is one card short of a canasta.
+PAIR_KEPT = 2
 #: Without a canasta, a wild card goes onto a meld of at least this many cards.
 WILD_ONTO_MELD = 5
 
@@ -118,7 +137,10 @@ KEEP_SINGLE = 6.0
 KEEP_PER_UNSEEN = 2.0
 KEEP_ON_MELD = 4.0
 KEEP_BLACK3 = -30.0
+#: Points in hand weigh this much in the discard, times 1 + ``THREAT_POINTS`` x the closeness
+#: of the nearest opponent to going out (then the big cards leave first).
 HAND_POINTS_WEIGHT = 0.3
+THREAT_POINTS = 2.0
 #: It freezes the pot when it holds at least this many pairs (or more) ...
 FREEZE_PAIRS = 4
 #: ... and the pot holds at most this many cards.
@@ -145,12 +167,6 @@ PRI_NEW_NATURAL = 200
 PRI_WILD_ONTO = 150
 PRI_WILD_MELD = 120
 PRI_PAIR_WILD = 100
-
-import json as _json  # noqa: E402  (development only: removed before review)
-import os as _os  # noqa: E402
-
-for _k, _v in _json.loads(_os.environ.get("S2_PARAMS", "{}")).items():
-    globals()[_k] = _v
 
 
 def _at_least(successes: int, population: int, draws: int, need: int) -> float:
@@ -189,7 +205,7 @@ class PotHoarder:
         self.rules = make_rules(rules) if isinstance(rules, str) else rules
         self.num_players = num_players
         self.deck = deck_counts(self.rules.decks_for(num_players), self.rules.jokers_per_deck)
-        self.num_teams = 2 if num_players in (4, 6) else num_players
+        self.num_teams = 2 if num_players in PARTNERSHIP_TABLES else num_players
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = [int(a) for a in np.flatnonzero(action_mask)]
@@ -220,8 +236,8 @@ class PotHoarder:
                 unseen[JOKER] -= t.jokers[s]
                 closed = t.closed_clean[s] + t.closed_dirty[s]
                 if closed and s < SLOT_WILD:
-                    unseen[kind] -= closed * r.canasta_size - 2 * t.closed_dirty[s]
-                    unseen[TWO] -= 2 * t.closed_dirty[s]
+                    unseen[kind] -= closed * r.canasta_size - CLOSED_DIRTY_WILDS * t.closed_dirty[s]
+                    unseen[TWO] -= CLOSED_DIRTY_WILDS * t.closed_dirty[s]
                 elif closed:
                     unseen[TWO] -= closed * r.canasta_size
         self.unseen = [max(0, u) for u in unseen]
@@ -291,17 +307,14 @@ class PotHoarder:
         )
         if not ready and not near:
             return 0.0
-        hand = min(
-            (p.hand_size for k, p in enumerate(v.players) if k and self.team_of[k] == t_index),
-            default=99,
-        )
-        base = 1.0 if ready else 0.5
-        if hand <= 2:
+        hand = min(p.hand_size for k, p in enumerate(v.players) if k and self.team_of[k] == t_index)
+        base = READY_CLOSENESS if ready else NEAR_CLOSENESS
+        if hand <= LAST_CARDS:
             return base
         if hand <= CLOSE_HAND:
-            return base * 0.6
-        if hand <= CLOSE_HAND + 3:
-            return base * 0.25
+            return base * CLOSE_FACTOR
+        if hand <= CLOSE_HAND + FAR_EXTRA:
+            return base * FAR_FACTOR
         return 0.0
 
     # ------------------------------------------------------------ the pot
@@ -464,7 +477,7 @@ class PotHoarder:
         meld = team.meld_size(slot)
         if not m.new and m.wilds == 0:
             # keep a pair of a melded kind: it still takes a frozen pot of that kind
-            if HOLD_ADDS and v.hand[slot] <= 2 and meld < r.canasta_size - 1 and not (pressure or heavy):
+            if v.hand[slot] <= PAIR_KEPT and meld < r.canasta_size - 1 and not (pressure or heavy):
                 return 0.0
             return PRI_ADD_NATURAL + meld
         if m.new and m.wilds == 0:
@@ -531,7 +544,9 @@ class PotHoarder:
         clean += made_clean
         dirty += made_dirty
         team = v.me
-        if not self._canasta_ok(team.canastas + clean + dirty, team.clean + clean, team.dirty + dirty):
+        if not self._canasta_ok(
+            team.canastas + clean + dirty, team.clean + clean, team.dirty + dirty
+        ):
             return False
         return left <= 1
 
@@ -579,13 +594,15 @@ class PotHoarder:
 
     # ------------------------------------------------------------ the discard
     def _discard(self, v, discards: list[int]) -> int:
-        return min(discards, key=lambda a: self._keep(v, a - DISCARD) + self._danger(v, a - DISCARD))
+        return min(
+            discards, key=lambda a: self._keep(v, a - DISCARD) + self._danger(v, a - DISCARD)
+        )
 
     def _pairs(self, v) -> int:
         return sum(1 for k in range(NUM_NATURALS) if v.hand[k] >= 2)
 
     def _keep(self, v, kind: int) -> float:
-        points = self._points(kind) * HAND_POINTS_WEIGHT * (1.0 + 2.0 * self.threat)
+        points = self._points(kind) * HAND_POINTS_WEIGHT * (1.0 + THREAT_POINTS * self.threat)
         if kind == BLACK3:
             return KEEP_BLACK3 - points
         if kind == JOKER:
@@ -624,11 +641,15 @@ class PotHoarder:
             if known >= need:
                 chance = 1.0
             else:
-                chance = min(1.0, PAIR_BIAS * _at_least(self.unseen[kind], self.pool, hidden, need - known))
+                chance = min(
+                    1.0, PAIR_BIAS * _at_least(self.unseen[kind], self.pool, hidden, need - known)
+                )
                 if r.take_with_wild and not frozen:
                     one = 1.0 if known else _at_least(self.unseen[kind], self.pool, hidden, 1)
-                    wild = 1.0 if p.known[TWO] + p.known[JOKER] else _at_least(
-                        self.unseen[TWO] + self.unseen[JOKER], self.pool, hidden, 1
+                    wild = (
+                        1.0
+                        if p.known[TWO] + p.known[JOKER]
+                        else _at_least(self.unseen[TWO] + self.unseen[JOKER], self.pool, hidden, 1)
                     )
                     spend = min(1.0, (v.pot_size + 1) / WILD_TAKE_POT)
                     chance += (1 - chance) * one * wild * spend
