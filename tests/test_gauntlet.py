@@ -4,9 +4,7 @@ the worst stranger, and a run that resumes; the stranger bots play every table l
 from __future__ import annotations
 
 import json
-import random
 
-import numpy as np
 import pytest
 
 from agents.registry import make_agent
@@ -82,23 +80,33 @@ def test_a_run_resumes_and_refuses_another_agents_file(tmp_path, monkeypatch):
 @pytest.mark.parametrize(("variant", "players"), [("classic", 2), ("classic", 4),
                                                    ("spanish", 3), ("italian", 4)])  # fmt: skip
 def test_every_stranger_plays_legal_moves_deterministically(name, variant, players):
+    """The table's own loop (Table.play) refuses an illegal move, naming the agent; a random
+    partner keeps the hand varied."""
+
     def hand(seed: int) -> list[int]:
         rules = make_rules(variant)
         table = Table(rules, players, seed=seed, backend="python")
-        bots = [make_agent(name, seed=seed + seat) for seat in table.seats]
-        for seat, bot in enumerate(bots):
-            bot.reset(seat, players, rules)
-        moves = []
-        rng = random.Random(seed)
-        while not table.hand_over and len(moves) < 400:
-            obs, mask = table.observation(table.current), table.mask()
-            if table.team_of[table.current] == 0:
-                action = int(bots[table.current].act(obs, mask))
-            else:  # a random partner keeps the hand varied
-                action = rng.choice(np.flatnonzero(mask).tolist())
-            assert mask[action] == 1, f"{name} chose illegal action {action}"
-            moves.append(action)
-            table.step(action)
+        agents = [
+            make_agent(name if table.team_of[seat] == 0 else "random", seed=seed + seat)
+            for seat in table.seats
+        ]
+        for seat, agent in enumerate(agents):
+            agent.reset(seat, players, rules)
+        moves: list[int] = []
+        table.play(agents, until=lambda t: len(moves) >= 400,
+                   on_decision=lambda seat, obs, mask, action: moves.append(action))  # fmt: skip
         return moves
 
-    assert hand(3) == hand(3)
+    moves = hand(3)
+    assert len(moves) > 10 and moves == hand(3)
+
+
+@pytest.mark.parametrize("name", [*gauntlet.STRANGERS, *gauntlet.WIDE])
+def test_no_stranger_can_enter_a_league(name):
+    """The gauntlet's bots stay out of training: the league takes only its own names and
+    model files (a control: ``styled`` is taken)."""
+    from training.config import SettingError, league_weights
+
+    league_weights("opponents", {"styled": 1.0}, "the league's weights")
+    with pytest.raises(SettingError):
+        league_weights("opponents", {"self": 0.5, name: 0.5}, "the league's weights")
