@@ -142,6 +142,23 @@ def test_collect_puts_each_hand_reward_on_its_last_decision(policy):
     assert masks[np.arange(len(masks)), data["actions"]].all()
 
 
+def test_step_cost_is_taken_at_every_learner_decision(policy):
+    _, numpy_policy = policy
+    args = ([("classic", 2)], [1.0], [(LEARNER, 1.0)], {"learner": numpy_policy}, [0, 1], 0.25)
+    plain = collect(HandRunner(envs=4), 200, *args)
+    costly = collect(HandRunner(envs=4), 200, *args, step_cost=0.01)
+    assert np.array_equal(plain["actions"], costly["actions"])  # the same hands
+    dones = costly["dones"]
+    assert np.allclose(costly["rewards"][~dones], -0.01)
+    assert np.allclose(costly["rewards"][dones], plain["rewards"][dones] - 0.01)
+    # a trajectory's return is its hand's reward less the cost of each of its decisions
+    ends = np.flatnonzero(dones)
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    for start, end in zip(starts, ends):
+        assert np.isclose(costly["rewards"][start : end + 1].sum(),
+                          plain["rewards"][end] - 0.01 * (end - start + 1))  # fmt: skip
+
+
 def test_kickstarting_labels_are_the_shadow_teachers_legal_moves(policy):
     _, numpy_policy = policy
     data = collect(

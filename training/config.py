@@ -36,6 +36,7 @@ Settings (T: ``canasta train``; R: ``--backend rllib``; R's own default in brack
 ``gae_lambda``         TR  GAE's lambda
 ``max_grad_norm``      T   gradient norm clip
 ``score_coef``         TR  weight of the hand's clipped score margin in the reward
+``step_cost``          T   reward lost at each learner decision (a price on slow hands)
 ``kick_teacher``       T   kickstarting: the bot the learner is pulled towards
 ``kick_coef``          T   kickstarting: the pull's first weight
 ``kick_steps``         T   kickstarting: learner steps until the pull is 0
@@ -406,6 +407,8 @@ SETTINGS: tuple[Setting, ...] = (
     S("max_grad_norm", 0.5, Real(0.0, False), "clip of the gradient's norm", (TORCH,)),
     S("score_coef", 0.25, Real(0.0, True),
       "weight of the hand's clipped score margin in the reward, beside won or lost"),
+    S("step_cost", 0.0, Real(0.0, True, 0.1),
+      "reward lost at each learner decision: a price on slow hands", (TORCH,)),
     # kickstarting: cross-entropy towards a shadowing bot's move, weight decaying to 0
     S("kick_teacher", "expert", bot_or_none, "bot the learner is pulled to", (TORCH,)),
     S("kick_coef", 1.0, Real(0.0, True), "the pull's first weight", (TORCH,)),
@@ -468,8 +471,9 @@ SESSION = ("time_limit",)
 #: RLlib settings renamed since runs were written: a run folder's old key reads as the new.
 RLLIB_RENAMED = {"epochs": "ppo_epochs"}
 #: ``canasta train`` settings added since runs were written, and what an older run's
-#: ``config.json`` without them reads as: those runs trained on the CPU.
-ADDED = {"device": "cpu"}
+#: ``config.json`` without them reads as: those runs trained on the CPU, with no price
+#: on a decision.
+ADDED = {"device": "cpu", "step_cost": 0.0}
 
 
 def settings_of(stack: str) -> tuple[Setting, ...]:

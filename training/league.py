@@ -166,6 +166,7 @@ class Trainer:
                     "opponents": self.opponents(),
                     "seed": [c["seed"], 4, self.iteration, worker],
                     "score_coef": c["score_coef"],
+                    "step_cost": c["step_cost"],
                     "teacher": c["kick_teacher"] if self.kick_weight() > 0 else None,
                 }
                 for worker in range(self.pool.size)

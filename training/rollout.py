@@ -224,12 +224,15 @@ def collect(
     seed: Sequence[int],
     score_coef: float,
     teacher: str | None = None,
+    step_cost: float = 0.0,
 ) -> dict:
     """Self-play data: hands until about ``steps`` learner decisions, every hand finished.
 
     ``opponents`` is a list of (controller, weight) for the other team(s), a hand's drawn
     by :func:`training.league_pool.choose` (the league's entries); the controller
     ``LEARNER`` means the learner plays every team (self-play).
+    ``step_cost`` is taken from the reward at each learner decision (the hand's reward
+    comes at its last), a price on slow hands.
     ``teacher`` names a bot that shadows every learner seat: at each learner
     decision it is asked what it would play there (kickstarting: the learner is
     pulled towards it on the learner's own states, DAgger-style). The shadow
@@ -279,9 +282,9 @@ def collect(
                 out["actions"].append(a)
                 out["logp"].append(lp)
                 out["teacher"].append(label)
-                out["rewards"].append(0.0)
+                out["rewards"].append(-step_cost)
                 dones.append(False)
-            out["rewards"][-1] = reward
+            out["rewards"][-1] += reward
             dones[-1] = True
             if slot.label != "self":
                 results.append((f"{slot.kind[0]}-{slot.kind[1]}p", slot.label, outcome, diff))
