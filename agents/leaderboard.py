@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import datetime
 import difflib
+import hashlib
 import importlib
 import json
 import math
@@ -356,8 +357,8 @@ def update_leaderboard(
 ) -> dict:
     """``document`` (a leaderboard) with ``tables`` played again, after their agents changed:
     the same agents option, seed and deals per pairing as the document, so the other tables
-    stand as they were. The update is recorded under ``"updates"``; an exploiter column of an
-    updated table is dropped (it measured the agents before; attach a report again)."""
+    stand as they were. The update is recorded under ``"updates"``; an exploiter or stranger
+    column of an updated table is dropped (it measured the agents before; attach again)."""
     keys = list(dict.fromkeys(tables))
     if not keys:
         raise ValueError("--update plays the tables named by --tables again: name at least one")
@@ -390,6 +391,8 @@ def update_leaderboard(
     if document.get("exploitability"):
         kept = {k: v for k, v in document["exploitability"].items() if k not in played}
         updated["exploitability"] = kept
+    if document.get("strangers"):  # measured the agents before, as the exploiters' column
+        updated["strangers"] = {k: v for k, v in document["strangers"].items() if k not in played}
     return updated
 
 
@@ -489,6 +492,58 @@ def attach_exploitability(document: dict, report: dict) -> dict:
     return dict(document, exploitability=attached)
 
 
+#: The most gauntlet files (``--gauntlet``) one board reads, and the most bytes of each.
+MAX_GAUNTLETS = 64
+MAX_GAUNTLET_BYTES = 4 * 2**20
+
+
+def attach_strangers(document: dict, gauntlets: Sequence[dict]) -> dict:
+    """``document`` with the worst stranger of each gauntlet (``python -m research.gauntlet``,
+    docs/generalisation.md) under ``"strangers"``: table -> agent -> the opponent, the
+    agent's hands won against it, their interval and count. A gauntlet of a shipped name
+    whose file has since been replaced (its ``agent_sha256`` is not the file's) is left out,
+    as a gauntlet without a worst stranger is; ``ValueError`` for a file that is not one."""
+    from agents.network import SHIPPED
+
+    if len(gauntlets) > MAX_GAUNTLETS:
+        raise ValueError(f"at most {MAX_GAUNTLETS} gauntlet files, got {len(gauntlets)}")
+    attached: dict[str, dict[str, dict]] = dict(document.get("strangers") or {})
+    for gauntlet in gauntlets:
+        try:
+            agent, players, head = gauntlet["agent"], int(gauntlet["players"]), gauntlet["worst"]
+            if not isinstance(agent, str) or players not in (2, 4):
+                raise ValueError(f"agent {agent!r} at {players} players")
+            if head is None:
+                continue
+            low, high = (float(x) for x in head["win_ci"])
+            found = {
+                "opponent": str(head["opponent"])[:120],
+                "win_rate": float(head["win_rate"]),
+                "win_ci": [low, high],
+                "hands": int(head["hands"]),
+            }
+            if not all(0.0 <= x <= 1.0 for x in (found["win_rate"], low, high)):
+                raise ValueError("a share of hands outside 0..1")
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"not a gauntlet of research.gauntlet run: {error}") from None
+        shipped = SHIPPED.get(agent[4:]) if agent.startswith("ppo:") else None
+        if shipped is not None and gauntlet.get("agent_sha256") != _file_digest(shipped):
+            continue  # measured an agent the board no longer plays
+        attached.setdefault(f"classic-{players}p", {})[agent] = found
+    return dict(document, strangers=attached)
+
+
+def _file_digest(path: Path) -> str | None:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+
+
+def _stranger_cell(found: dict | None) -> str:
+    if found is None:
+        return "-"
+    name = found["opponent"].rpartition(":")[2] or found["opponent"]
+    return f"{percent(found['win_rate'], found['win_ci'])} ({name})"
+
+
 def _worse_case(found: dict) -> tuple[int, float]:
     """The order of two exploit results of one agent: the budget as shown, then hands won."""
     return round(found["exploiter_steps"] / 100_000), found["win_rate"]
@@ -518,15 +573,21 @@ def _exploited(found: dict | None) -> str:
     return f"{percent(found['win_rate'], found['win_ci'])} ({budget} steps)"
 
 
-def _table_section(entry: dict, exploitability: dict | None = None) -> list[str]:
+def _table_section(
+    entry: dict, exploitability: dict | None = None, strangers: dict | None = None
+) -> list[str]:
     order = [r["agent"] for r in entry["ratings"]]
     exploits = (exploitability or {}).get(entry["table"])
+    worst = (strangers or {}).get(entry["table"])
     header = (
         "| rank | agent | Elo | ordinal (mu - 3 sigma) | mu | sigma | hands | hands won (95% CI) |"
     )
     rule = "|---:|---|---:|---:|---:|---:|---:|---|"
     if exploits is not None:
         header += " an exploiter's hands won against it (95% CI) |"
+        rule += "---|"
+    if worst is not None:
+        header += " hands won against its worst stranger (95% CI) |"
         rule += "---|"
     lines = [
         f"## {entry['title']}",
@@ -546,6 +607,8 @@ def _table_section(entry: dict, exploitability: dict | None = None) -> list[str]
         )
         if exploits is not None:
             line += f" {_exploited(exploits.get(r['agent']))} |"
+        if worst is not None:
+            line += f" {_stranger_cell(worst.get(r['agent']))} |"
         lines.append(line)
     lines += [
         "",
@@ -627,14 +690,23 @@ def render_markdown(document: dict, chart: str | None = None) -> str:
     if exploitability:
         lines += [
             "Exploitability: where an agent of a table was exploited (`canasta exploit`, "
-            "[exploitability.md](exploitability.md)), its table's last column gives the hands "
-            "that exploiter won against it on duplicate hands: a best response trained "
+            "[exploitability.md](exploitability.md)), its table's exploiter column gives the "
+            "hands that exploiter won against it on duplicate hands: a best response trained "
             "against the frozen agent for the steps shown, so a lower bound on how much a "
             "worst-case opponent wins, not the exploitability itself; a `-` was not measured.",
             "",
         ]
+    strangers = document.get("strangers")
+    if strangers:
+        lines += [
+            "Strangers: where an agent of a table met the gauntlet (bots written from the "
+            "public docs alone, which no agent trained against: [generalisation.md]"
+            "(generalisation.md)), its table's stranger column gives its hands "
+            "won against the worst of them, on duplicate hands; a `-` was not measured.",
+            "",
+        ]
     for entry in document["tables"]:
-        lines += _table_section(entry, exploitability)
+        lines += _table_section(entry, exploitability, strangers)
     return "\n".join(lines)
 
 

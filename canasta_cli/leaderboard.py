@@ -122,10 +122,17 @@ def build_parser() -> argparse.ArgumentParser:
         "the hands an exploiter won against each agent",
     )
     parser.add_argument(
+        "--gauntlet",
+        metavar="PATH",
+        nargs="+",
+        help="JSON files of python -m research.gauntlet run: the tables of their agents gain "
+        "a column with each agent's hands won against its worst stranger",
+    )
+    parser.add_argument(
         "--render",
         action="store_true",
         help="play nothing: write the page (and its chart) again from the JSON file, with "
-        "--exploitability's column when given (kept in the JSON file)",
+        "the columns of --exploitability and --gauntlet when given (kept in the JSON file)",
     )
     parser.add_argument("--no-plot", action="store_true", help="do not write the chart")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -154,23 +161,19 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:  # the page, the JSON file and the chart: three files, none an input; before any play
         inputs = [args.exploitability] if args.exploitability else []
+        inputs += args.gauntlet or []
         leaderboard.check_output_paths(args.out, json_path, not args.no_plot, inputs)
     except ValueError as error:
         print(f"canasta leaderboard: {error}", file=sys.stderr)
         return 2
-    exploits = None
-    if args.exploitability:
-        try:
-            exploits = read_json_file(args.exploitability, "exploitability report")
-            leaderboard.attach_exploitability({}, exploits)  # a bad file: refused before play
-        except (OSError, ValueError) as error:
-            print(f"canasta leaderboard: {error}", file=sys.stderr)
-            return 2
+    try:  # a bad file is refused before any play
+        columns = _Columns.read(args.exploitability, args.gauntlet or [])
+    except (OSError, ValueError) as error:
+        print(f"canasta leaderboard: {error}", file=sys.stderr)
+        return 2
     if args.render:
         try:
-            document = read_json_file(json_path, "leaderboard")
-            if exploits is not None:
-                document = leaderboard.attach_exploitability(document, exploits)
+            document = columns.attach(read_json_file(json_path, "leaderboard"))
             written = leaderboard.write_leaderboard(
                 document, args.out, json_path, plot=not args.no_plot
             )
@@ -188,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"canasta leaderboard: {problem}", file=sys.stderr)
         return 2
     if args.update:
-        return _update(args, argv, json_path, tables, agents, without, exploits)
+        return _update(args, argv, json_path, tables, agents, without, columns)
     full = tables is None and agents is None and args.hands >= leaderboard.FULL_DEALS
     if not full and not args.overwrite and Path(json_path).exists():
         try:  # checked before any hand is played: a refusal costs nothing
@@ -226,20 +229,52 @@ def main(argv: list[str] | None = None) -> int:
     except (ArenaInterrupted, KeyboardInterrupt):
         print("canasta leaderboard: interrupted; nothing written", file=sys.stderr)
         return 130
-    _write(document, args, json_path, exploits)
+    _write(document, args, json_path, columns)
     print(f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
     return 0
 
 
-def _write(document: dict, args, json_path: str, exploits: dict | None) -> None:
-    """The page, its chart and the JSON file, with the exploiters' column when given."""
-    if exploits is not None:
-        document = leaderboard.attach_exploitability(document, exploits)
+class _Columns:
+    """The files behind the board's extra columns: an exploit report, gauntlets."""
+
+    def __init__(self, exploits: dict | None, gauntlets: list[dict]):
+        self.exploits, self.gauntlets = exploits, gauntlets
+
+    @classmethod
+    def read(cls, exploitability: str | None, gauntlets: list[str]) -> _Columns:
+        """The files read and checked (``ValueError`` naming the one that is not one)."""
+        if len(gauntlets) > leaderboard.MAX_GAUNTLETS:
+            raise ValueError(f"at most {leaderboard.MAX_GAUNTLETS} --gauntlet files")
+        exploits = None
+        if exploitability:
+            exploits = read_json_file(exploitability, "exploitability report")
+            leaderboard.attach_exploitability({}, exploits)
+        read = []
+        for path in gauntlets:
+            gauntlet = read_json_file(path, "gauntlet", leaderboard.MAX_GAUNTLET_BYTES)
+            try:
+                leaderboard.attach_strangers({}, [gauntlet])
+            except ValueError as error:
+                raise ValueError(f"{path}: {error}") from None
+            read.append(gauntlet)
+        return cls(exploits, read)
+
+    def attach(self, document: dict) -> dict:
+        if self.exploits is not None:
+            document = leaderboard.attach_exploitability(document, self.exploits)
+        if self.gauntlets:
+            document = leaderboard.attach_strangers(document, self.gauntlets)
+        return document
+
+
+def _write(document: dict, args, json_path: str, columns: _Columns) -> None:
+    """The page, its chart and the JSON file, with the extra columns when given."""
+    document = columns.attach(document)
     written = leaderboard.write_leaderboard(document, args.out, json_path, plot=not args.no_plot)
     print(f"wrote {', '.join(str(p) for p in written)}")
 
 
-def _update(args, argv, json_path, tables, agents, without, exploits) -> int:
+def _update(args, argv, json_path, tables, agents, without, columns: _Columns) -> int:
     """``--update``: the board's tables named by ``--tables`` played again, in place."""
     try:
         if agents is not None or without:
@@ -268,7 +303,7 @@ def _update(args, argv, json_path, tables, agents, without, exploits) -> int:
     except (ArenaInterrupted, KeyboardInterrupt):
         print("canasta leaderboard: interrupted; nothing written", file=sys.stderr)
         return 130
-    _write(document, args, json_path, exploits)
+    _write(document, args, json_path, columns)
     return 0
 
 

@@ -25,8 +25,8 @@ the lowest win rate over the ``stranger`` and ``wide`` groups.
 
     python -m research.gauntlet run --agent ppo:classic-4p --players 4 \\
         --config docs/training/run_h5_config.json --hands 2000 --seed 9100 --jobs 2 \\
-        --out runs/gauntlet/h5_4p.json
-    python -m research.gauntlet report runs/gauntlet/h5_4p.json [MORE.json ...]
+        --out docs/training/gauntlet_h5_4p.json
+    python -m research.gauntlet report docs/training/gauntlet_h5_4p.json [MORE.json ...]
 
 ``run`` keeps every finished pairing in ``--out`` (written after each), so a stopped run
 resumes where it stopped; the same command gives the same hands (the arena's duplicate deals
@@ -42,6 +42,8 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+
+from agents.leaderboard import MAX_GAUNTLET_BYTES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -66,8 +68,6 @@ HELD_OUT = (
 HOUSE = ("expert",)
 #: The groups whose worst figure is the headline.
 HEADLINE_GROUPS = ("stranger", "wide")
-#: The most bytes of a gauntlet file read back.
-MAX_GAUNTLET_BYTES = 4 * 2**20
 
 
 def _digest(path: Path) -> str:
@@ -173,12 +173,21 @@ def run(
     from canasta_env.safe_write import atomic_write
 
     league = trained_with(config)
-    document = {"agent": agent, "players": players, "hands": hands, "seed": seed, "rows": []}
+    model = _model_path(agent)
+    document = {
+        "agent": agent,
+        "agent_sha256": _digest(model) if model is not None and model.is_file() else None,
+        "players": players,
+        "hands": hands,
+        "seed": seed,
+        "worst": None,
+        "rows": [],
+    }
     if out.exists():
         kept = read_json_file(out, "gauntlet", MAX_GAUNTLET_BYTES)
-        same = all(kept.get(k) == document[k] for k in ("agent", "players", "hands", "seed"))
-        if not same:
-            raise ValueError(f"{out}: a gauntlet of another agent, table, size or seed")
+        keys = ("agent", "agent_sha256", "players", "hands", "seed")
+        if not all(kept.get(k) == document[k] for k in keys):
+            raise ValueError(f"{out}: a gauntlet of another agent, model file, table, size or seed")
         document = kept
     done = {row["opponent"] for row in document["rows"]}
     for group, opponent in opponents(players, agent):
@@ -188,6 +197,7 @@ def run(
         row = {"group": group, "opponent": opponent, **figures}
         row["trained_with"] = _was_trained_with(opponent, league)
         document["rows"].append(row)
+        document["worst"] = worst(document)  # the headline, as the leaderboard reads it
         atomic_write(out, json.dumps(document, indent=1) + "\n", "gauntlet")
         log(f"[gauntlet] {group:9} {opponent}: {percent(row)} ({figures['seconds']} s)")
     return document

@@ -68,12 +68,20 @@ def test_a_run_resumes_and_refuses_another_agents_file(tmp_path, monkeypatch):
     monkeypatch.setattr(gauntlet, "play_pairing", fake)
     out = tmp_path / "g.json"
     quiet = dict(hands=10, seed=1, only=["wide"], log=lambda line: None)
-    gauntlet.run("ppo:classic-4p", 4, out, **quiet)
+    document = gauntlet.run("ppo:classic-4p", 4, out, **quiet)
     assert played == list(gauntlet.WIDE)
+    # the file says which model it measured, and its headline, as the leaderboard reads it
+    assert document["agent_sha256"] == gauntlet._digest(gauntlet._model_path("ppo:classic-4p"))
+    assert document["worst"] == gauntlet.worst(document) == document["rows"][0]
     gauntlet.run("ppo:classic-4p", 4, out, **quiet)  # finished: nothing played again
     assert played == list(gauntlet.WIDE)
-    with pytest.raises(ValueError, match="another agent, table, size or seed"):
+    with pytest.raises(ValueError, match="another agent, model file, table, size or seed"):
         gauntlet.run("ppo:classic-2p", 4, out, **quiet)
+    kept = json.loads(out.read_text())
+    kept["agent_sha256"] = "0" * 64  # the same name, another file since: not resumed
+    out.write_text(json.dumps(kept))
+    with pytest.raises(ValueError, match="another agent, model file"):
+        gauntlet.run("ppo:classic-4p", 4, out, **quiet)
 
 
 @pytest.mark.parametrize("name", [*gauntlet.STRANGERS, *gauntlet.WIDE])

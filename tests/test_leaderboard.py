@@ -299,6 +299,7 @@ def test_render_adds_the_exploiters_column_from_a_report_and_plays_nothing(tmp_p
     )
     document = json.loads(Path("docs/leaderboard.json").read_text())
     document.pop("exploitability", None)
+    document.pop("strangers", None)  # the exploiters' column alone, the last
     (tmp_path / "board.json").write_text(json.dumps(document))
     assert command.main(["--render", "--out", str(board), "--no-plot"]) == 0
     assert "exploiter" not in board.read_text()
@@ -421,3 +422,63 @@ def test_render_refuses_an_out_that_would_write_the_page_over_its_json(tmp_path,
         f"canasta leaderboard: the page --out {chart} and the chart beside --out {chart} are the "
         "same file: each output needs a path of its own\n"
     )
+
+
+def _gauntlet(agent: str, players: int, digest: str | None, rate: float = 0.6) -> dict:
+    worst = {
+        "group": "stranger", "opponent": "research.strangers.s1_racer:Racer", "hands": 2000,
+        "win_rate": rate, "win_ci": [rate - 0.02, rate + 0.02], "score_diff": 236.1,
+        "score_diff_ci": [185.9, 286.3], "trained_with": False,
+    }  # fmt: skip
+    return {
+        "agent": agent, "agent_sha256": digest, "players": players, "hands": 2000,
+        "seed": 9100, "worst": worst, "rows": [worst],
+    }  # fmt: skip
+
+
+def test_render_adds_the_worst_stranger_column_of_the_files_that_measured_the_shipped_agent(
+    tmp_path,
+):
+    """--gauntlet: each table an agent met the gauntlet at gains a column with its hands won
+    against its worst stranger; a gauntlet of a file since replaced is left out; a file that
+    is no gauntlet is refused and nothing is written."""
+    from agents.network import SHIPPED
+    from training.exploit import file_digest
+
+    board = tmp_path / "board.md"
+    document = json.loads(Path("docs/leaderboard.json").read_text())
+    document.pop("strangers", None)
+    (tmp_path / "board.json").write_text(json.dumps(document))
+    shipped = _gauntlet("ppo:classic-4p", 4, file_digest(SHIPPED["classic-4p"]), 0.61)
+    stale = _gauntlet("ppo:classic-2p", 2, "0" * 64, 0.97)
+    paths = []
+    for name, gauntlet in (("g4.json", shipped), ("g2.json", stale)):
+        paths.append(tmp_path / name)
+        paths[-1].write_text(json.dumps(gauntlet))
+    argv = ["--render", "--out", str(board), "--no-plot", "--gauntlet", *map(str, paths)]
+    assert command.main(argv) == 0
+    page = board.read_text()
+    section = page[page.index("## classic, 4 players") : page.index("## classic, 6 players")]
+    assert "hands won against its worst stranger (95% CI) |" in section
+    (line,) = [line for line in section.splitlines() if line.startswith("| 1 | ppo:classic-4p")]
+    assert line.endswith("| 61.0% [59.0, 63.0] (Racer) |")
+    assert section.count(" - |\n") >= 3  # expert, greedy and random were not measured
+    two = page[page.index("## classic, 2 players") : page.index("## classic, 3 players")]
+    assert "worst stranger" not in two and "97.0%" not in page  # the replaced file's figure
+    saved = json.loads((tmp_path / "board.json").read_text())
+    assert saved["strangers"] == {
+        "classic-4p": {
+            "ppo:classic-4p": {
+                "opponent": "research.strangers.s1_racer:Racer", "win_rate": 0.61,
+                "win_ci": [0.59, 0.63], "hands": 2000,
+            }
+        }
+    }  # fmt: skip
+    before = board.read_text()
+    for bad in ({"agent": "ppo:classic-4p", "players": 5, "worst": None}, [1], {"rows": []}):
+        paths[0].write_text(json.dumps(bad))
+        assert command.main(argv) == 2
+    shipped["worst"]["win_rate"] = 1.5
+    paths[0].write_text(json.dumps(shipped))
+    assert command.main(argv) == 2
+    assert board.read_text() == before

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -91,3 +92,23 @@ def test_every_table_has_a_shipped_agent_that_beat_both_bots_there():
                 key.rules,
             )
     assert ALL_TABLES_MODEL.stat().st_size < 5 * 1024 * 1024
+
+
+@pytest.mark.parametrize("name", ["classic-2p", "classic-4p"])
+def test_model_card_heads_with_the_worst_stranger_of_the_gauntlet_of_this_file(name):
+    """The card's ``worst_stranger`` is its gauntlet's headline (docs/generalisation.md),
+    and the gauntlet measured this very file: a new model ships with a new gauntlet."""
+    import hashlib
+
+    card = json.loads(SHIPPED[name].with_suffix(".json").read_text())
+    head = card["worst_stranger"]
+    gauntlet = json.loads(Path(head["gauntlet"]).read_text())
+    assert gauntlet["agent_sha256"] == hashlib.sha256(SHIPPED[name].read_bytes()).hexdigest()
+    worst = gauntlet["worst"]
+    groups = ("stranger", "wide")
+    rows = [r for r in gauntlet["rows"] if r["group"] in groups and not r["trained_with"]]
+    assert worst == min(rows, key=lambda r: r["win_rate"])
+    assert (head["opponent"], head["win_rate"], head["ci95"]) == (
+        worst["opponent"], worst["win_rate"], worst["win_ci"]
+    )  # fmt: skip
+    assert head["hands"] >= 2000 and len({r["opponent"] for r in rows}) >= 8
