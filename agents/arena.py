@@ -269,7 +269,11 @@ def format_report(summary: dict, config: dict) -> str:
                     f"{cell['hands']} hands, 95% CI [{100 * low:.2f}, {100 * high:.2f}]"
                 )
     if pairs:
-        lines += ["", "pairs (hands won by the first agent, Wilson interval):", *pairs]
+        lines += [
+            "",
+            "pairs (hands won by the first agent, a tie counting half; Wilson interval):",
+            *pairs,
+        ]
     return "\n".join(lines)
 
 

@@ -1,15 +1,5 @@
-"""The ``canasta`` console command: each subcommand lives in its own module.
-
-canasta check  [...]   compliance checks over every preset and player count
-canasta arena  [...]   a tournament that ranks agents
-canasta leaderboard [...]  every bot and shipped agent on every table: docs/leaderboard.md
-canasta play   [...]   play a hand in the terminal against bots
-canasta train  [...]   imitation warm start, then PPO against a league
-canasta exploit AGENT  train a best response against a frozen agent, then measure it
-canasta demo   [...]   the main job: check, a short tournament, a trained agent
-canasta serve  [...]   a browser table: play the bots, watch replays (extra "web")
-canasta --version      the installed version
-"""
+"""The ``canasta`` console command: each subcommand lives in its own module (:data:`USAGE`
+is what ``canasta --help`` prints)."""
 
 from __future__ import annotations
 
@@ -17,6 +7,20 @@ import importlib
 import os
 import sys
 from pathlib import Path
+
+USAGE = """\
+usage: canasta COMMAND [...]   (canasta COMMAND --help: its options)
+
+  check  [...]        compliance checks over every preset and player count
+  arena  [...]        a tournament that ranks agents
+  leaderboard [...]   every bot and shipped agent on every table (into leaderboard/;
+                      the project's board: --out docs/leaderboard.md)
+  play   [...]        play a hand in the terminal against bots
+  train  [...]        imitation warm start, then PPO against a league
+  exploit AGENT       train a best response against a frozen agent, then measure it
+  demo   [...]        the main job: check, a short tournament, a trained agent
+  serve  [...]        a browser table: play the bots, watch replays (extra "web")
+  --version           the installed version"""
 
 COMMANDS = {
     "check": ("canasta_cli.check", "main"),
@@ -33,7 +37,7 @@ COMMANDS = {
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
-        print(__doc__.strip())
+        print(USAGE)
         return 0
     if argv[0] in ("-V", "--version"):
         from canasta_env import __version__

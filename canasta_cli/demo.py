@@ -88,6 +88,14 @@ def trained_agent(hands: int) -> None:
                 f"{row['hands']:>6} {row['win_rate']:>6.3f}  [{low:.3f}, {high:.3f}] "
                 f"{row['mean_score_diff']:>+10.0f}"
             )
+    stranger = meta.get("worst_stranger")
+    if stranger:
+        low, high = stranger["ci95"]
+        print(
+            f"against bots written outside the project (docs/generalisation.md), the worst: "
+            f"{stranger['opponent'].rpartition(':')[2]}, won {stranger['win_rate']:.3f} "
+            f"[{low:.3f}, {high:.3f}] of {stranger['hands']:,} hands"
+        )
     agent = load_agent(DEFAULT_MODEL)
     variant = meta.get("variant", "classic")
     players = int(meta.get("num_players", 2))
@@ -112,15 +120,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--full", action="store_true", help="full compliance settings (slower)")
     parser.add_argument("--hands", type=int, default=100, help="tournament hands per pairing")
     parser.add_argument("--match-hands", type=int, default=50, help="trained-agent match hands")
-    parser.add_argument("--out", default=None, help="tournament output folder (a new one)")
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="keep the tournament's files in this folder (a new one; if not given they go "
+        "into a temporary folder, removed at the end)",
+    )
     parser.add_argument(
         "--overwrite", action="store_true", help="replace the files of a --out folder in use"
     )
     args = parser.parse_args(argv)
     ok = compliance(quick=not args.full)
-    out_dir = args.out or tempfile.mkdtemp(prefix="canasta-arena-")
-    tournament_code = tournament(args.hands, out_dir, args.overwrite)
-    print(f"tournament files (hands.csv, results.json, ratings.png) in {out_dir}")
+    if args.out:
+        tournament_code = tournament(args.hands, args.out, args.overwrite)
+        print(f"tournament files (hands.csv, results.json, ratings.png) in {args.out}")
+    else:
+        with tempfile.TemporaryDirectory(prefix="canasta-demo-") as out_dir:
+            tournament_code = tournament(args.hands, out_dir, args.overwrite)
+        print("tournament files: removed with their temporary folder (--out DIR keeps them)")
     trained_agent(args.match_hands)
     return 0 if ok and tournament_code == 0 else 1
 

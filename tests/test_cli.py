@@ -35,6 +35,22 @@ def test_help_shows_plain_text_not_docstring_markup(command, capsys):
     assert "``" not in text and ":func:`" not in text and ":mod:`" not in text, text
 
 
+def test_canasta_help_names_every_command_in_plain_text(capsys):
+    from canasta_cli.__main__ import COMMANDS
+
+    assert canasta(["--help"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("usage: canasta COMMAND")
+    assert "``" not in text and ":mod:`" not in text
+    listed = [line.split()[0] for line in text.splitlines()[2:] if line[:3] == "  " + line[2:3]]
+    assert [c for c in listed if c in COMMANDS] == list(COMMANDS)
+    # the leaderboard's default output, as its own --help says it
+    with pytest.raises(SystemExit):
+        canasta(["leaderboard", "--help"])
+    assert "default leaderboard/leaderboard.md" in capsys.readouterr().out
+    assert "into leaderboard/" in text
+
+
 def test_plain_text_strips_roles_and_literals():
     text = "``canasta demo``: see :func:`~agents.arena.run_arena` and :mod:`agents`"
     assert options.plain_text(text) == "canasta demo: see agents.arena.run_arena and agents"
@@ -170,6 +186,33 @@ def test_the_demo_needs_no_training_web_or_openspiel_extra(tmp_path):
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert "fresh match against random" in completed.stdout
     assert "[[" not in completed.stdout  # the recorded tables as words, not a Python repr
+
+
+def test_the_demo_without_out_leaves_no_folder_behind(tmp_path, monkeypatch, capsys):
+    """Without ``--out`` the tournament's files go to a temporary folder, removed at the end
+    (each run used to leave a ``canasta-arena-*`` folder in /tmp); with it they stay."""
+    import tempfile
+
+    from canasta_cli import demo
+
+    folders = []
+
+    def tournament(hands, out_dir, overwrite):
+        folders.append(Path(out_dir))
+        Path(out_dir).mkdir(exist_ok=True)  # the arena makes a new --out folder
+        (Path(out_dir) / "results.json").write_text("{}")
+        return 0
+
+    monkeypatch.setattr(demo, "compliance", lambda quick: True)
+    monkeypatch.setattr(demo, "tournament", tournament)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert demo.main(["--match-hands", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "removed with their temporary folder (--out DIR keeps them)" in out
+    assert "against bots written outside the project" in out  # the model card's headline
+    assert folders[0].parent == tmp_path and list(tmp_path.iterdir()) == []
+    assert demo.main(["--match-hands", "2", "--out", str(tmp_path / "kept")]) == 0
+    assert (tmp_path / "kept" / "results.json").exists()
 
 
 def test_train_takes_comma_lists_and_names_a_mistyped_variant(tmp_path, capsys):

@@ -79,6 +79,7 @@ def test_more_jobs_than_cores_are_kept_with_a_warning_naming_both():
     (note,) = plan.notes
     assert "--jobs 4" in note and "2 cores" in note
     assert str(plan) == "2 cores: 4 workers play, then 1 torch thread learn"
+    assert str(budget(1, 1, available=2)) == "2 cores: 1 worker plays, then 1 torch thread learn"
 
 
 def test_a_new_run_saves_the_threads_it_uses_and_logs_a_cut(tmp_path):

@@ -56,7 +56,11 @@ class Budget:
     notes: tuple[str, ...] = ()
 
     def __str__(self) -> str:
-        workers = "rollouts in this process" if self.jobs == 0 else f"{self.jobs} workers play"
+        workers = (
+            "rollouts in this process"
+            if self.jobs == 0
+            else f"{self.jobs} worker{' plays' if self.jobs == 1 else 's play'}"
+        )
         threads = f"{self.threads} torch thread{'s' if self.threads > 1 else ''}"
         return f"{self.cores} cores: {workers}, then {threads} learn"
 
