@@ -27,14 +27,13 @@ thread while another is inside (``play_bots`` and ``random_steps`` release the G
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import random
 
 import numpy as np
 
 from canasta_env.actions import NUM_ACTIONS
-from canasta_env.cards import kind_from_name
+from canasta_env.core_values import rules_values
 from canasta_env.engine.game import (
     Game,
     IllegalActionError,
@@ -45,7 +44,7 @@ from canasta_env.engine.game import (
 from canasta_env.engine.outcome import Result, result_of
 from canasta_env.engine.state import PHASE_HAND_OVER, STATE_FIELDS, team_of_seat, teams_of
 from canasta_env.engine.suits import NO_SUITS, Suits
-from canasta_env.rules import Rules, check_player_count
+from canasta_env.rules import Rules
 
 try:
     from canasta_env import _core
@@ -67,38 +66,6 @@ _SUIT_PARTS = {
     "pot_suits": "pot",
     "held_suits": "held",
 }
-#: Integers beyond this are clamped before they reach the core's 64-bit fields; no
-#: comparison of the engine changes (card counts and scores stay far below it).
-_CLAMP = 2**62
-#: Table fields that arrive resolved for the player count.
-_RESOLVED = ("player_counts", "num_decks", "num_decks_by_players", "hand_size")
-
-
-def _flat(value) -> list[int]:
-    if isinstance(value, (tuple, list)):
-        return [item for part in value for item in _flat(part)]
-    if isinstance(value, bool):
-        return [int(value)]
-    return [max(-_CLAMP, min(_CLAMP, int(value)))]
-
-
-def rules_values(rules: Rules, num_players: int) -> dict[str, list[int]]:
-    """The rules as the core reads them: every field as a flat list of integers, the deck
-    count and hand size resolved for ``num_players`` (sent too), card kinds by number."""
-    check_player_count(rules, num_players)
-    values: dict[str, list[int]] = {}
-    for field in dataclasses.fields(rules):
-        if field.name == "name" or field.name in _RESOLVED:
-            continue
-        value = getattr(rules, field.name)
-        if field.name in ("pot_start_cover_kinds", "pot_start_freeze_kinds"):
-            values[field.name] = [kind_from_name(kind) for kind in value]
-        else:
-            values[field.name] = _flat(value)
-    values["num_decks"] = [rules.decks_for(num_players)]
-    values["hand_size"] = [rules.hand_size_for(num_players)]
-    values["num_players"] = [num_players]  # a game, batch or bot of another count refuses them
-    return values
 
 
 @functools.lru_cache(maxsize=64)

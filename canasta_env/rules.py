@@ -269,8 +269,12 @@ def _check_bounds(rules: Rules) -> None:
 
 
 # ------------------------------------------------------------ cross checks
+#: The list fields that must hold one entry at least.
+NOT_EMPTY = ("player_counts", "opening_table", "red3_scores")
+
+
 def _not_empty(rules: Rules) -> None:
-    for name in ("player_counts", "opening_table", "red3_scores"):
+    for name in NOT_EMPTY:
         if not getattr(rules, name):
             raise ValueError(f"rules field {name!r} must not be empty")
 

@@ -7,12 +7,6 @@
 
 namespace canasta {
 
-const char* const KIND_NAMES[NUM_KINDS] = {"4", "5", "6", "7", "8", "9", "T", "J",
-                                           "Q", "K", "A", "2", "JK", "B3", "R3"};
-const char* const PHASE_NAMES[3] = {"draw", "meld", "hand over"};
-const int RUN_START[NUM_RUNS] = {0, 1, 2, 3, 4, 0};
-const int RUN_LENGTH[NUM_RUNS] = {7, 7, 7, 7, 7, NUM_NATURALS};
-
 Move MOVES[NUM_ACTIONS];
 Composition COMPOSITIONS[NUM_COMPOSITIONS];
 WildComposition WILD_COMPOSITIONS[NUM_WILD_COMPOSITIONS];
@@ -60,7 +54,7 @@ struct Builder {
     MOVES[id++] = Move{MOVE_PASS, -1, 0, 0, 0, false, -1, -1};
     for (int k = 0; k < NUM_HAND_KINDS; ++k)
       MOVES[id++] = Move{MOVE_DISCARD, static_cast<int8_t>(k), 0, 0, 0, false, -1, -1};
-    for (int slot = 0; slot <= SLOT_BLACK3_; ++slot) MOVES[id++] = meld(slot, 1, 0, 0, false);
+    for (int slot = 0; slot <= SLOT_BLACK3; ++slot) MOVES[id++] = meld(slot, 1, 0, 0, false);
     for (int s = 0; s < 12; ++s) MOVES[id++] = meld(s < 11 ? s : 12, 0, 1, 0, false);
     for (int s = 0; s < 12; ++s) MOVES[id++] = meld(s < 11 ? s : 12, 0, 0, 1, false);
     for (int rank = 0; rank < NUM_NATURALS; ++rank)
@@ -89,7 +83,7 @@ struct Builder {
       for (int i = 0; i < comp.jokers; ++i) t += " JK";
       TEXTS.push_back(t);
     }
-    const char suits[] = "SHDC";
+    const char* suits = SUITS;
     for (int suit = 0; suit < NUM_SUITS; ++suit)
       for (int r = 0; r < NUM_RUNS; ++r) {
         if (RUN_LENGTH[r] == NUM_NATURALS) {
@@ -100,7 +94,6 @@ struct Builder {
         }
       }
   }
-  static constexpr int SLOT_BLACK3_ = 11;
 };
 
 const Builder BUILT;

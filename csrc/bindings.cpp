@@ -8,6 +8,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
+#include <iterator>
 
 #include "batch_bindings.hpp"
 #include "bot_bindings.hpp"
@@ -18,7 +19,6 @@ using namespace canasta;
 
 namespace {
 
-const char* const END_NAMES[3] = {"went out", "stock exhausted", "black-3 canasta"};
 const char* const SHEET_KEYS[8] = {"melded", "canasta_bonus", "sequences", "red3",
                                     "count_bonus", "going_out", "hand_penalty", "total"};
 
@@ -113,7 +113,7 @@ nb::object out(const std::vector<HandRecord>& records, const field::Records& sha
   for (const auto& record : records) {
     nb::dict entry;
     entry["hand"] = record.hand;
-    entry["reason"] = END_NAMES[record.reason];
+    entry["reason"] = END_REASONS[record.reason];
     entry["scores"] = list_of(record.scores.data(), shape.teams);
     history.append(entry);
   }
@@ -144,7 +144,7 @@ nb::object out(const Runs (&escalas)[MAX_TEAMS], const field::TeamRuns& shape) {
   return teams;
 }
 nb::object out(int8_t reason, const field::Reason&) {
-  return reason < 0 ? nb::none() : nb::cast(std::string(END_NAMES[reason]));
+  return reason < 0 ? nb::none() : nb::cast(std::string(END_REASONS[reason]));
 }
 nb::object out(const Sheet (&sheets)[MAX_TEAMS], const field::Sheets& shape) {
   if (!shape.hand_over) return nb::none();
@@ -207,13 +207,13 @@ struct Reader {
     return nb::cast<bool>(v);
   }
   bool is_none(const char* name) { return get(name).is_none(); }
-  // One of END_NAMES, as its END_* index (-1 for any other value).
+  // One of END_REASONS, as its END_* index (-1 for any other value).
   int end_reason(const char* name) {
     nb::object v = get(name);
     if (!nb::isinstance<nb::str>(v)) return -1;
     const std::string text = nb::cast<std::string>(v);
-    for (int i = 0; i < 3; ++i)
-      if (text == END_NAMES[i]) return i;
+    for (int i = 0; i < static_cast<int>(std::size(END_REASONS)); ++i)
+      if (text == END_REASONS[i]) return i;
     return -1;
   }
   std::vector<int64_t> ints(nb::handle v, const char* name, size_t min_len, size_t max_len, int64_t low, int64_t high) {
@@ -632,7 +632,7 @@ NB_MODULE(_core, m) {
       .def_prop_ro("num_steps", [](const Game& g) { return g.s.num_steps; })
       .def_prop_ro("scores", [](const Game& g) { return std::vector<int64_t>(g.s.scores, g.s.scores + g.s.num_teams); })
       .def_prop_ro("winner_team", [](const Game& g) { return g.s.winner_team < 0 ? nb::none() : nb::cast(int(g.s.winner_team)); })
-      .def_prop_ro("end_reason", [](const Game& g) { return g.s.end_reason < 0 ? nb::none() : nb::cast(std::string(END_NAMES[g.s.end_reason])); })
+      .def_prop_ro("end_reason", [](const Game& g) { return g.s.end_reason < 0 ? nb::none() : nb::cast(std::string(END_REASONS[g.s.end_reason])); })
       .def("random_steps",
            [](Game& g, int64_t steps, uint32_t seed) {
              // a random masked policy on this game, in C++ (stops at the hand's end, or

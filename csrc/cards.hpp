@@ -2,26 +2,17 @@
 //
 // A card is one of 15 kinds (ids 0-10 the naturals 4..A, 11 the 2, 12 the joker,
 // 13 the black 3, 14 the red 3); suits matter only to the S-19 runs, which count
-// naturals by kind * 4 + suit (suits S H D C = 0..3, -1 for none).
+// naturals by kind * 4 + suit (suits S H D C = 0..3, -1 for none). The kinds, their
+// values (G-2: joker 50; 2 = 20; A = 20; K..8 = 10; 7..4 = 5; black 3 = 5 when melded),
+// names and the suits are cards.py's, in core_decls.hpp (generated at build time); red 3s
+// are never held (G-6), so a hand counts NUM_HAND_KINDS kinds.
 #pragma once
 #include <array>
 #include <cstdint>
 
+#include "core_decls.hpp"
+
 namespace canasta {
-
-constexpr int NUM_NATURALS = 11;
-constexpr int TWO = 11;
-constexpr int JOKER = 12;
-constexpr int BLACK3 = 13;
-constexpr int RED3 = 14;
-constexpr int NUM_KINDS = 15;
-constexpr int NUM_HAND_KINDS = 14;  // red 3s are never held (G-6)
-constexpr int NUM_SUITS = 4;
-constexpr int SUITED_SIZE = NUM_NATURALS * NUM_SUITS;  // S-19: kind * 4 + suit
-
-// G-2: joker 50; 2 = 20; A = 20; K..8 = 10; 7..4 = 5; black 3 = 5 when melded.
-constexpr std::array<int, NUM_KINDS> CARD_VALUES = {5, 5, 5, 5, 10, 10, 10, 10,
-                                                    10, 10, 20, 20, 50, 5, 0};
 
 inline bool is_wild(int kind) { return kind == TWO || kind == JOKER; }
 inline bool is_natural(int kind) { return kind >= 0 && kind < NUM_NATURALS; }
@@ -37,7 +28,5 @@ inline std::array<int, NUM_KINDS> deck_counts(int num_decks, int jokers_per_deck
   counts[RED3] = 2 * num_decks;
   return counts;
 }
-
-extern const char* const KIND_NAMES[NUM_KINDS];
 
 }  // namespace canasta

@@ -14,8 +14,6 @@ int g_fault = 0;
 
 namespace {
 
-const char SUIT_CHARS[] = "SHDC";
-
 // Suits each kind exists in per 52-card deck (sequences.py _KIND_SUITS).
 int kind_suits(int kind, int* out) {
   if (kind < NUM_NATURALS || kind == TWO) {
@@ -42,9 +40,9 @@ std::string suited_code(int kind, int suit) {
   if (kind == BLACK3 || kind == RED3) {
     const bool red_suit = suit == 1 || suit == 2;
     if (red_suit != (kind == RED3)) return kind_code(kind);
-    return std::string("3") + SUIT_CHARS[suit];
+    return std::string("3") + SUITS[suit];
   }
-  return std::string(kind == TWO ? "2" : KIND_NAMES[kind]) + SUIT_CHARS[suit];
+  return std::string(kind == TWO ? "2" : KIND_NAMES[kind]) + SUITS[suit];
 }
 
 }  // namespace
@@ -251,11 +249,11 @@ void Game::start_pot() {  // C-3, S-3, I-3
     const int top = --s.stock.len;
     const int card = s.stock[top];
     turned[num_turned++] = static_cast<int16_t>(top);
-    if (rules.freeze_mask & (1U << card)) {
+    if (rules.pot_start_freeze_kinds.has(card)) {
       s.pot_wild = true;
       s.pot_start_frozen = true;
     }
-    if (!(rules.cover_mask & (1U << card))) break;
+    if (!rules.pot_start_cover_kinds.has(card)) break;
   }
   const int last_turned = num_turned ? s.stock[turned[num_turned - 1]] : NUM_KINDS;
   if (rules.pot_start_count_under_natural && last_turned < NUM_NATURALS) {

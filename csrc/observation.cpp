@@ -18,26 +18,27 @@ namespace canasta {
 namespace obs {
 namespace {
 
-// The scales of LAYOUT (observation/layout.py _declare_layout), as numpy's float32 of them.
-constexpr float POT_SIZE_SCALE = static_cast<float>(1.0 / 20);
-constexpr float POT_FACE_DOWN_SCALE = static_cast<float>(1.0 / 10);
-constexpr float OPENING_MINIMUM_SCALE = static_cast<float>(1.0 / 100);
-constexpr float SCORE_SCALE = static_cast<float>(1.0 / 5000);
-constexpr float HAND_SIZE_SCALE = static_cast<float>(1.0 / 15);
-constexpr float STAGED_SCALE = static_cast<float>(1.0 / 100);
-constexpr float STILL_NEEDED_SCALE = static_cast<float>(1.0 / 100);
-constexpr float STOCK_SCALE = static_cast<float>(1.0 / 100);
-constexpr float STEPS_SCALE = static_cast<float>(1.0 / 500);
-constexpr float HAND_NUMBER_SCALE = static_cast<float>(1.0 / 10);
-constexpr float DRAW_COUNT_SCALE = static_cast<float>(1.0 / 2);
-constexpr float TARGET_SCALE = static_cast<float>(1.0 / 10000);
+// Every field is written at its offset with its scale and entries from core_decls.hpp
+// (LAYOUT's): a count c as float(c) * NAME_SCALE, a flag set as 1 * NAME_SCALE. The
+// arrays of the state the counts come from have the layout's sizes:
+static_assert(HAND_SIZE == NUM_HAND_KINDS && HELD_SIZE == NUM_HAND_KINDS &&
+                  POT_KNOWN_SIZE == NUM_KINDS && players::KNOWN_SIZE == NUM_HAND_KINDS &&
+                  SUITED_HAND_SIZE == SUITED_SIZE && history::DISCARDED_SIZE == NUM_HAND_KINDS &&
+                  history::DECLINED_SIZE == NUM_HAND_KINDS && SINCE_MY_DISCARD_SIZE == NUM_HAND_KINDS,
+              "observation/layout.py: a count field's entries differ from the state's kinds");
+static_assert(teams::NATURALS_SIZE == NUM_SLOTS && teams::TWOS_SIZE == NUM_SLOTS &&
+                  teams::JOKERS_SIZE == NUM_SLOTS && teams::IS_CANASTA_SIZE == NUM_SLOTS &&
+                  teams::CLOSED_CLEAN_SIZE == NUM_SLOTS && teams::CLOSED_DIRTY_SIZE == NUM_SLOTS,
+              "observation/layout.py: a team's per-slot field differs from NUM_SLOTS");
+static_assert(teams::COPIES == MAX_TEAMS && players::COPIES == MAX_PLAYERS && runs::COPIES == MAX_TEAMS &&
+                  history::COPIES == MAX_PLAYERS,
+              "observation/layout.py: a group's copies differ from the largest table");
+// pot_top is one-hot over the kinds and an empty pot, pot_suit over the suits
+static_assert(POT_TOP_SIZE == NUM_KINDS + 1 && POT_TOP_VALUES[NUM_KINDS] == -1 && POT_SUIT_SIZE == NUM_SUITS,
+              "observation/layout.py: pot_top or pot_suit differ from the kinds and suits");
 
-// num_players' one-hot values
-constexpr int PLAYER_COUNTS[NUM_PLAYERS_SIZE] = {2, 3, 4, 6};
 // observation/builder.py _ESCALA_REAL: a run of every rank of one suit
 constexpr int ESCALA_REAL = NUM_NATURALS;
-// the largest count a byte of the Python vector holds (observation/builder.py _count_bytes)
-constexpr int BYTE_MAX = 255;
 
 // Counts as float(count) * scale, written whether 0 or not (a branch per entry costs more
 // than the store). Kept out of line on purpose: inlined at a fixed size, GCC vectorizes
@@ -48,10 +49,11 @@ constexpr int BYTE_MAX = 255;
 }
 
 // The public history counts, clamped to a byte as observation/builder.py's _count_bytes does.
-[[gnu::noinline]] void put_clamped(float* out, const int16_t* counts, int size) {
+[[gnu::noinline]] void put_clamped(float* out, const int16_t* counts, int size, float scale) {
+  constexpr int16_t most = OBSERVATION_BYTE_MAX;
   for (int i = 0; i < size; ++i) {
-    const int16_t count = counts[i] < BYTE_MAX ? counts[i] : static_cast<int16_t>(BYTE_MAX);
-    out[i] = static_cast<float>(count) * QUARTER;
+    const int16_t count = counts[i] < most ? counts[i] : most;
+    out[i] = static_cast<float>(count) * scale;
   }
 }
 
@@ -64,12 +66,12 @@ struct TeamCounts {
 TeamCounts write_team(const GameState& s, const Rules& rules, int team, float* at) {
   TeamCounts counts;
   const int16_t *nat = s.nat[team], *two = s.two[team], *jok = s.jok[team];
-  put_counts(at + team::NATURALS, nat, NUM_SLOTS, QUARTER);
-  put_counts(at + team::TWOS, two, NUM_SLOTS, QUARTER);
-  put_counts(at + team::JOKERS, jok, NUM_SLOTS, QUARTER);
+  put_counts(at + teams::NATURALS, nat, teams::NATURALS_SIZE, teams::NATURALS_SCALE);
+  put_counts(at + teams::TWOS, two, teams::TWOS_SIZE, teams::TWOS_SCALE);
+  put_counts(at + teams::JOKERS, jok, teams::JOKERS_SIZE, teams::JOKERS_SCALE);
   for (int slot = 0; slot < NUM_SLOTS; ++slot) {
     if (nat[slot] + two[slot] + jok[slot] < rules.canasta_size) continue;
-    at[team::IS_CANASTA + slot] = FLAG;
+    at[teams::IS_CANASTA + slot] = teams::IS_CANASTA_SCALE;
     ++counts.canastas;
     if (canasta_clean(slot, two[slot], jok[slot]))
       ++counts.clean;
@@ -88,35 +90,35 @@ TeamCounts write_team(const GameState& s, const Rules& rules, int team, float* a
       ++counts.dirty;
     }
   }
-  put_counts(at + team::CLOSED_CLEAN, closed_clean, NUM_SLOTS, QUARTER);
-  put_counts(at + team::CLOSED_DIRTY, closed_dirty, NUM_SLOTS, QUARTER);
-  at[team::PRESENT] = FLAG;
-  at[team::RED3] = static_cast<float>(s.red3[team]) * QUARTER;
-  if (s.opened[team]) at[team::OPENED] = FLAG;
-  at[team::OPENING_MINIMUM] = static_cast<float>(s.need[team]) * OPENING_MINIMUM_SCALE;
-  at[team::SCORE] = static_cast<float>(s.scores[team]) * SCORE_SCALE;
-  at[team::CANASTAS] = static_cast<float>(counts.canastas) * QUARTER;
-  at[team::CLEAN] = static_cast<float>(counts.clean) * QUARTER;
-  at[team::DIRTY] = static_cast<float>(counts.dirty) * QUARTER;
+  put_counts(at + teams::CLOSED_CLEAN, closed_clean, teams::CLOSED_CLEAN_SIZE, teams::CLOSED_CLEAN_SCALE);
+  put_counts(at + teams::CLOSED_DIRTY, closed_dirty, teams::CLOSED_DIRTY_SIZE, teams::CLOSED_DIRTY_SCALE);
+  at[teams::PRESENT] = teams::PRESENT_SCALE;
+  at[teams::RED3] = static_cast<float>(s.red3[team]) * teams::RED3_SCALE;
+  if (s.opened[team]) at[teams::OPENED] = teams::OPENED_SCALE;
+  at[teams::OPENING_MINIMUM] = static_cast<float>(s.need[team]) * teams::OPENING_MINIMUM_SCALE;
+  at[teams::SCORE] = static_cast<float>(s.scores[team]) * teams::SCORE_SCALE;
+  at[teams::CANASTAS] = static_cast<float>(counts.canastas) * teams::CANASTAS_SCALE;
+  at[teams::CLEAN] = static_cast<float>(counts.clean) * teams::CLEAN_SCALE;
+  at[teams::DIRTY] = static_cast<float>(counts.dirty) * teams::DIRTY_SCALE;
   return counts;
 }
 
 // The fields fixed for the game (the table block) and the hand number.
 void write_table(const GameState& s, const Rules& rules, float* out) {
   for (int i = 0; i < NUM_PLAYERS_SIZE; ++i)
-    if (PLAYER_COUNTS[i] == s.num_players) out[NUM_PLAYERS + i] = FLAG;
-  // the hand number saturates at 255, as observation/builder.py's byte does
-  out[HAND_NUMBER] = static_cast<float>(std::min(s.hand_index, BYTE_MAX)) * HAND_NUMBER_SCALE;
+    if (NUM_PLAYERS_VALUES[i] == s.num_players) out[NUM_PLAYERS + i] = NUM_PLAYERS_SCALE;
+  // the hand number saturates at a byte, as observation/builder.py's does
+  out[HAND_NUMBER] = static_cast<float>(std::min(s.hand_index, OBSERVATION_BYTE_MAX)) * HAND_NUMBER_SCALE;
   out[DRAW_COUNT] = static_cast<float>(rules.draw_count) * DRAW_COUNT_SCALE;
-  if (rules.meld_closes_at) out[MELDS_CLOSE_AT_7] = FLAG;
-  if (rules.wild_melds) out[WILD_MELDS] = FLAG;
-  if (rules.black3_melds) out[BLACK3_MELDS] = FLAG;
-  if (rules.go_out_needs_clean_and_dirty) out[NEEDS_CLEAN_AND_DIRTY] = FLAG;
-  if (rules.take_naturals_frozen >= 3) out[THREE_TO_TAKE_FROZEN] = FLAG;
-  if (rules.wild_crosses_pot) out[WILD_CROSSES_POT] = FLAG;
-  // observation/builder.py folds the target into its scales: float32(target) * float32(1/10000)
+  if (rules.meld_closes_at) out[MELDS_CLOSE_AT_7] = MELDS_CLOSE_AT_7_SCALE;
+  if (rules.wild_melds) out[WILD_MELDS] = WILD_MELDS_SCALE;
+  if (rules.black3_melds) out[BLACK3_MELDS] = BLACK3_MELDS_SCALE;
+  if (rules.go_out_needs_clean_and_dirty) out[NEEDS_CLEAN_AND_DIRTY] = NEEDS_CLEAN_AND_DIRTY_SCALE;
+  if (rules.take_naturals_frozen >= 3) out[THREE_TO_TAKE_FROZEN] = THREE_TO_TAKE_FROZEN_SCALE;
+  if (rules.wild_crosses_pot) out[WILD_CROSSES_POT] = WILD_CROSSES_POT_SCALE;
+  // observation/builder.py folds the target into its scales: float32(target) * float32(scale)
   out[TARGET] = static_cast<float>(rules.target_score) * TARGET_SCALE;
-  if (rules.sequences) out[SEQUENCES_ON] = FLAG;
+  if (rules.sequences) out[SEQUENCES_ON] = SEQUENCES_ON_SCALE;
 }
 
 // The turn block: the viewer's own turn fields when it acts, else the opening it needs.
@@ -129,29 +131,29 @@ void write_turn(const Game& game, int viewer, bool viewer_to_act, const TeamCoun
   const int64_t need = s.need[my_team];
   int64_t staged = 0;
   if (viewer_to_act && s.current == viewer) {
-    put_counts(out + HELD, s.held, NUM_HAND_KINDS, QUARTER);
+    put_counts(out + HELD, s.held, HELD_SIZE, HELD_SCALE);
     staged = s.staged;
     if (s.phase == PHASE_DRAW) {
-      out[DRAW_PHASE] = FLAG;
+      out[DRAW_PHASE] = DRAW_PHASE_SCALE;
     } else if (s.phase == PHASE_MELD) {
-      out[MELD_PHASE] = FLAG;
+      out[MELD_PHASE] = MELD_PHASE_SCALE;
       // asked of the engine: the turn search's going-out rule (C-14, S-15, I-11); the
       // query writes nothing, the search only takes a non-const game for its moves
       if (mine.canastas >= rules.go_out_min_canastas && game.opening_done(my_team) &&
           TurnSearch(const_cast<Game&>(game))
               .go_out_allowed_counts(mine.canastas, mine.clean, mine.dirty))
-        out[MAY_GO_OUT] = FLAG;
+        out[MAY_GO_OUT] = MAY_GO_OUT_SCALE;
     }
     if (!opened && need > staged)
       out[STILL_NEEDED] = static_cast<float>(need - staged) * STILL_NEEDED_SCALE;
-    if (s.took_pot) out[TOOK_POT] = FLAG;
-    if (s.clean_only) out[CLEAN_ONLY] = FLAG;
-    if (s.hidden_open) out[HIDDEN_OPEN] = FLAG;
+    if (s.took_pot) out[TOOK_POT] = TOOK_POT_SCALE;
+    if (s.clean_only) out[CLEAN_ONLY] = CLEAN_ONLY_SCALE;
+    if (s.hidden_open) out[HIDDEN_OPEN] = HIDDEN_OPEN_SCALE;
   } else if (!opened && need > 0) {
     out[STILL_NEEDED] = static_cast<float>(need) * STILL_NEEDED_SCALE;
   }
   if (staged) out[STAGED] = static_cast<float>(staged) * STAGED_SCALE;
-  if (s.stock.len < rules.draw_count) out[STOCK_SHORT] = FLAG;
+  if (s.stock.len < rules.draw_count) out[STOCK_SHORT] = STOCK_SHORT_SCALE;
   out[STOCK] = static_cast<float>(s.stock.len) * STOCK_SCALE;
   out[STEPS] = static_cast<float>(s.num_steps) * STEPS_SCALE;
 }
@@ -160,86 +162,7 @@ void write_turn(const Game& game, int viewer, bool viewer_to_act, const TeamCoun
 
 std::vector<Span> spans() {
   std::vector<Span> out;
-  auto field = [&out](const std::string& name, int start, int size, float scale) {
-    out.push_back(Span{name, start, size, scale});
-  };
-  auto copy_name = [](const char* group, int copy, const char* name) {
-    return std::string(group) + "[" + std::to_string(copy) + "]." + name;
-  };
-  field("hand", HAND, NUM_HAND_KINDS, QUARTER);
-  field("held", HELD, NUM_HAND_KINDS, QUARTER);
-  field("pot_top", POT_TOP, POT_TOP_SIZE, FLAG);
-  field("pot_size", POT_SIZE, 1, POT_SIZE_SCALE);
-  field("pot_face_down", POT_FACE_DOWN, 1, POT_FACE_DOWN_SCALE);
-  field("pot_frozen", POT_FROZEN, 1, FLAG);
-  field("pot_crossed", POT_CROSSED, 1, FLAG);
-  field("pot_blocked", POT_BLOCKED, 1, FLAG);
-  field("pot_frozen_for_me", POT_FROZEN_FOR_ME, 1, FLAG);
-  field("pot_known", POT_KNOWN, NUM_KINDS, QUARTER);
-  for (int copy = 0; copy < MAX_TEAMS; ++copy) {
-    const int at = TEAMS + copy * team::SIZE;
-    auto f = [&](const char* name, int offset, int size, float scale) {
-      field(copy_name("teams", copy, name), at + offset, size, scale);
-    };
-    f("naturals", team::NATURALS, NUM_SLOTS, QUARTER);
-    f("twos", team::TWOS, NUM_SLOTS, QUARTER);
-    f("jokers", team::JOKERS, NUM_SLOTS, QUARTER);
-    f("is_canasta", team::IS_CANASTA, NUM_SLOTS, FLAG);
-    f("closed_clean", team::CLOSED_CLEAN, NUM_SLOTS, QUARTER);
-    f("closed_dirty", team::CLOSED_DIRTY, NUM_SLOTS, QUARTER);
-    f("present", team::PRESENT, 1, FLAG);
-    f("red3", team::RED3, 1, QUARTER);
-    f("opened", team::OPENED, 1, FLAG);
-    f("opening_minimum", team::OPENING_MINIMUM, 1, OPENING_MINIMUM_SCALE);
-    f("score", team::SCORE, 1, SCORE_SCALE);
-    f("canastas", team::CANASTAS, 1, QUARTER);
-    f("clean", team::CLEAN, 1, QUARTER);
-    f("dirty", team::DIRTY, 1, QUARTER);
-  }
-  for (int copy = 0; copy < MAX_PLAYERS; ++copy) {
-    const int at = PLAYERS + copy * player::SIZE;
-    field(copy_name("players", copy, "present"), at + player::PRESENT, 1, FLAG);
-    field(copy_name("players", copy, "teammate"), at + player::TEAMMATE, 1, FLAG);
-    field(copy_name("players", copy, "hand_size"), at + player::HAND_SIZE, 1, HAND_SIZE_SCALE);
-    field(copy_name("players", copy, "known"), at + player::KNOWN, NUM_HAND_KINDS, QUARTER);
-  }
-  field("draw_phase", DRAW_PHASE, 1, FLAG);
-  field("meld_phase", MELD_PHASE, 1, FLAG);
-  field("staged", STAGED, 1, STAGED_SCALE);
-  field("still_needed", STILL_NEEDED, 1, STILL_NEEDED_SCALE);
-  field("took_pot", TOOK_POT, 1, FLAG);
-  field("clean_only", CLEAN_ONLY, 1, FLAG);
-  field("may_go_out", MAY_GO_OUT, 1, FLAG);
-  field("hidden_open", HIDDEN_OPEN, 1, FLAG);
-  field("stock", STOCK, 1, STOCK_SCALE);
-  field("stock_short", STOCK_SHORT, 1, FLAG);
-  field("steps", STEPS, 1, STEPS_SCALE);
-  field("num_players", NUM_PLAYERS, NUM_PLAYERS_SIZE, FLAG);
-  field("hand_number", HAND_NUMBER, 1, HAND_NUMBER_SCALE);
-  field("draw_count", DRAW_COUNT, 1, DRAW_COUNT_SCALE);
-  field("melds_close_at_7", MELDS_CLOSE_AT_7, 1, FLAG);
-  field("wild_melds", WILD_MELDS, 1, FLAG);
-  field("black3_melds", BLACK3_MELDS, 1, FLAG);
-  field("needs_clean_and_dirty", NEEDS_CLEAN_AND_DIRTY, 1, FLAG);
-  field("three_to_take_frozen", THREE_TO_TAKE_FROZEN, 1, FLAG);
-  field("wild_crosses_pot", WILD_CROSSES_POT, 1, FLAG);
-  field("target", TARGET, 1, TARGET_SCALE);
-  field("suited_hand", SUITED_HAND, SUITED_SIZE, QUARTER);
-  field("pot_suit", POT_SUIT, NUM_SUITS, FLAG);
-  for (int copy = 0; copy < MAX_TEAMS; ++copy) {
-    const int at = RUNS + copy * runs::SIZE;
-    field(copy_name("runs", copy, "escalas"), at + runs::ESCALAS, 1, QUARTER);
-    field(copy_name("runs", copy, "escalas_reales"), at + runs::ESCALAS_REALES, 1, QUARTER);
-  }
-  field("sequences_on", SEQUENCES_ON, 1, FLAG);
-  for (int copy = 0; copy < MAX_PLAYERS; ++copy) {
-    const int at = HISTORY + copy * history::SIZE;
-    field(copy_name("history", copy, "discarded"), at + history::DISCARDED, NUM_HAND_KINDS,
-          QUARTER);
-    field(copy_name("history", copy, "declined"), at + history::DECLINED, NUM_HAND_KINDS,
-          QUARTER);
-  }
-  field("since_my_discard", SINCE_MY_DISCARD, NUM_HAND_KINDS, QUARTER);
+  for (const SpanDecl& span : SPANS) out.push_back(Span{span.name, span.start, span.size, span.scale});
   return out;
 }
 
@@ -253,40 +176,45 @@ void write_observation(const Game& game, int viewer, bool viewer_to_act, float* 
   const int my_team = s.team_of[viewer];
   std::memset(out, 0, sizeof(float) * OBS_SIZE);
 
-  put_counts(out + HAND, s.hands[viewer], NUM_HAND_KINDS, QUARTER);
+  put_counts(out + HAND, s.hands[viewer], HAND_SIZE, HAND_SCALE);
   const int top = s.pot.len ? s.pot[s.pot.len - 1] : NUM_KINDS;  // NUM_KINDS: an empty pot
-  out[POT_TOP + top] = FLAG;
+  out[POT_TOP + top] = POT_TOP_SCALE;
   out[POT_SIZE] = static_cast<float>(s.pot.len) * POT_SIZE_SCALE;
   out[POT_FACE_DOWN] = static_cast<float>(s.pot_hidden) * POT_FACE_DOWN_SCALE;
   // C-9, S-6: a wild card in the pot froze it, or crossed it where wild cards cross
-  if (s.pot_wild) out[rules.wild_crosses_pot ? POT_CROSSED : POT_FROZEN] = FLAG;
-  if (top >= NUM_NATURALS && top < NUM_KINDS) out[POT_BLOCKED] = FLAG;  // C-12
-  if (frozen_until_opened(rules, s.opened[my_team])) out[POT_FROZEN_FOR_ME] = FLAG;  // C-9
-  put_counts(out + POT_KNOWN, s.pot_known, NUM_KINDS, QUARTER);
+  if (s.pot_wild) {
+    if (rules.wild_crosses_pot)
+      out[POT_CROSSED] = POT_CROSSED_SCALE;
+    else
+      out[POT_FROZEN] = POT_FROZEN_SCALE;
+  }
+  if (top >= NUM_NATURALS && top < NUM_KINDS) out[POT_BLOCKED] = POT_BLOCKED_SCALE;  // C-12
+  if (frozen_until_opened(rules, s.opened[my_team])) out[POT_FROZEN_FOR_ME] = POT_FROZEN_FOR_ME_SCALE;  // C-9
+  put_counts(out + POT_KNOWN, s.pot_known, POT_KNOWN_SIZE, POT_KNOWN_SCALE);
 
   TeamCounts mine;
   for (int copy = 0; copy < teams; ++copy) {
     const int team_id = (my_team + copy) % teams;
-    const TeamCounts counts = write_team(s, rules, team_id, out + TEAMS + copy * team::SIZE);
+    const TeamCounts counts = write_team(s, rules, team_id, out + TEAMS + copy * teams::SIZE);
     if (copy == 0) mine = counts;
   }
   for (int copy = 0; copy < players; ++copy) {
     const int seat = (viewer + copy) % players;
-    float* at = out + PLAYERS + copy * player::SIZE;
-    at[player::PRESENT] = FLAG;
-    if (s.team_of[seat] == my_team) at[player::TEAMMATE] = FLAG;
-    at[player::HAND_SIZE] = static_cast<float>(s.hand_totals[seat]) * HAND_SIZE_SCALE;
-    put_counts(at + player::KNOWN, s.known[seat], NUM_HAND_KINDS, QUARTER);
+    float* at = out + PLAYERS + copy * players::SIZE;
+    at[players::PRESENT] = players::PRESENT_SCALE;
+    if (s.team_of[seat] == my_team) at[players::TEAMMATE] = players::TEAMMATE_SCALE;
+    at[players::HAND_SIZE] = static_cast<float>(s.hand_totals[seat]) * players::HAND_SIZE_SCALE;
+    put_counts(at + players::KNOWN, s.known[seat], players::KNOWN_SIZE, players::KNOWN_SCALE);
   }
   write_turn(game, viewer, viewer_to_act, mine, out);
   write_table(s, rules, out);
 
   if (rules.sequences) {  // S-19: the viewer's naturals by suit, a natural top's suit, runs
-    put_counts(out + SUITED_HAND, s.suits.hands[viewer], SUITED_SIZE, QUARTER);
+    put_counts(out + SUITED_HAND, s.suits.hands[viewer], SUITED_HAND_SIZE, SUITED_HAND_SCALE);
     if (top < NUM_NATURALS) {
       // observation/builder.py indexes its rows by the suit: a negative suit counts from the end
       const int suit = s.suits.pot[s.pot.len - 1];
-      out[POT_SUIT + (suit + NUM_SUITS) % NUM_SUITS] = FLAG;
+      out[POT_SUIT + (suit + NUM_SUITS) % NUM_SUITS] = POT_SUIT_SCALE;
     }
     for (int copy = 0; copy < teams; ++copy) {
       const int team_id = (my_team + copy) % teams;
@@ -294,18 +222,18 @@ void write_observation(const Game& game, int viewer, bool viewer_to_act, float* 
       for (int i = 0; i < s.escalas[team_id].len; ++i)
         if (s.escalas[team_id][i].length == ESCALA_REAL) ++royal;
       float* at = out + RUNS + copy * runs::SIZE;
-      at[runs::ESCALAS] = static_cast<float>(s.escalas[team_id].len - royal) * QUARTER;
-      at[runs::ESCALAS_REALES] = static_cast<float>(royal) * QUARTER;
+      at[runs::ESCALAS] = static_cast<float>(s.escalas[team_id].len - royal) * runs::ESCALAS_SCALE;
+      at[runs::ESCALAS_REALES] = static_cast<float>(royal) * runs::ESCALAS_REALES_SCALE;
     }
   }
 
   for (int copy = 0; copy < players; ++copy) {  // G-8: the public history of the hand
     const int seat = (viewer + copy) % players;
     float* at = out + HISTORY + copy * history::SIZE;
-    put_clamped(at + history::DISCARDED, s.discarded[seat], NUM_HAND_KINDS);
-    put_clamped(at + history::DECLINED, s.declined[seat], NUM_HAND_KINDS);
+    put_clamped(at + history::DISCARDED, s.discarded[seat], history::DISCARDED_SIZE, history::DISCARDED_SCALE);
+    put_clamped(at + history::DECLINED, s.declined[seat], history::DECLINED_SIZE, history::DECLINED_SCALE);
   }
-  put_clamped(out + SINCE_MY_DISCARD, s.since_discard[viewer], NUM_HAND_KINDS);
+  put_clamped(out + SINCE_MY_DISCARD, s.since_discard[viewer], SINCE_MY_DISCARD_SIZE, SINCE_MY_DISCARD_SCALE);
 }
 
 }  // namespace canasta

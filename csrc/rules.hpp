@@ -1,8 +1,14 @@
 // The rules as the core reads them: the fields of canasta_env/rules.py's Rules, as plain
 // values. The core never re-types a preset: the Python Rules object (already checked by
-// check_rules) is converted field by field (canasta_env/core.py rules_values) into a map
-// name -> list of integers, and this struct is filled from it; the per-player-count
+// check_rules) is converted field by field (canasta_env/core_values.py rules_values) into a
+// map name -> list of integers, and this struct is filled from it; the per-player-count
 // tables (num_decks_by_players, hand_size) arrive resolved for the game's player count.
+//
+// Each member has the name of its field in core_values.py CORE_RULES (core_decls.hpp,
+// generated from it at build time), and Rules::from_values reads every field into the
+// member of its name: a field added in Python does not compile until it has a member
+// here, and a member whose type cannot hold the field's shape fails a static_assert
+// (rules.cpp).
 #pragma once
 #include <array>
 #include <cstdint>
@@ -18,6 +24,12 @@ namespace canasta {
 
 using RuleValues = std::map<std::string, std::vector<int64_t>>;
 
+// A set of card kinds (pot_start_cover_kinds, pot_start_freeze_kinds): a bit per kind.
+struct KindSet {
+  uint32_t bits = 0;
+  bool has(int kind) const { return bits & (1U << kind); }
+};
+
 struct Rules {
   // players, deck, deal (resolved for the game's player count)
   int num_players = 4;     // the count they were resolved for: a game, batch or bot of
@@ -27,8 +39,8 @@ struct Rules {
   int hand_size = 11;      // C-2 (hand_size_for)
   // the pot at the start of the hand
   int pot_face_down = 0;   // S-3
-  uint32_t cover_mask = 0;   // bit per kind: pot_start_cover_kinds (C-3, I-3)
-  uint32_t freeze_mask = 0;  // bit per kind: pot_start_freeze_kinds (C-3, I-3, S-3)
+  KindSet pot_start_cover_kinds;   // C-3, I-3
+  KindSet pot_start_freeze_kinds;  // C-3, I-3, S-3
   bool pot_start_count_under_natural = false;  // I-3
   // the turn
   int draw_count = 1;            // C-4, S-4, I-4

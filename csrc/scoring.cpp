@@ -3,13 +3,6 @@
 
 namespace canasta {
 
-namespace {
-
-constexpr int TEAM_NO_MELD = 0, TEAM_NO_CANASTA = 1, TEAM_CLEAN_ONLY = 2, TEAM_DIRTY_ONLY = 3,
-              TEAM_CLEAN_AND_DIRTY = 4;
-
-}  // namespace
-
 // Bonus of one canasta (C-17, S-10, I-12).
 int64_t canasta_bonus(const Rules& rules, int slot, int twos, int jokers, bool hidden) {
   if (slot == SLOT_BLACK3) return 0;  // S-11: a black-3 canasta wins the game instead

@@ -10,16 +10,17 @@
 // and one natural), so all teams together finish at most MAX_CARDS / 2; a run holds 7
 // naturals of one suit, and each suit has 11 ranks of at most 8 copies (8 decks), so at
 // most 8 * 11 / 7 = 12 runs a suit, 48 in all.
+//
+// MAX_PLAYERS and MAX_TEAMS (3 players play alone; 4 and 6 are two partnerships) are
+// observation/layout.py's, the meld slots (NUM_SLOTS, SLOT_BLACK3, SLOT_WILD) actions.py's,
+// in core_decls.hpp (generated at build time).
 #pragma once
 #include <cstdint>
 
+#include "core_decls.hpp"
+
 namespace canasta {
 
-constexpr int MAX_PLAYERS = 6;
-constexpr int MAX_TEAMS = 3;  // 3 players play alone; 4 and 6 are two partnerships
-constexpr int NUM_SLOTS = 13;
-constexpr int SLOT_BLACK3 = 11;
-constexpr int SLOT_WILD = 12;
 constexpr int MAX_CARDS = 672;
 constexpr int MAX_CLOSED = MAX_CARDS / 2;
 constexpr int MAX_RUNS = 64;

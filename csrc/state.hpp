@@ -25,15 +25,10 @@
 
 namespace canasta {
 
-constexpr int PHASE_DRAW = 0;
-constexpr int PHASE_MELD = 1;
-constexpr int PHASE_HAND_OVER = 2;
-
-// END_REASONS, in the order of engine/state.py; -1 while the hand goes on.
+// The phases (PHASE_DRAW, PHASE_MELD, PHASE_HAND_OVER) and the end reasons by their index
+// in END_REASONS (END_WENT_OUT, END_STOCK, END_BLACK3) are engine/state.py's, in
+// core_decls.hpp (generated at build time); -1 while the hand goes on.
 constexpr int END_NONE = -1;
-constexpr int END_WENT_OUT = 0;     // "went out"
-constexpr int END_STOCK = 1;        // "stock exhausted"
-constexpr int END_BLACK3 = 2;       // "black-3 canasta"
 
 // G-3: two partnerships at 4 and 6 players, else one team per player.
 inline int teams_of(int num_players) {

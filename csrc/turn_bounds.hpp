@@ -10,14 +10,14 @@
 
 namespace canasta {
 
-// The fewest points a wild card adds (a 2, G-2).
-constexpr int64_t LEAST_WILD_POINTS = 20;
+// The fewest points a wild card adds (a 2, G-2), as turn_bounds.py LEAST_WILD_POINTS.
+constexpr int64_t LEAST_WILD_POINTS = CARD_VALUES[TWO];
 // Wild cards counted beyond those whose points alone reach the minimum (turn_bounds.py
 // WILD_SLACK): a slot's wild counts above MAX_NEW_MELD have no gaps.
 constexpr int WILD_SLACK = MAX_NEW_MELD;
-// The knapsack's widest row: an opening minimum is at most 255 (rules.py BOUNDS); past it
-// (no legal position) the search decides.
-constexpr int MOST_WILDS_COUNTED = 255 / 20 + 1 + WILD_SLACK;
+// The knapsack's widest row: an opening minimum is at most a byte (rules.py BOUNDS); past
+// it (no legal position) the search decides.
+constexpr int MOST_WILDS_COUNTED = OBSERVATION_BYTE_MAX / LEAST_WILD_POINTS + 1 + WILD_SLACK;
 constexpr int64_t NO_WILD_LIMIT = int64_t(1) << 30;
 
 // S-8: may a new meld of exactly canasta_size cards, laid at once, open the team?

@@ -30,7 +30,7 @@ import numpy as np
 from canasta_env import core
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.observation import OBS_SIZE
-from canasta_env.observation.layout import SCALES
+from canasta_env.observation.arrays import SCALES
 from canasta_env.rules import make_rules
 
 #: Every house bot the core plays, by registry name.

@@ -1,11 +1,13 @@
 """The observation: one fixed-shape float32 vector from the acting player's view.
 
-Three modules, each with its own reason to change, dependent one way (layout <- builder,
-layout <- reader):
+Four modules, each with its own reason to change, dependent one way (layout <- arrays,
+layout and arrays <- builder, reader):
 
 * :mod:`canasta_env.observation.layout`: the declaration (:data:`LAYOUT`: blocks of named
   fields, their sizes and scales), the sizes and offsets that follow from it
-  (:data:`OBS_SIZE`, :data:`OFFSETS`, ...) and, in its docstring, the table of blocks;
+  (:data:`OBS_SIZE`, :data:`OFFSETS`, ...) and, in its docstring, the table of blocks; plain
+  Python, which the compiled core's build reads;
+* :mod:`canasta_env.observation.arrays`: the same as numpy arrays (:data:`SCALES`, ...);
 * :mod:`canasta_env.observation.builder`: :class:`ObservationBuilder`, which writes a
   player's vector from a game;
 * :mod:`canasta_env.observation.reader`: :func:`decode_view` and :func:`decode`, which read a
@@ -15,9 +17,9 @@ layout <- reader):
 names are imported from here (``from canasta_env.observation import OBS_SIZE``).
 """
 
+from canasta_env.observation.arrays import BIG_INDICES, SCALES, SCORE_INDICES
 from canasta_env.observation.builder import ObservationBuilder
 from canasta_env.observation.layout import (
-    BIG_INDICES,
     BLOCKS,
     COUNTS,
     FLAG,
@@ -38,8 +40,6 @@ from canasta_env.observation.layout import (
     PER_TEAM,
     PLAYER_SIZE,
     QUARTER,
-    SCALES,
-    SCORE_INDICES,
     SEQUENCE_SIZE,
     TARGET_INDEX,
     TEAM_SIZE,

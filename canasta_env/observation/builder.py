@@ -14,6 +14,7 @@ from canasta_env.actions import NUM_SLOTS
 from canasta_env.cards import NUM_HAND_KINDS, NUM_KINDS, NUM_NATURALS
 from canasta_env.engine.game import PHASE_DRAW, PHASE_MELD, Game
 from canasta_env.engine.melds import canasta_kind
+from canasta_env.observation.arrays import SCALES, SCORE_INDICES
 from canasta_env.observation.layout import (
     HISTORY_SEAT_SIZE,
     LAYOUT,
@@ -21,8 +22,6 @@ from canasta_env.observation.layout import (
     MAX_TEAMS,
     OBS_SIZE,
     OFFSETS,
-    SCALES,
-    SCORE_INDICES,
     TARGET_INDEX,
     TEAM_SIZE,
     Field,

@@ -47,7 +47,10 @@ every field by its name at the place the layout gives it; the reader
 (:mod:`canasta_env.observation.reader`) reads an observation back by it into an
 ``ObservationView`` with the same names (``view.pot_top``,
 ``view.teams[1].canastas``, ``view.history[0].discarded``), or splits it into its blocks.
-This module holds the declaration and the sizes, offsets and scales that follow from it.
+This module holds the declaration and the sizes, offsets and scales that follow from it,
+in plain Python: the compiled core's build reads it (``csrc/gen_core_decls.py``) where
+numpy is not installed. The same as numpy arrays (``SCALES``, ...) are in
+:mod:`canasta_env.observation.arrays`.
 
 The layout only grows at its end. The first 449 entries are the layout of
 version 0.1 (before S-19 runs), so a policy trained on it reads
@@ -58,8 +61,6 @@ version 0.1 (before S-19 runs), so a policy trained on it reads
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import numpy as np
 
 from canasta_env.actions import NUM_SLOTS
 from canasta_env.cards import NUM_HAND_KINDS, NUM_KINDS
@@ -184,11 +185,6 @@ class Layout:
         """The span of field ``name``: ``"pot_size"``, or ``"teams.score"`` of team ``copy``."""
         group, _, field = name.rpartition(".")
         return self._spans[f"{group}[{copy}].{field}" if group else name]
-
-    def scales(self) -> np.ndarray:
-        """Each entry's scale (float32), in vector order."""
-        scale = [span.field.scale for span in self.spans for _ in range(span.field.size)]
-        return np.asarray(scale, dtype=np.float32)
 
 
 def _counts(name: str, size: int = NUM_HAND_KINDS, scale: float = QUARTER) -> Field:
@@ -325,15 +321,8 @@ OBS_SIZE_V1 = OFFSETS["history"]
 assert OBS_SIZE == 686 and OBS_SIZE_V0 == 449 and OBS_SIZE_V1 == 504
 assert (TEAM_SIZE, PLAYER_SIZE, SEQUENCE_SIZE, HISTORY_SIZE) == (86, 17, 55, 182)
 
-SCALES = LAYOUT.scales()
-#: Every entry of a ``big`` field: the builder writes these as numbers when they do not
-#: fit a byte (scores can be negative; the pot, the stock, the steps and hand sizes large).
-BIG_INDICES = np.asarray([span.start for span in LAYOUT.spans if span.field.big], dtype=np.intp)
 # build writes these as numbers (its ``big``, the scores), the target through the scales
 _BIG_FIELDS = {"pot_size", "score", "hand_size", "staged", "stock", "steps", "target"}
 assert {span.field.name for span in LAYOUT.spans if span.field.big} == _BIG_FIELDS
-#: Team scores by team offset, and the target score.
-SCORE_INDICES = np.asarray(
-    [LAYOUT.span("teams.score", team).start for team in range(MAX_TEAMS)], dtype=np.intp
-)
+#: The target score's entry.
 TARGET_INDEX = LAYOUT.span("target").start

@@ -14,6 +14,7 @@ from operator import itemgetter
 import numpy as np
 
 from canasta_env.engine.game import teams_of
+from canasta_env.observation.arrays import SCALES
 from canasta_env.observation.layout import (
     BLOCKS,
     FLAG,
@@ -24,7 +25,6 @@ from canasta_env.observation.layout import (
     ONE_HOT,
     PER_SEAT,
     PER_TEAM,
-    SCALES,
     Field,
     Group,
 )

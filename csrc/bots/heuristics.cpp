@@ -12,10 +12,6 @@
 namespace canasta {
 namespace bots {
 
-// rules.py: the conditions of a team that index red3_sign
-constexpr int TEAM_NO_MELD = 0, TEAM_NO_CANASTA = 1, TEAM_CLEAN_ONLY = 2, TEAM_DIRTY_ONLY = 3,
-              TEAM_CLEAN_AND_DIRTY = 4;
-
 // ---------------------------------------------------------------------- actions
 
 void Legal::split(const int16_t* legal, int count) {

@@ -24,8 +24,6 @@ constexpr int CANASTA_SIZE = 7;
 constexpr double UNKNOWN_CARD_VALUE = 9.0;
 // S-7: a closed dirty canasta is taken to hold this many 2s.
 constexpr int CLOSED_DIRTY_TWOS = 2;
-// rules.py ACE: the slot (and kind) of the aces
-constexpr int ACE = 10;
 // Take actions from the cheapest (no card from the hand) to the dearest (a joker).
 constexpr int TAKE_PREFERENCE[4] = {TAKE_ONTO_MELD, TAKE, TAKE_WITH_TWO, TAKE_WITH_JOKER};
 

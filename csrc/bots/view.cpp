@@ -35,7 +35,7 @@ struct Range {
   int low, high;
 };
 constexpr Range FLAG{0, 1};
-constexpr Range BYTE{0, 255};
+constexpr Range BYTE{0, OBSERVATION_BYTE_MAX};
 constexpr Range CARDS{0, MAX_CARDS};
 // An unscaled entry of an observation is a whole number to within this (the builder's
 // float32 rounding is about 1e-7 of the value); anything else is no observation.
@@ -86,15 +86,13 @@ struct Entries {
   bool flag(int i) const { return read(i, FLAG) != 0; }
 };
 
-constexpr int PLAYER_COUNTS[obs::NUM_PLAYERS_SIZE] = {2, 3, 4, 6};
-
 template <bool Checked>
 void decode(const float* observation, View& v) {
   const Entries<Checked> at{observation, scales().of};
   v.num_players = -1;  // the one-hot's first entry set (reader.py _one_hot)
   for (int i = 0; i < obs::NUM_PLAYERS_SIZE; ++i)
     if (at.read(obs::NUM_PLAYERS + i, FLAG) == 1) {
-      v.num_players = PLAYER_COUNTS[i];
+      v.num_players = obs::NUM_PLAYERS_VALUES[i];
       break;
     }
   if (v.num_players < 0) throw std::invalid_argument("not an observation: it shows no player count");
@@ -106,25 +104,25 @@ void decode(const float* observation, View& v) {
   v.pot_crossed = at.flag(obs::POT_CROSSED);
   at.counts(obs::POT_KNOWN, NUM_KINDS, v.pot_known, BYTE);
   for (int t = 0; t < v.num_teams; ++t) {
-    const int base = obs::TEAMS + t * obs::team::SIZE;
+    const int base = obs::TEAMS + t * obs::teams::SIZE;
     TeamView& team = v.teams[t];
-    at.counts(base + obs::team::NATURALS, NUM_SLOTS, team.naturals, BYTE);
-    at.counts(base + obs::team::TWOS, NUM_SLOTS, team.twos, BYTE);
-    at.counts(base + obs::team::JOKERS, NUM_SLOTS, team.jokers, BYTE);
-    at.counts(base + obs::team::CLOSED_CLEAN, NUM_SLOTS, team.closed_clean, BYTE);
-    at.counts(base + obs::team::CLOSED_DIRTY, NUM_SLOTS, team.closed_dirty, BYTE);
-    team.red3 = at.read(base + obs::team::RED3, BYTE);
-    team.opened = at.flag(base + obs::team::OPENED);
-    team.canastas = at.read(base + obs::team::CANASTAS, BYTE);
-    team.clean = at.read(base + obs::team::CLEAN, BYTE);
-    team.dirty = at.read(base + obs::team::DIRTY, BYTE);
+    at.counts(base + obs::teams::NATURALS, NUM_SLOTS, team.naturals, BYTE);
+    at.counts(base + obs::teams::TWOS, NUM_SLOTS, team.twos, BYTE);
+    at.counts(base + obs::teams::JOKERS, NUM_SLOTS, team.jokers, BYTE);
+    at.counts(base + obs::teams::CLOSED_CLEAN, NUM_SLOTS, team.closed_clean, BYTE);
+    at.counts(base + obs::teams::CLOSED_DIRTY, NUM_SLOTS, team.closed_dirty, BYTE);
+    team.red3 = at.read(base + obs::teams::RED3, BYTE);
+    team.opened = at.flag(base + obs::teams::OPENED);
+    team.canastas = at.read(base + obs::teams::CANASTAS, BYTE);
+    team.clean = at.read(base + obs::teams::CLEAN, BYTE);
+    team.dirty = at.read(base + obs::teams::DIRTY, BYTE);
   }
   for (int p = 0; p < v.num_players; ++p) {
-    const int base = obs::PLAYERS + p * obs::player::SIZE;
+    const int base = obs::PLAYERS + p * obs::players::SIZE;
     PlayerView& player = v.players[p];
-    player.teammate = at.flag(base + obs::player::TEAMMATE);
-    player.hand_size = at.read(base + obs::player::HAND_SIZE, CARDS);
-    at.counts(base + obs::player::KNOWN, NUM_HAND_KINDS, player.known, BYTE);
+    player.teammate = at.flag(base + obs::players::TEAMMATE);
+    player.hand_size = at.read(base + obs::players::HAND_SIZE, CARDS);
+    at.counts(base + obs::players::KNOWN, NUM_HAND_KINDS, player.known, BYTE);
   }
   v.may_go_out = at.flag(obs::MAY_GO_OUT);
   v.stock = at.read(obs::STOCK, CARDS);
