@@ -267,12 +267,12 @@ class TurnSearch:
         need = game.need[game.team_of[game.current]]
         opened = node.opened or node.staged >= need or node.hidden_open
         total = node.total + (sum(node.held) if opened and not node.opened else 0)
-        goo = going_out_only(rules, node.nat)
-        if opened and total >= 2 and not goo:
+        must_go_out = going_out_only(rules, node.nat)
+        if opened and total >= 2 and not must_go_out:
             return True  # a discard ends the turn (the search's first answer, at once)
-        if not opened and not goo and self._opens_plainly(node, need):
+        if not opened and not must_go_out and self._opens_plainly(node, need):
             return True
-        if not self._may_end(node, need, opened, goo):
+        if not self._may_end(node, need, opened, must_go_out):
             return False  # quick bounds: going out or the opening out of reach
         turn_key = (game.hand_index, id(game.hands), game.current)
         if self.memo_turn != turn_key or len(self.memo) + len(self.slot_memo) > MEMO_MAX:
@@ -283,7 +283,7 @@ class TurnSearch:
         # the search over whole positions answers most positions fastest (its memo serves
         # every move of the turn); where it grows past its budget, the slot search, whose
         # states are bounded, answers instead: both are exact, so the answer is the same
-        if goo:  # only going out ends the turn (C-7): the slot search prunes that best
+        if must_go_out:  # only going out ends the turn (C-7): the slot search prunes that best
             if not rules.black3_canasta_wins_game:
                 if not any(node.held):  # (held cards join mid-turn: the search's)
                     concealed_ok = rules.concealed_go_out_ignores_minimum and not node.took
@@ -302,7 +302,7 @@ class TurnSearch:
         finally:
             sys.setrecursionlimit(limit)
 
-    def _may_end(self, node: Node, need: int, opened: bool, goo: bool) -> bool:
+    def _may_end(self, node: Node, need: int, opened: bool, must_go_out: bool) -> bool:
         """Quick upper bounds (engine/turn_bounds.py) before any search: False where the
         turn surely cannot end. Only going out ends it (C-7) and the canastas for it are
         out of reach (C-14, S-15, I-11); or the team has not opened, cannot go out
@@ -317,10 +317,17 @@ class TurnSearch:
         )  # S-11: a black-3 canasta that wins the game ends the turn, a card left
         clean = sum(canasta_kind(slot, n, t, j)[0] for slot, n, t, j, _ in closed)
         out = going_out_in_reach(
-            rules, node.hand, node.held, node.nat, node.two, node.jok, len(closed), clean,
+            rules,
+            node.hand,
+            node.held,
+            node.nat,
+            node.two,
+            node.jok,
+            len(closed),
+            clean,
             game.had_clean_at_turn_start,
-        )  # fmt: skip
-        if goo and not out and not escape:
+        )
+        if must_go_out and not out and not escape:
             return False
         if opened or (out and rules.concealed_go_out_ignores_minimum and not node.took):
             return True
