@@ -107,7 +107,7 @@ struct Table {
   }
 };
 
-// The slot search's key (opening.py _SlotSearch._visit): the id of (position, facts of
+// The slot search's key (opening.py _SlotState.memo_key): the id of (position, facts of
 // the turn, the untouched slots after it), the state's counts and its flags.
 struct SlotKey {
   static constexpr int VALUES = 13;  // cn ct cj hn qn hb ht hj qb qt qj staged count

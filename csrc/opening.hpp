@@ -78,7 +78,7 @@ class SlotSearch {
   bool run();
 
  private:
-  struct State {  // opening.py _visit's arguments (i: the position in ORDER)
+  struct State {  // opening.py _SlotState (each field's doc there gives its name here)
     int16_t i, cn, ct, cj, hn, qn, hb, ht, hj, qb, qt, qj, staged, count;
     uint8_t post, wild_added, hidden, used_post, clean, dirty, b3c, goo, left_hand, left_held;
   };

@@ -267,12 +267,12 @@ class TurnSearch:
         need = game.need[game.team_of[game.current]]
         opened = node.opened or node.staged >= need or node.hidden_open
         total = node.total + (sum(node.held) if opened and not node.opened else 0)
-        goo = going_out_only(rules, node.nat)
-        if opened and total >= 2 and not goo:
+        must_go_out = going_out_only(rules, node.nat)
+        if opened and total >= 2 and not must_go_out:
             return True  # a discard ends the turn (the search's first answer, at once)
-        if not opened and not goo and self._opens_plainly(node, need):
+        if not opened and not must_go_out and self._opens_plainly(node, need):
             return True
-        if not self._may_end(node, need, opened, goo):
+        if not self._may_end(node, need, opened, must_go_out):
             return False  # quick bounds: going out or the opening out of reach
         turn_key = (game.hand_index, id(game.hands), game.current)
         if self.memo_turn != turn_key or len(self.memo) + len(self.slot_memo) > MEMO_MAX:
@@ -283,7 +283,7 @@ class TurnSearch:
         # the search over whole positions answers most positions fastest (its memo serves
         # every move of the turn); where it grows past its budget, the slot search, whose
         # states are bounded, answers instead: both are exact, so the answer is the same
-        if goo:  # only going out ends the turn (C-7): the slot search prunes that best
+        if must_go_out:  # only going out ends the turn (C-7): the slot search prunes that best
             if not rules.black3_canasta_wins_game:
                 if not any(node.held):  # (held cards join mid-turn: the search's)
                     concealed_ok = rules.concealed_go_out_ignores_minimum and not node.took
@@ -302,7 +302,7 @@ class TurnSearch:
         finally:
             sys.setrecursionlimit(limit)
 
-    def _may_end(self, node: Node, need: int, opened: bool, goo: bool) -> bool:
+    def _may_end(self, node: Node, need: int, opened: bool, must_go_out: bool) -> bool:
         """Quick upper bounds (engine/turn_bounds.py) before any search: False where the
         turn surely cannot end. Only going out ends it (C-7) and the canastas for it are
         out of reach (C-14, S-15, I-11); or the team has not opened, cannot go out
@@ -317,10 +317,17 @@ class TurnSearch:
         )  # S-11: a black-3 canasta that wins the game ends the turn, a card left
         clean = sum(canasta_kind(slot, n, t, j)[0] for slot, n, t, j, _ in closed)
         out = going_out_in_reach(
-            rules, node.hand, node.held, node.nat, node.two, node.jok, len(closed), clean,
+            rules,
+            node.hand,
+            node.held,
+            node.nat,
+            node.two,
+            node.jok,
+            len(closed),
+            clean,
             game.had_clean_at_turn_start,
-        )  # fmt: skip
-        if goo and not out and not escape:
+        )
+        if must_go_out and not out and not escape:
             return False
         if opened or (out and rules.concealed_go_out_ignores_minimum and not node.took):
             return True
@@ -578,6 +585,108 @@ ORDER = (SLOT_BLACK3, SLOT_WILD, *range(NUM_NATURALS))
 FIRST_NATURAL = 2
 
 
+class _SlotState:
+    """A state of the slot search (:class:`_SlotSearch`): the slot being worked on, its
+    meld and cards, the black 3s and wild cards left, the opening, and what the end of
+    the turn needs of the slots already passed (capped counts, so that the states stay
+    few). The memo keys a state on all of it (:meth:`memo_key`).
+
+    It is ``SlotSearch::State`` of csrc/opening.hpp, whose two-letter name each field
+    gives in brackets. A state belongs to the one visit it is made for (which may fold its
+    wild-card counts in place); a move or the next slot makes a :meth:`copy`.
+    """
+
+    __slots__ = {
+        "position": "the position in ORDER of the slot whose moves are being taken (i)",
+        "naturals_in_slot": "naturals of the slot's meld (cn)",
+        "twos_in_slot": "2s of the slot's meld; on a natural slot, its wild cards (ct)",
+        "jokers_in_slot": "jokers of the slot's meld; 0 on a natural slot (cj)",
+        "naturals_in_hand": "cards of the slot's rank in hand; 0 off the natural slots (hn)",
+        "naturals_held": "cards of the slot's rank among the held pot cards (qn)",
+        "run_after_opening": "the slot's run of moves after the opening has begun (post)",
+        "wild_added": "the slot's current run laid a wild card on its meld (wild_added)",
+        "black3s_in_hand": "black 3s in hand (hb)",
+        "twos_in_hand": "2s in hand; on the natural slots once opened, all wild cards (ht)",
+        "jokers_in_hand": "jokers in hand (hj)",
+        "black3s_held": "black 3s among the held pot cards (qb)",
+        "twos_held": "held 2s; on the natural slots, all held wild cards (qt)",
+        "jokers_held": "held jokers (qj)",
+        "staged": "opening points melded this turn, capped at the minimum (staged)",
+        "hidden_open": "a hidden canasta opened the team this turn, S-8 (hidden)",
+        "moved_after_opening": "a move of a run after the opening was made (used_post)",
+        "canastas": "canastas of the slots passed, capped at go_out_min_canastas (count)",
+        "has_clean": "a clean canasta is among those (clean)",
+        "has_dirty": "a dirty canasta is among those (dirty)",
+        "has_black3_canasta": "a canasta of black 3s is among those (b3c)",
+        "must_go_out": "black 3s lie melded: only going out ends the turn, C-7 (goo)",
+        "left_in_hand": "cards of the natural slots passed still in hand, capped at 2 (left_hand)",
+        "left_held": "cards of the natural slots passed still held, capped at 2 (left_held)",
+    }
+
+    def copy(self) -> _SlotState:
+        """A state with the same fields (the C++ copies the struct)."""
+        twin = _new_slot_state(_SlotState)
+        twin.position = self.position
+        twin.naturals_in_slot = self.naturals_in_slot
+        twin.twos_in_slot = self.twos_in_slot
+        twin.jokers_in_slot = self.jokers_in_slot
+        twin.naturals_in_hand = self.naturals_in_hand
+        twin.naturals_held = self.naturals_held
+        twin.run_after_opening = self.run_after_opening
+        twin.wild_added = self.wild_added
+        twin.black3s_in_hand = self.black3s_in_hand
+        twin.twos_in_hand = self.twos_in_hand
+        twin.jokers_in_hand = self.jokers_in_hand
+        twin.black3s_held = self.black3s_held
+        twin.twos_held = self.twos_held
+        twin.jokers_held = self.jokers_held
+        twin.staged = self.staged
+        twin.hidden_open = self.hidden_open
+        twin.moved_after_opening = self.moved_after_opening
+        twin.canastas = self.canastas
+        twin.has_clean = self.has_clean
+        twin.has_dirty = self.has_dirty
+        twin.has_black3_canasta = self.has_black3_canasta
+        twin.must_go_out = self.must_go_out
+        twin.left_in_hand = self.left_in_hand
+        twin.left_held = self.left_held
+        return twin
+
+    def memo_key(self, suffix_id: int) -> tuple:
+        """The key of the slot search's memo: the id of the position's suffix
+        (:meth:`_SlotSearch._suffix_id`), then every field but the position."""
+        return (
+            suffix_id,
+            self.naturals_in_slot,
+            self.twos_in_slot,
+            self.jokers_in_slot,
+            self.naturals_in_hand,
+            self.naturals_held,
+            self.run_after_opening,
+            self.wild_added,
+            self.black3s_in_hand,
+            self.twos_in_hand,
+            self.jokers_in_hand,
+            self.black3s_held,
+            self.twos_held,
+            self.jokers_held,
+            self.staged,
+            self.hidden_open,
+            self.moved_after_opening,
+            self.canastas,
+            self.has_clean,
+            self.has_dirty,
+            self.has_black3_canasta,
+            self.must_go_out,
+            self.left_in_hand,
+            self.left_held,
+        )
+
+
+#: A state with no field set yet (``object.__new__``: no ``__init__`` to run, a hot path).
+_new_slot_state = object.__new__
+
+
 class _SlotSearch:
     """The search from one node: the turn's meld moves taken slot by slot.
 
@@ -591,7 +700,7 @@ class _SlotSearch:
     needs of the slots already passed is a few counts (cards left in hand, capped at 2;
     canastas, capped where the rules stop counting; the points staged, capped at the
     minimum), so the memo is keyed on those, the slot, its meld and cards, the wild cards
-    and black 3s left, and the untouched slots after it.
+    and black 3s left, and the untouched slots after it (:class:`_SlotState`).
 
     Three reductions keep the states few without changing an answer:
 
@@ -612,8 +721,8 @@ class _SlotSearch:
     __slots__ = (
         "search", "rules", "tables", "memo", "node", "need", "was_opened", "concealed_ok",
         "has_held", "hand_nat", "held_nat", "suffix_hand", "suffix_held", "suffix_ids",
-        "suffix_counts", "count_cap", "closes_at", "canasta_size", "ok", "clean_only",
-        "had_clean", "suffix_points", "may_hide", "start", "fixed", "b3_escape",
+        "suffix_counts", "count_cap", "closes_at", "canasta_size", "natural_ok", "clean_only",
+        "had_clean", "suffix_points", "may_hide", "start_meld", "turn_facts", "b3_escape",
         "suffix_room", "max_wilds",
     )  # fmt: skip
 
@@ -634,7 +743,7 @@ class _SlotSearch:
         self.had_clean = game.had_clean_at_turn_start
         self.closes_at = rules.meld_closes_at
         self.canasta_size = rules.canasta_size
-        self.ok = self.tables.natural_ok
+        self.natural_ok = self.tables.natural_ok
         self.count_cap = rules.go_out_min_canastas
         self.may_hide = not node.opened and hidden_canasta_possible(
             self.tables, node.hand, node.nat, node.two, node.jok, node.clean_only
@@ -645,13 +754,13 @@ class _SlotSearch:
         self.held_nat = held[:NUM_NATURALS] if self.has_held else (0,) * NUM_NATURALS
         nat, two, jok = node.nat, node.two, node.jok
         # each slot's meld as the node has it; a natural slot's wild cards as one count
-        self.start = [
+        self.start_meld = [
             (nat[slot], two[slot] + jok[slot], 0)
             if slot < NUM_NATURALS
             else (nat[slot], two[slot], jok[slot])
             for slot in ORDER
         ]
-        # the untouched positions from i on: cards in hand and held, canastas, and an
+        # the untouched positions from each on: cards in hand and held, canastas, and an
         # upper bound on the points they can add to an opening (G-2, G-5)
         size = self.canasta_size
         length = len(ORDER)
@@ -661,55 +770,64 @@ class _SlotSearch:
         self.suffix_counts = [(0, 0, 0)] * (length + 1)
         self.suffix_room = [0] * (length + 1)  # wild cards the natural slots can still take
         self.max_wilds = rules.max_wilds_per_meld
-        for i in range(length - 1, -1, -1):
-            slot = ORDER[i]
-            n, t, j = self.start[i]
+        for position in range(length - 1, -1, -1):
+            slot = ORDER[position]
+            naturals, twos, jokers = self.start_meld[position]
             natural = slot < NUM_NATURALS
             in_hand = self.hand_nat[slot] if natural else 0
-            self.suffix_hand[i] = self.suffix_hand[i + 1] + in_hand
-            self.suffix_held[i] = self.suffix_held[i + 1] + (self.held_nat[slot] if natural else 0)
-            meldable = in_hand >= 2 or (in_hand and n + t + j)
-            self.suffix_points[i] = self.suffix_points[i + 1] + (
+            in_held = self.held_nat[slot] if natural else 0
+            after = position + 1
+            self.suffix_hand[position] = self.suffix_hand[after] + in_hand
+            self.suffix_held[position] = self.suffix_held[after] + in_held
+            meldable = in_hand >= 2 or (in_hand and naturals + twos + jokers)
+            self.suffix_points[position] = self.suffix_points[after] + (
                 CARD_VALUES[slot] * in_hand if natural and meldable else 0
             )
             if rules.black3_meld_only_going_out or self.concealed_ok:  # read then only
-                room = self._room(n, t, in_hand + self.held_nat[slot]) if natural else 0
-                self.suffix_room[i] = self.suffix_room[i + 1] + room
-            count, clean, dirty = self.suffix_counts[i + 1]
-            if n + t + j >= size:
+                room = self._room(naturals, twos, in_hand + in_held) if natural else 0
+                self.suffix_room[position] = self.suffix_room[after] + room
+            count, clean, dirty = self.suffix_counts[after]
+            if naturals + twos + jokers >= size:
                 count += 1
-                if canasta_kind(slot, n, t, j)[0]:
+                if canasta_kind(slot, naturals, twos, jokers)[0]:
                     clean += 1
                 else:
                     dirty += 1
-            self.suffix_counts[i] = (count, clean, dirty)
-        self.fixed = (
-            self.need, self.was_opened, node.took, node.clean_only, self.has_held,
+            self.suffix_counts[position] = (count, clean, dirty)
+        # what a state's answer depends on beside its fields and the untouched slots
+        self.turn_facts = (
+            self.need,
+            self.was_opened,
+            node.took,
+            node.clean_only,
+            self.has_held,
             self.had_clean,
-        )  # fmt: skip
+        )
         self.suffix_ids = [None] * (length + 1)
 
-    def _room(self, n: int, wilds: int, more: int) -> int:
-        """At most how many more wild cards a natural meld of ``n`` naturals and ``wilds``
+    def _room(self, naturals: int, wilds: int, more: int) -> int:
+        """At most how many more wild cards a natural meld of ``naturals`` and ``wilds``
         wild cards takes with ``more`` naturals to come (C-5, S-7, I-5: at most
         ``max_wilds_per_meld``, and ``min_natural_excess`` fewer than its naturals, a bound
         that holds for each meld of a slot whose melds close); a slot without a meld takes
         none unless two naturals can start one."""
-        if not (n or wilds or more >= 2):
+        if not (naturals or wilds or more >= 2):
             return 0
         if self.closes_at:  # S-7: several melds in turn, each with no more wild cards
-            return max(0, n + more - wilds)  # than naturals
-        return max(0, min(self.max_wilds, n + more - self.rules.min_natural_excess) - wilds)
+            return max(0, naturals + more - wilds)  # than naturals
+        most = min(self.max_wilds, naturals + more - self.rules.min_natural_excess)
+        return max(0, most - wilds)
 
-    def _suffix_id(self, i: int) -> int:
-        """A small id of (position i, the facts of the turn, the untouched slots after it)."""
-        found = self.suffix_ids[i]
+    def _suffix_id(self, position: int) -> int:
+        """A small id of (the position, the facts of the turn, the untouched slots after it)."""
+        found = self.suffix_ids[position]
         if found is None:
-            rank = ORDER[i] + 1 if i >= FIRST_NATURAL else 0  # the first untouched rank
+            # the first untouched rank
+            rank = ORDER[position] + 1 if position >= FIRST_NATURAL else 0
             key = (
-                i,
-                self.fixed,
-                tuple(self.start[i + 1 :]),
+                position,
+                self.turn_facts,
+                tuple(self.start_meld[position + 1 :]),
                 tuple(self.hand_nat[rank:]),
                 tuple(self.held_nat[rank:]),
             )
@@ -717,348 +835,405 @@ class _SlotSearch:
             found = ids.get(key)
             if found is None:
                 found = ids[key] = len(ids)
-            self.suffix_ids[i] = found
+            self.suffix_ids[position] = found
         return found
 
     def run(self) -> bool:
         node = self.node
-        hand, held = node.hand, node.held
-        count = clean = dirty = 0
-        b3_canasta = False
-        for slot, n, twos, jokers, _ in node.closed:
-            count += 1
-            if canasta_kind(slot, n, twos, jokers)[0]:
-                clean += 1
-            else:
-                dirty += 1
-            b3_canasta = b3_canasta or slot == SLOT_BLACK3
-        has_held = self.has_held
         limit = sys.getrecursionlimit()
-        depth = 4 * (node.total + (sum(held) if has_held else 0)) + 200
+        depth = 4 * (node.total + (sum(node.held) if self.has_held else 0)) + 200
         if limit < depth:
             sys.setrecursionlimit(depth)
-        n, t, j = self.start[0]
         try:
-            return self._visit(
-                0, n, t, j, 0, 0, False, False, hand[BLACK3], hand[TWO], hand[JOKER],
-                held[BLACK3] if has_held else 0,
-                held[TWO] if has_held else 0,
-                held[JOKER] if has_held else 0,
-                min(node.staged, self.need), node.hidden_open, False,
-                min(count, self.count_cap), min(clean, 1), min(dirty, 1), b3_canasta,
-                False, 0, 0,
-            )  # fmt: skip
+            return self._visit(self._first_state())
         finally:
             if limit < depth:
                 sys.setrecursionlimit(limit)
 
-    def _visit(
-        self, i, cn, ct, cj, hn, qn, post, wild_added, hb, ht, hj, qb, qt, qj, staged, hidden,
-        used_post, count, clean, dirty, b3c, goo, left_hand, left_held,
-    ) -> bool:  # fmt: skip
-        """Can the turn end legally from this state? ``i``: the position (in ORDER) of the
-        slot whose moves are being taken; ``cn ct cj``: its meld (a natural slot's wild
-        cards in ``ct``); ``hn qn``: its natural in hand and held; ``post``: its moves
-        after the opening have begun; ``wild_added``: this run laid a wild card on it;
-        ``hb ht hj`` / ``qb qt qj``: black 3s, 2s and jokers in hand / held; ``staged``:
-        opening points (capped); ``used_post``: a move after the opening was made;
-        ``count clean dirty b3c``: canastas of the slots passed (capped); ``goo``: a
-        black-3 meld lies on the table; ``left_hand left_held``: cards of the slots passed
-        still in hand / held (capped at 2)."""
-        opened = self.was_opened or staged >= self.need or hidden
-        if i >= FIRST_NATURAL:
-            qt, qj = qt + qj, 0  # held wild cards are laid after the opening: one count
-            if opened:
-                ht, hj = ht + hj, 0  # the points no longer matter: one count
-        must_empty = i > 0 and goo and not (self.b3_escape and b3c)  # C-7
+    def _first_state(self) -> _SlotState:
+        """The state at the black-3 slot, before any move: the node's cards, its points
+        staged and its finished canastas (S-7) counted."""
+        node = self.node
+        hand, held = node.hand, node.held
+        canastas = clean = dirty = 0
+        black3_closed = False
+        for slot, naturals, twos, jokers, _ in node.closed:
+            canastas += 1
+            if canasta_kind(slot, naturals, twos, jokers)[0]:
+                clean += 1
+            else:
+                dirty += 1
+            black3_closed = black3_closed or slot == SLOT_BLACK3
+        has_held = self.has_held
+        state = _new_slot_state(_SlotState)
+        state.position = 0
+        state.naturals_in_slot, state.twos_in_slot, state.jokers_in_slot = self.start_meld[0]
+        state.naturals_in_hand = state.naturals_held = 0
+        state.run_after_opening = state.wild_added = False
+        state.black3s_in_hand = hand[BLACK3]
+        state.twos_in_hand = hand[TWO]
+        state.jokers_in_hand = hand[JOKER]
+        state.black3s_held = held[BLACK3] if has_held else 0
+        state.twos_held = held[TWO] if has_held else 0
+        state.jokers_held = held[JOKER] if has_held else 0
+        state.staged = min(node.staged, self.need)
+        state.hidden_open = node.hidden_open
+        state.moved_after_opening = False
+        state.canastas = min(canastas, self.count_cap)
+        state.has_clean = clean > 0
+        state.has_dirty = dirty > 0
+        state.has_black3_canasta = black3_closed
+        state.must_go_out = False
+        state.left_in_hand = state.left_held = 0
+        return state
+
+    def _visit(self, state: _SlotState) -> bool:
+        """Can the turn end legally from this state (see :class:`_SlotState`)? Its answer
+        is memoised for the turn, under the id of its suffix and its fields."""
+        opened = self.was_opened or state.staged >= self.need or state.hidden_open
+        position = state.position
+        if position >= FIRST_NATURAL:
+            if state.jokers_held:  # held wild cards are laid after the opening: one count
+                state.twos_held += state.jokers_held
+                state.jokers_held = 0
+            if opened and state.jokers_in_hand:  # the points no longer matter: one count
+                state.twos_in_hand += state.jokers_in_hand
+                state.jokers_in_hand = 0
+        escape = self.b3_escape and state.has_black3_canasta
+        must_empty = position > 0 and state.must_go_out and not escape  # C-7
+        staged = state.staged
         if (
             staged < self.need
-            and not (self.was_opened or hidden or self.may_hide)
-            and staged + self._points_bound(i, cn, ct, cj, hn, hb, ht, hj) < self.need
+            and not (self.was_opened or state.hidden_open or self.may_hide)
+            and staged + self._points_bound(state) < self.need
         ):
             # G-5: the opening is out of reach; only a concealed going out (C-15) is left
             if not self.concealed_ok:
                 return False
-            must_empty = i > 0
-        if must_empty and self._stranded(
-            i, cn, ct, hn, qn, wild_added, post, hb, ht, hj, qb, qt, qj, left_hand, left_held
-        ):
+            must_empty = position > 0
+        if must_empty and self._stranded(state):
             return False
-        key = (
-            self._suffix_id(i), cn, ct, cj, hn, qn, post, wild_added, hb, ht, hj, qb, qt, qj,
-            staged, hidden, used_post, count, clean, dirty, b3c, goo, left_hand, left_held,
-        )  # fmt: skip
+        key = state.memo_key(self._suffix_id(position))
         memo = self.memo
         found = memo.get(key)
         if found is not None:
             return found
         memo[key] = False  # every move melds a card: no cycle, but be safe
-        result = self._ends(
-            i, cn, ct, cj, hn, qn, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
-            count, clean, dirty, b3c, goo, left_hand, left_held,
-        ) or self._step(
-            i, cn, ct, cj, hn, qn, post, wild_added, hb, ht, hj, qb, qt, qj, staged, hidden,
-            used_post, count, clean, dirty, b3c, goo, left_hand, left_held,
-        )  # fmt: skip
+        result = self._ends(state) or self._step(state)
         memo[key] = result
         return result
 
-    def _stranded(
-        self, i, cn, ct, hn, qn, wild_added, post, hb, ht, hj, qb, qt, qj, left_hand, left_held
-    ) -> bool:  # fmt: skip
+    def _stranded(self, state: _SlotState) -> bool:
         """Where only going out can end the turn: are two cards sure to stay in hand
         (cards of the slots passed, black 3s once their slot is passed, naturals a run
         that laid wild cards can no longer add, wild cards beyond the room left on
         natural melds)?"""
-        frozen = wild_added and not self.closes_at and (post or not self.has_held)
-        behind = left_hand + left_held + hb + qb + (hn + qn if frozen else 0)
+        naturals = state.naturals_in_hand + state.naturals_held
+        frozen = (
+            state.wild_added
+            and not self.closes_at
+            and (state.run_after_opening or not self.has_held)
+        )
+        behind = (
+            state.left_in_hand
+            + state.left_held
+            + state.black3s_in_hand
+            + state.black3s_held
+            + (naturals if frozen else 0)
+        )
         if behind >= 2:
             return True
-        if i >= FIRST_NATURAL or not self.rules.wild_melds:
-            room = self.suffix_room[i + 1]
-            if i >= FIRST_NATURAL:
-                room += self._room(cn, ct, hn + qn)
-            return ht + hj + qt + qj - room + behind >= 2
+        position = state.position
+        if position >= FIRST_NATURAL or not self.rules.wild_melds:
+            room = self.suffix_room[position + 1]
+            if position >= FIRST_NATURAL:
+                room += self._room(state.naturals_in_slot, state.twos_in_slot, naturals)
+            wilds = state.twos_in_hand + state.jokers_in_hand + state.twos_held + state.jokers_held
+            return wilds - room + behind >= 2
         return False
 
-    def _points_bound(self, i, cn, ct, cj, hn, hb, ht, hj) -> int:
+    def _points_bound(self, state: _SlotState) -> int:
         """At least the points the moves from here before the opening can add (G-2, G-5)."""
-        bound = CARD_VALUES[TWO] * ht + CARD_VALUES[JOKER] * hj + self.suffix_points[i + 1]
-        if i == 0 and self.rules.black3_melds:
-            bound += CARD_VALUES[BLACK3] * hb
-        slot = ORDER[i]
-        if slot < NUM_NATURALS and (hn >= 2 or (hn and cn + ct + cj)):
-            bound += CARD_VALUES[slot] * hn
+        position = state.position
+        bound = (
+            CARD_VALUES[TWO] * state.twos_in_hand
+            + CARD_VALUES[JOKER] * state.jokers_in_hand
+            + self.suffix_points[position + 1]
+        )
+        if position == 0 and self.rules.black3_melds:
+            bound += CARD_VALUES[BLACK3] * state.black3s_in_hand
+        slot = ORDER[position]
+        naturals = state.naturals_in_hand
+        if slot < NUM_NATURALS and (
+            naturals >= 2
+            or (naturals and state.naturals_in_slot + state.twos_in_slot + state.jokers_in_slot)
+        ):
+            bound += CARD_VALUES[slot] * naturals
         return bound
 
-    def _ends(
-        self, i, cn, ct, cj, hn, qn, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
-        count, clean, dirty, b3c, goo, left_hand, left_held,
-    ) -> bool:  # fmt: skip
+    def _ends(self, state: _SlotState) -> bool:
         """May the turn end here, with no further meld (the end checks of C-7, C-13..C-15,
         G-5, S-11, S-15, S-16, I-11)?"""
         rules = self.rules
-        opened = self.was_opened or staged >= self.need or hidden
-        if used_post and not opened:
+        opened = self.was_opened or state.staged >= self.need or state.hidden_open
+        if state.moved_after_opening and not opened:
             return False  # moves made from held cards need the opening
-        current = i < len(ORDER) and ORDER[i] < NUM_NATURALS
-        after = min(i + 1, len(ORDER))
-        total = left_hand + (hn if current else 0) + self.suffix_hand[after] + hb + ht + hj
+        position = state.position
+        current = position < len(ORDER) and ORDER[position] < NUM_NATURALS
+        after = min(position + 1, len(ORDER))
+        total = (
+            state.left_in_hand
+            + (state.naturals_in_hand if current else 0)
+            + self.suffix_hand[after]
+            + state.black3s_in_hand
+            + state.twos_in_hand
+            + state.jokers_in_hand
+        )
         if opened and self.has_held:  # C-8: the held pot cards have joined the hand
-            total += left_held + (qn if current else 0) + self.suffix_held[after] + qb + qt + qj
-        if i < len(ORDER):  # the slot being worked on, then the untouched ones
-            extra_count, extra_clean, extra_dirty = self.suffix_counts[i + 1]
-            if cn + ct + cj >= self.canasta_size:
-                extra_count += 1
-                if canasta_kind(ORDER[i], cn, ct, cj)[0]:
-                    extra_clean += 1
+            total += (
+                state.left_held
+                + (state.naturals_held if current else 0)
+                + self.suffix_held[after]
+                + state.black3s_held
+                + state.twos_held
+                + state.jokers_held
+            )
+        canastas, clean, dirty = state.canastas, state.has_clean, state.has_dirty
+        black3_canasta, must_go_out = state.has_black3_canasta, state.must_go_out
+        if position < len(ORDER):  # the slot being worked on, then the untouched ones
+            more, more_clean, more_dirty = self.suffix_counts[position + 1]
+            naturals, twos = state.naturals_in_slot, state.twos_in_slot
+            jokers = state.jokers_in_slot
+            if naturals + twos + jokers >= self.canasta_size:
+                more += 1
+                if canasta_kind(ORDER[position], naturals, twos, jokers)[0]:
+                    more_clean += 1
                 else:
-                    extra_dirty += 1
-            count += extra_count
-            clean += extra_clean
-            dirty += extra_dirty
-            if i == 0:  # the black-3 slot
-                b3c = b3c or cn >= self.canasta_size
-                goo = rules.black3_meld_only_going_out and cn > 0
-        if self.b3_escape and opened and total and b3c:
+                    more_dirty += 1
+            canastas += more
+            clean += more_clean
+            dirty += more_dirty
+            if position == 0:  # the black-3 slot
+                black3_canasta = black3_canasta or naturals >= self.canasta_size
+                must_go_out = rules.black3_meld_only_going_out and naturals > 0
+        if self.b3_escape and opened and total and black3_canasta:
             return True  # S-11, with a card left (S-16)
-        if not goo and opened and total >= 2:
+        if not must_go_out and opened and total >= 2:
             return True  # a discard ends the turn
         if total >= 2:
             return False
-        if not (opened or self.concealed_ok) or not canastas_let_go_out(rules, count, clean, dirty):
+        if not (opened or self.concealed_ok) or not canastas_let_go_out(
+            rules, canastas, clean, dirty
+        ):
             return False
         if rules.no_go_out_on_first_clean_turn and clean and not self.had_clean:
             return False  # S-15
         return total == 1 or not rules.go_out_needs_discard
 
-    def _step(
-        self, i, cn, ct, cj, hn, qn, post, wild_added, hb, ht, hj, qb, qt, qj, staged, hidden,
-        used_post, count, clean, dirty, b3c, goo, left_hand, left_held,
-    ) -> bool:  # fmt: skip
-        """The moves of the slot at ``i`` (before the opening, then after it), then the
-        next slot."""
-        if i >= len(ORDER):
+    def _step(self, state: _SlotState) -> bool:
+        """The moves of the slot at ``state.position`` (before the opening, then after
+        it), then the next slot."""
+        position = state.position
+        if position >= len(ORDER):
             return False
-        visit = self._visit
-        rules = self.rules
-        slot = ORDER[i]
-        natural = slot < NUM_NATURALS
+        slot = ORDER[position]
         if slot == SLOT_BLACK3:
-            have, held_have = hb, qb
+            if self._advance(state):
+                return True  # black 3s left in hand: the least binding way on (C-7)
+            in_hand, held = state.black3s_in_hand, state.black3s_held
         else:
-            have, held_have = hn, qn
-        need = self.need
-        if slot == SLOT_BLACK3 and self._advance(
-            i, cn, ct, cj, hn, qn, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
-            count, clean, dirty, b3c, goo, left_hand, left_held,
-        ):  # fmt: skip
-            return True  # black 3s left in hand: the least binding way on (C-7)
+            in_hand, held = state.naturals_in_hand, state.naturals_held
         for after_opening in (False, True):
             if after_opening:
                 if not self.has_held:
                     break
-                run_wild = wild_added if post else False
-                pool = (have + held_have, ht + qt, hj + qj)
+                run_wild = state.wild_added if state.run_after_opening else False
+                moves = self._slot_moves(
+                    state,
+                    run_wild,
+                    in_hand + held,
+                    state.twos_in_hand + state.twos_held,
+                    state.jokers_in_hand + state.jokers_held,
+                )
             else:
-                if post:
+                if state.run_after_opening:
                     continue
-                run_wild = wild_added
-                pool = (have, ht, hj)
-            for naturals, twos, jokers, is_new in self._slot_moves(i, cn, ct, cj, run_wild, *pool):
-                if after_opening:  # held cards first: the hand's serve the runs before
-                    from_held = min(naturals, held_have)
-                    h_nat, q_nat = have - (naturals - from_held), held_have - from_held
-                    if natural:  # a wild count: held ones, then 2s, then jokers
-                        wilds = twos
-                        from_held = min(wilds, qt)
-                        q_two, q_jok = qt - from_held, qj
-                        rest = wilds - from_held
-                        h_two = ht - min(rest, ht)
-                        h_jok = hj - (rest - min(rest, ht))
-                    else:
-                        from_held = min(twos, qt)
-                        h_two, q_two = ht - (twos - from_held), qt - from_held
-                        from_held = min(jokers, qj)
-                        h_jok, q_jok = hj - (jokers - from_held), qj - from_held
-                    new_staged, new_hidden = staged, hidden
-                else:
-                    h_nat, q_nat = have - naturals, held_have
-                    q_two, q_jok = qt, qj
-                    if natural:  # a wild count: jokers first (the most points)
-                        wilds = twos
-                        laid_jokers = min(wilds, hj)
-                        laid_twos = wilds - laid_jokers
-                        h_two, h_jok = ht - laid_twos, hj - laid_jokers
-                    else:
-                        laid_twos, laid_jokers = twos, jokers
-                        h_two, h_jok = ht - twos, hj - jokers
-                    new_staged, new_hidden = staged, hidden
-                    if not self.was_opened:
-                        if staged < need:
-                            new_staged = min(
-                                need, staged + meld_points(slot, naturals, laid_twos, laid_jokers)
-                            )
-                        if (
-                            is_new
-                            and rules.hidden_canasta_opens
-                            and naturals + twos + jokers == self.canasta_size
-                        ):
-                            new_hidden = True
-                n, t, j = cn + naturals, ct + twos, cj + jokers
-                new_count, new_clean, new_dirty, new_b3c = count, clean, dirty, b3c
-                if self.closes_at:  # S-7: a full meld closes and its slot empties
-                    limit = rules.wild_meld_max_size if slot == SLOT_WILD else self.closes_at
-                    if n + t + j >= limit:
-                        new_count = min(count + 1, self.count_cap)
-                        if canasta_kind(slot, n, t, j)[0]:
-                            new_clean = 1
-                        else:
-                            new_dirty = 1
-                        new_b3c = b3c or slot == SLOT_BLACK3
-                        n = t = j = 0
-                new_wild = run_wild or (natural and twos > 0 and not self.closes_at)
-                if slot == SLOT_BLACK3:
-                    nat_args = (hn, qn, after_opening, new_wild, h_nat)
-                    held_b3 = q_nat
-                else:
-                    nat_args = (h_nat, q_nat, after_opening, new_wild, hb)
-                    held_b3 = qb
-                if visit(
-                    i, n, t, j, *nat_args, h_two, h_jok, held_b3, q_two, q_jok, new_staged,
-                    new_hidden, used_post or after_opening, new_count, new_clean, new_dirty,
-                    new_b3c, goo, left_hand, left_held,
-                ):  # fmt: skip
+                run_wild = state.wild_added
+                moves = self._slot_moves(
+                    state, run_wild, in_hand, state.twos_in_hand, state.jokers_in_hand
+                )
+            for move in moves:
+                if self._visit(self._after_move(state, move, after_opening, run_wild)):
                     return True
         if slot != SLOT_BLACK3:
-            return self._advance(
-                i, cn, ct, cj, hn, qn, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
-                count, clean, dirty, b3c, goo, left_hand, left_held,
-            )  # fmt: skip
+            return self._advance(state)
         return False
 
-    def _advance(
-        self, i, cn, ct, cj, hn, qn, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
-        count, clean, dirty, b3c, goo, left_hand, left_held,
-    ) -> bool:  # fmt: skip
-        """The slot at ``i`` is done: what the end needs of it is folded into the counts,
-        and the search goes on at the next slot."""
-        rules = self.rules
-        slot = ORDER[i]
+    def _after_move(
+        self, state: _SlotState, move, after_opening: bool, run_wild: bool
+    ) -> _SlotState:
+        """The state after one of :meth:`_slot_moves`' moves on the slot at
+        ``state.position``, in the run before the opening (cards from the hand, points
+        staged) or in the run after it (held cards first: the hand's serve the runs
+        before)."""
+        naturals, twos, jokers, is_new = move
+        slot = ORDER[state.position]
         natural = slot < NUM_NATURALS
-        visit = self._visit
-        if cn + ct + cj >= self.canasta_size:
-            count = min(count + 1, self.count_cap)
-            if canasta_kind(slot, cn, ct, cj)[0]:
-                clean = 1
-            else:
-                dirty = 1
-            if slot == SLOT_BLACK3:
-                b3c = True
-        if natural:
-            left_hand = min(2, left_hand + hn)
-            left_held = min(2, left_held + qn)
-        elif slot == SLOT_BLACK3:
-            goo = rules.black3_meld_only_going_out and cn > 0
-        nxt = i + 1
-        if nxt >= len(ORDER):
-            return self._ends(
-                nxt, 0, 0, 0, 0, 0, hb, ht, hj, qb, qt, qj, staged, hidden, used_post,
-                count, clean, dirty, b3c, goo, left_hand, left_held,
-            )  # fmt: skip
-        rank = ORDER[nxt]
-        if rank < NUM_NATURALS:
-            hn, qn = self.hand_nat[rank], self.held_nat[rank]
+        if slot == SLOT_BLACK3:
+            in_hand, held = state.black3s_in_hand, state.black3s_held
         else:
-            hn = qn = 0
-        n, t, j = self.start[nxt]
-        return visit(
-            nxt, n, t, j, hn, qn, False, False, hb, ht, hj, qb, qt, qj, staged, hidden,
-            used_post, count, clean, dirty, b3c, goo, left_hand, left_held,
-        )  # fmt: skip
+            in_hand, held = state.naturals_in_hand, state.naturals_held
+        twos_in_hand, jokers_in_hand = state.twos_in_hand, state.jokers_in_hand
+        twos_held, jokers_held = state.twos_held, state.jokers_held
+        child = state.copy()
+        if after_opening:
+            from_held = min(naturals, held)
+            in_hand -= naturals - from_held
+            held -= from_held
+            if natural:  # a wild count: held ones, then 2s, then jokers
+                from_held = min(twos, twos_held)
+                child.twos_held = twos_held - from_held
+                from_hand = twos - from_held
+                from_twos = min(from_hand, twos_in_hand)
+                child.twos_in_hand = twos_in_hand - from_twos
+                child.jokers_in_hand = jokers_in_hand - (from_hand - from_twos)
+            else:
+                from_held = min(twos, twos_held)
+                child.twos_in_hand = twos_in_hand - (twos - from_held)
+                child.twos_held = twos_held - from_held
+                from_held = min(jokers, jokers_held)
+                child.jokers_in_hand = jokers_in_hand - (jokers - from_held)
+                child.jokers_held = jokers_held - from_held
+        else:
+            in_hand -= naturals
+            if natural:  # a wild count: jokers first (the most points)
+                laid_jokers = min(twos, jokers_in_hand)
+                laid_twos = twos - laid_jokers
+            else:
+                laid_twos, laid_jokers = twos, jokers
+            child.twos_in_hand = twos_in_hand - laid_twos
+            child.jokers_in_hand = jokers_in_hand - laid_jokers
+            if not self.was_opened:
+                need = self.need
+                if state.staged < need:
+                    points = meld_points(slot, naturals, laid_twos, laid_jokers)
+                    child.staged = min(need, state.staged + points)
+                if (
+                    is_new
+                    and self.rules.hidden_canasta_opens
+                    and naturals + twos + jokers == self.canasta_size
+                ):
+                    child.hidden_open = True
+        if slot == SLOT_BLACK3:
+            child.black3s_in_hand, child.black3s_held = in_hand, held
+        else:
+            child.naturals_in_hand, child.naturals_held = in_hand, held
+        meld_naturals = state.naturals_in_slot + naturals
+        meld_twos = state.twos_in_slot + twos
+        meld_jokers = state.jokers_in_slot + jokers
+        if self.closes_at:  # S-7: a full meld closes and its slot empties
+            limit = self.rules.wild_meld_max_size if slot == SLOT_WILD else self.closes_at
+            if meld_naturals + meld_twos + meld_jokers >= limit:
+                child.canastas = min(state.canastas + 1, self.count_cap)
+                if canasta_kind(slot, meld_naturals, meld_twos, meld_jokers)[0]:
+                    child.has_clean = True
+                else:
+                    child.has_dirty = True
+                child.has_black3_canasta = state.has_black3_canasta or slot == SLOT_BLACK3
+                meld_naturals = meld_twos = meld_jokers = 0
+        child.naturals_in_slot = meld_naturals
+        child.twos_in_slot = meld_twos
+        child.jokers_in_slot = meld_jokers
+        child.run_after_opening = after_opening
+        child.wild_added = run_wild or (natural and twos > 0 and not self.closes_at)
+        child.moved_after_opening = state.moved_after_opening or after_opening
+        return child
 
-    def _slot_moves(self, i, cn, ct, cj, wild_added, have, twos_in_hand, jokers_in_hand):
-        """The meld moves onto the slot at ``i`` with these cards, as
-        :func:`~canasta_env.engine.melds.meld_moves` offers them: (naturals, twos,
-        jokers, is new) of each; on a natural slot (naturals, wild cards, 0, is new)."""
+    def _advance(self, state: _SlotState) -> bool:
+        """The slot at ``state.position`` is done: what the end needs of it is folded
+        into the counts, and the search goes on at the next slot."""
+        position = state.position
+        slot = ORDER[position]
+        naturals, twos, jokers = state.naturals_in_slot, state.twos_in_slot, state.jokers_in_slot
+        following = state.copy()
+        if naturals + twos + jokers >= self.canasta_size:
+            following.canastas = min(state.canastas + 1, self.count_cap)
+            if canasta_kind(slot, naturals, twos, jokers)[0]:
+                following.has_clean = True
+            else:
+                following.has_dirty = True
+            if slot == SLOT_BLACK3:
+                following.has_black3_canasta = True
+        if slot < NUM_NATURALS:
+            following.left_in_hand = min(2, state.left_in_hand + state.naturals_in_hand)
+            following.left_held = min(2, state.left_held + state.naturals_held)
+        elif slot == SLOT_BLACK3:
+            following.must_go_out = self.rules.black3_meld_only_going_out and naturals > 0
+        position += 1
+        following.position = position
+        following.run_after_opening = following.wild_added = False
+        if position >= len(ORDER):
+            following.naturals_in_slot = following.twos_in_slot = following.jokers_in_slot = 0
+            following.naturals_in_hand = following.naturals_held = 0
+            return self._ends(following)
+        rank = ORDER[position]
+        if rank < NUM_NATURALS:
+            following.naturals_in_hand = self.hand_nat[rank]
+            following.naturals_held = self.held_nat[rank]
+        else:
+            following.naturals_in_hand = following.naturals_held = 0
+        meld = self.start_meld[position]
+        following.naturals_in_slot, following.twos_in_slot, following.jokers_in_slot = meld
+        return self._visit(following)
+
+    def _slot_moves(self, state: _SlotState, wild_added: bool, naturals, twos, jokers):
+        """The meld moves onto the slot at ``state.position`` of a run that may lay these
+        naturals (black 3s on the black-3 slot), 2s and jokers, as
+        :func:`~canasta_env.engine.melds.meld_moves` offers them: (naturals, twos, jokers,
+        is new) of each; on a natural slot (naturals, wild cards, 0, is new)."""
         rules = self.rules
         clean_only = self.clean_only
-        slot = ORDER[i]
+        slot = ORDER[state.position]
+        in_slot_naturals, in_slot_twos = state.naturals_in_slot, state.twos_in_slot
         moves = []
         if slot < NUM_NATURALS:
-            wilds_in_hand = twos_in_hand + jokers_in_hand
-            ok = self.ok
-            if cn or ct:
+            wilds = twos + jokers
+            natural_ok = self.natural_ok
+            if in_slot_naturals or in_slot_twos:
                 # without closing melds a run lays its naturals before its wild cards
-                if have and ok[cn + 1][ct] and not (wild_added and not self.closes_at):
+                if (
+                    naturals
+                    and natural_ok[in_slot_naturals + 1][in_slot_twos]
+                    and not (wild_added and not self.closes_at)
+                ):
                     moves.append((1, 0, 0, False))
-                if wilds_in_hand and not clean_only and ok[cn][ct + 1]:
+                if wilds and not clean_only and natural_ok[in_slot_naturals][in_slot_twos + 1]:
                     moves.append((0, 1, 0, False))
-            elif have >= 2:
-                for n, wilds in self.tables.new_natural_counts(have, wilds_in_hand, clean_only):
-                    moves.append((n, wilds, 0, True))
+            elif naturals >= 2:
+                for laid, laid_wilds in self.tables.new_natural_counts(naturals, wilds, clean_only):
+                    moves.append((laid, laid_wilds, 0, True))
         elif slot == SLOT_BLACK3:
-            if rules.black3_melds and have:
-                if cn:
-                    if cn < rules.black3_meld_max_size:
+            if rules.black3_melds and naturals:
+                if in_slot_naturals:
+                    if in_slot_naturals < rules.black3_meld_max_size:
                         moves.append((1, 0, 0, False))
                 else:
                     least = max(3, rules.min_meld_size)
-                    for n in range(least, min(have, rules.black3_meld_max_size) + 1):
-                        moves.append((n, 0, 0, True))
-        elif rules.wild_melds and (twos_in_hand or jokers_in_hand):
-            size = ct + cj
+                    for laid in range(least, min(naturals, rules.black3_meld_max_size) + 1):
+                        moves.append((laid, 0, 0, True))
+        elif rules.wild_melds and (twos or jokers):
+            size = in_slot_twos + state.jokers_in_slot
             if size:
                 if size < rules.wild_meld_max_size and not clean_only:
-                    if twos_in_hand:
+                    if twos:
                         moves.append((0, 1, 0, False))
-                    if jokers_in_hand:
+                    if jokers:
                         moves.append((0, 0, 1, False))
             else:
                 clean_set = self.tables.clean_wild_openings
-                for twos, jokers, _ in self.tables.new_wild:
-                    if twos <= twos_in_hand and jokers <= jokers_in_hand:
-                        if clean_only and (twos, jokers) not in clean_set:
+                for laid_twos, laid_jokers, _ in self.tables.new_wild:
+                    if laid_twos <= twos and laid_jokers <= jokers:
+                        if clean_only and (laid_twos, laid_jokers) not in clean_set:
                             continue
-                        moves.append((0, twos, jokers, True))
+                        moves.append((0, laid_twos, laid_jokers, True))
         return moves
