@@ -52,29 +52,38 @@ from training.net import save as save_model_file
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--opponents", default="expert", help="house bot in the other seats")
+    p = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
+    p.add_argument(
+        "--opponents", default="expert", help="house bot in the other seats", metavar="BOT"
+    )
     p.add_argument("--self-play", action="store_true", help="every seat is the network")
-    p.add_argument("--variant", default="classic")
-    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--variant", default="classic", help="the preset (rules)")
+    p.add_argument("--players", type=int, default=2, help="players at the table")
     p.add_argument("--total-timesteps", type=int, default=500_000, help="learner decisions")
     p.add_argument("--time-limit", type=float, default=0.0, help="stop after SECONDS (0: none)")
     p.add_argument("--num-envs", type=int, default=64, help="tables stepped together")
     p.add_argument("--num-steps", type=int, default=128, help="steps per table per rollout")
     p.add_argument("--hidden", default="256,256", help="trunk widths")
-    p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--lr", type=float, default=3e-4, help="Adam's learning rate")
     p.add_argument("--gamma", type=float, default=1.0, help="a hand is a short, finite episode")
-    p.add_argument("--gae-lambda", type=float, default=0.95)
-    p.add_argument("--num-minibatches", type=int, default=4)
-    p.add_argument("--update-epochs", type=int, default=2)
-    p.add_argument("--clip-coef", type=float, default=0.2)
-    p.add_argument("--ent-coef", type=float, default=0.01)
-    p.add_argument("--vf-coef", type=float, default=0.5)
-    p.add_argument("--max-grad-norm", type=float, default=0.5)
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--gae-lambda", type=float, default=0.95, help="GAE's lambda")
+    p.add_argument("--num-minibatches", type=int, default=4, help="minibatches per epoch")
+    p.add_argument("--update-epochs", type=int, default=2, help="passes over each rollout")
+    p.add_argument("--clip-coef", type=float, default=0.2, help="PPO's ratio clip")
+    p.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus weight")
+    p.add_argument("--vf-coef", type=float, default=0.5, help="value loss weight")
+    p.add_argument("--max-grad-norm", type=float, default=0.5, help="gradient clip")
+    p.add_argument("--seed", type=int, default=1, help="seed of the env and the network")
     p.add_argument("--threads", type=int, default=1, help="torch CPU threads")
-    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="torch device")
     p.add_argument("--save", default="runs/cleanrl/model.npz", help="the .npz model file")
+    p.add_argument(
+        "--tensorboard",
+        default="runs/cleanrl/tb",
+        help="TensorBoard folder (as canasta train's RUN/tb); '' for none",
+    )
     p.add_argument("--checkpoint-every", type=int, default=0, help="updates between copies")
     p.add_argument("--eval-hands", type=int, default=0, help="arena hands per bot at the end")
     return p.parse_args(argv)
@@ -193,6 +202,11 @@ def main(argv=None) -> int:
     batch_size = T * N
     minibatch_size = batch_size // args.num_minibatches
 
+    writer = None
+    if args.tensorboard:  # what canasta train logs, under the same names where they exist
+        from torch.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(args.tensorboard)
     returns = np.zeros(N)  # the running episode's return of each table (the learner's)
     recent_returns, recent_outcomes = deque(maxlen=500), deque(maxlen=500)
     global_step, update, start = 0, 0, time.time()
@@ -270,10 +284,25 @@ def main(argv=None) -> int:
             line += f" won {100 * np.mean(recent_outcomes):.1f}% of {len(recent_outcomes)}"
         print(line + f" pg {pg_loss.item():+.4f} v {v_loss.item():.4f} "
               f"entropy {entropy.mean().item():.3f}", flush=True)  # fmt: skip
+        if writer is not None:
+            scalars = {
+                "charts/steps_per_second": global_step / elapsed,
+                "losses/policy": pg_loss.item(),
+                "losses/value": v_loss.item(),
+                "losses/entropy": entropy.mean().item(),
+            }
+            if recent_returns:
+                scalars["charts/episode_return"] = float(np.mean(recent_returns))
+            if recent_outcomes:
+                scalars["charts/hands_won"] = float(np.mean(recent_outcomes))
+            for tag, value in scalars.items():
+                writer.add_scalar(tag, value, global_step)
         if args.checkpoint_every and update % args.checkpoint_every == 0:
             meta = {"learner_steps": global_step, "train_seconds": round(elapsed, 1)}
             save_model_file(agent, save_path.with_name(f"{save_path.stem}-{global_step}.npz"), meta)
 
+    if writer is not None:
+        writer.close()
     meta = {"learner_steps": global_step, "train_seconds": round(time.time() - start, 1)}
     path = save_model_file(agent, save_path, meta)
     print(f"saved {path} after {global_step} learner steps, {meta['train_seconds']:.0f}s")

@@ -1,12 +1,12 @@
 """Stable-Baselines3 on canasta_env: MaskablePPO (sb3-contrib) against a bot, then the arena.
 
     pip install -e '.[train]'        # torch, stable-baselines3, sb3-contrib
-    python examples/sb3_maskable_ppo.py --timesteps 20000 --opponent random --out runs/sb3
+    python examples/sb3_maskable_ppo.py --total-timesteps 20000 --opponents random --out runs/sb3
 
 This is how a new user plugs an SB3 algorithm into the Gymnasium face: the env's
 observation is a dict (``observation``, ``action_mask``); the policy reads only the
 686 floats and MaskablePPO gets the mask from :class:`ActionMasker`. One episode is one
-hand against ``--opponent`` in the other seats. The saved ``model.zip`` is then measured
+hand against ``--opponents`` in the other seats. The saved ``model.zip`` is then measured
 in the arena (duplicate deals, both seat orders) as ``ppo:OUT/model.zip``, which
 :class:`agents.network.PPOAgent` loads. ``canasta train`` (:mod:`training.league`) is
 the project's own recipe, faster and stronger; this example is the SB3 face of it.
@@ -90,16 +90,31 @@ def evaluate(model_path: Path, variant: str, num_players: int, opponent: str, ha
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variant", default="classic")
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--opponent", default="random", help="bot in the other seats")
-    parser.add_argument("--timesteps", type=int, default=20_000)
+    # the option names of examples/cleanrl_ppo.py where they mean the same (the former
+    # names still read: --opponent, --timesteps, --hands)
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
+    parser.add_argument("--variant", default="classic", help="the preset (rules)")
+    parser.add_argument("--players", type=int, default=2, help="players at the table")
+    parser.add_argument(
+        "--opponents", "--opponent", dest="opponent", default="random", metavar="BOT",
+        help="house bot in the other seats",
+    )  # fmt: skip
+    parser.add_argument(
+        "--total-timesteps", "--timesteps", dest="timesteps", type=int, default=20_000, metavar="N",
+        help="learner decisions",
+    )  # fmt: skip
     parser.add_argument("--n-steps", type=int, default=512, help="rollout length")
-    parser.add_argument("--hands", type=int, default=200, help="arena hands after training")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--eval-hands", "--hands", dest="hands", type=int, default=200, metavar="N",
+        help="arena hands after training",
+    )  # fmt: skip
+    parser.add_argument("--seed", type=int, default=0, help="seed of the env and the network")
     parser.add_argument("--out", default="runs/sb3", help="folder of model.zip")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (at most the cores)")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch CPU threads (at most the cores)"
+    )
     args = parser.parse_args(argv)
     plan = budget(0, args.threads)  # one process: the env and the network take turns
     for note in plan.notes:

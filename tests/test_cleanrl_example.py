@@ -29,9 +29,13 @@ def plays_legal_moves(path) -> None:
 
 @pytest.mark.parametrize("mode", [["--opponents", "greedy"], ["--self-play"]])
 def test_each_mode_trains_saves_a_model_file_and_is_measured(tmp_path, capsys, mode):
-    path = tmp_path / "model.npz"
-    assert example.main([*mode, *TINY, "--save", str(path), "--eval-hands", "2"]) == 0
+    path, board = tmp_path / "model.npz", tmp_path / "tb"
+    argv = [*mode, *TINY, "--save", str(path), "--eval-hands", "2", "--tensorboard", str(board)]
+    assert example.main(argv) == 0
     out = capsys.readouterr().out
+    # TensorBoard, as canasta train writes it: an event file with the losses
+    (events,) = board.glob("events.out.tfevents.*")
+    assert events.stat().st_size > 0 and b"losses/policy" in events.read_bytes()
     assert "update 2 step 512" in out and f"saved {path} after 512 learner steps" in out
     if "--self-play" not in mode:
         assert "won " in out  # the hand's win rate, from final_info
@@ -41,7 +45,13 @@ def test_each_mode_trains_saves_a_model_file_and_is_measured(tmp_path, capsys, m
 
 def test_checkpoints_record_their_learner_steps(tmp_path):
     path = tmp_path / "model.npz"
-    example.main([*TINY, "--opponents", "random", "--save", str(path), "--checkpoint-every", "1"])
+    argv = [*TINY, "--opponents", "random", "--save", str(path), "--checkpoint-every", "1"]
+    example.main([*argv, "--tensorboard", ""])  # '' writes no TensorBoard folder
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "model-256.npz",
+        "model-512.npz",
+        "model.npz",
+    ]
     from agents.model_file import ModelFile
 
     assert ModelFile(tmp_path / "model-256.npz").meta["learner_steps"] == 256
