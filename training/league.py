@@ -32,6 +32,18 @@ from training.run import (
 )
 
 
+def rounding_note(total: int, rollout: int, done: int = 0) -> str:
+    """How PPO's budget rounds, said at the start: whole rollouts of whole hands, so the
+    run stops after the first rollout that reaches ``total`` learner steps."""
+    left = total - done
+    rollouts = -(-left // rollout)
+    return (
+        f"[ppo] budget {total:,} learner steps ({left:,} to go): PPO learns from whole "
+        f"rollouts of about {rollout:,} steps (--rollout-steps, whole hands each), so it stops "
+        f"after {rollouts:,} more, at about {done + rollouts * rollout:,} steps"
+    )
+
+
 class Trainer:
     """PPO against the league; see :mod:`training.stages`' docstring."""
 
@@ -204,6 +216,8 @@ class Trainer:
         writer = self.run.tb()
         self.start_league()
         total = int(c["ppo_steps"])
+        if self.steps < total:
+            self.run.log(rounding_note(total, int(c["rollout_steps"]), self.steps))
         bar = progress_bar(total, "ppo", "step", enabled=progress, initial=min(self.steps, total))
         session_start = time.perf_counter()
         deadline = None if c["time_limit"] is None else session_start + float(c["time_limit"])
