@@ -21,10 +21,19 @@ STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
 install: $(STAMP)
 
-# the compiled core (csrc/, CMakeLists.txt) is built by the install: a change there rebuilds it
+# the compiled core (csrc/, CMakeLists.txt) is built by the install: a change there rebuilds it.
+# Its build tools go into the venv first (csrc/build_requires.py) and pip builds without its
+# isolation, so the compile commands name the same paths every time and a reinstall of an
+# unchanged checkout compiles nothing (the objects stay in build/{wheel_tag}).
+PIP := $(PY) -m pip install --disable-pip-version-check --progress-bar on -c constraints.txt
 $(STAMP): pyproject.toml constraints.txt CMakeLists.txt $(wildcard csrc/*)
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[$(EXTRAS)]"
+	@echo "== the core's build tools"
+	$(PIP) --quiet $$($(PY) csrc/build_requires.py)
+	$(PIP) --quiet $$($(PY) csrc/build_requires.py --dynamic) pip
+	@echo "== the package and its extras [$(EXTRAS)], then the compiled core (csrc/: a few"
+	@echo "   minutes on 2 cores the first time, seconds on a reinstall)"
+	$(PIP) --no-build-isolation -e ".[$(EXTRAS)]"
 	@$(PY) -c "import importlib.util as u, sys; torch = u.find_spec('torch') and __import__('torch'); \
 		sys.exit('torch must be a CPU build' if torch and torch.version.cuda else 0)"
 	touch $@
