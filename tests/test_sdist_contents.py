@@ -76,6 +76,9 @@ def test_a_built_sdist_holds_the_build_and_nothing_private():
     found = problems(names, git_tracked())
     assert found == {"missing": [], "untracked": [], "private": []}, f"in {path}: {found}"
     assert any(name.startswith("csrc/") for name in names)
+    # small: the research networks stay in the repository (research/README.md)
+    assert not [n for n in names if n.startswith("research/") and n.endswith(".npz")]
+    assert Path(path).stat().st_size <= 15 * 2**20, f"{path}: {Path(path).stat().st_size:,} bytes"
 
 
 def test_the_check_reports_missing_untracked_and_private_files():
