@@ -118,3 +118,24 @@ def test_no_stranger_can_enter_a_league(name):
     league_weights("opponents", {"styled": 1.0}, "the league's weights")
     with pytest.raises(SettingError):
         league_weights("opponents", {"self": 0.5, name: 0.5}, "the league's weights")
+
+
+def test_pace_splits_the_hands_by_who_went_out():
+    from research import pace
+
+    rows = pace.pace("greedy", "random", 4, 3, 11)
+    assert len(rows) == 6  # each deal with each side first
+    for row in rows:
+        assert row["won"] == (row["agent"] > row["opponent"])
+        assert row["out"] in ("agent", "opponent", None)
+    text = pace.report(
+        [{"won": True, "out": "agent", "steps": 90, "agent": 900, "opponent": 100},
+         {"won": False, "out": "opponent", "steps": 70, "agent": 50, "opponent": 700}]
+    )  # fmt: skip
+    assert text.splitlines() == [
+        "2 hands, the agent won 50.0%",
+        "  out: agent     50.0% of hands, the agent won 100.0%, 90 decisions, hand scores "
+        "+900 (agent) +100 (opponent)",
+        "  out: opponent  50.0% of hands, the agent won   0.0%, 70 decisions, hand scores "
+        "+50 (agent) +700 (opponent)",
+    ]

@@ -1,0 +1,79 @@
+"""Who goes out, when, and who wins then: the pace of an agent against an opponent.
+
+    python -m research.pace --agent ppo:classic-4p --opponent research.strangers.s1_racer:Racer \\
+        --players 4 --deals 150 --seed 5000
+
+Plays ``--deals`` deals twice, each side in the first seat once (the arena's duplicate
+deals, by :func:`agents.base.play_hands`), and splits the hands by who went out: the
+agent's team, the opponent's, or nobody (the stock ran out). For each part: its share of
+the hands, the agent's hands won there, the hand's decisions (every seat's) and both teams'
+mean hand scores. docs/training/history.md ("A price on slow hands") reads it: the
+strangers go out early, and the agent loses the hands they go out in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from collections.abc import Sequence
+
+
+def pace(agent: str, opponent: str, players: int, deals: int, seed: int) -> list[dict]:
+    """One row per hand: ``won``, ``out`` (``"agent"``, ``"opponent"`` or None), ``steps``
+    and both teams' hand scores (``agent``, ``opponent``)."""
+    from agents.base import play_hands
+    from agents.registry import make_agent
+
+    rows = []
+    for first in (agent, opponent):
+        second = opponent if first == agent else agent
+        names = [first if seat % 2 == 0 else second for seat in range(players)]
+        seats = [make_agent(name, seed=seat) for seat, name in enumerate(names)]
+        team = 0 if first == agent else 1  # the agent's team: seats of its parity
+        for record in play_hands(seats, deals, "classic", seed=seed):
+            scores = record.team_scores
+            out = record.went_out
+            rows.append(
+                {
+                    "won": record.result.outcome(team) > 0,
+                    "out": None if out is None else "agent" if out % 2 == team else "opponent",
+                    "steps": record.steps,
+                    "agent": scores[team],
+                    "opponent": scores[1 - team],
+                }
+            )
+    return rows
+
+
+def report(rows: Sequence[dict]) -> str:
+    won = sum(r["won"] for r in rows) / len(rows)
+    lines = [f"{len(rows)} hands, the agent won {100 * won:.1f}%"]
+    for who in ("agent", "opponent", None):
+        part = [r for r in rows if r["out"] == who]
+        if not part:
+            continue
+        lines.append(
+            f"  out: {who or 'nobody':8} {100 * len(part) / len(rows):5.1f}% of hands, "
+            f"the agent won {100 * sum(r['won'] for r in part) / len(part):5.1f}%, "
+            f"{statistics.mean(r['steps'] for r in part):.0f} decisions, hand scores "
+            f"{statistics.mean(r['agent'] for r in part):+.0f} (agent) "
+            f"{statistics.mean(r['opponent'] for r in part):+.0f} (opponent)"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m research.pace", description=__doc__)
+    parser.add_argument("--agent", default="ppo:classic-4p")
+    parser.add_argument("--opponent", default="expert")
+    parser.add_argument("--players", type=int, choices=(2, 4), default=4)
+    parser.add_argument("--deals", type=int, default=150)
+    parser.add_argument("--seed", type=int, default=5000)
+    args = parser.parse_args(argv)
+    print(report(pace(args.agent, args.opponent, args.players, args.deals, args.seed)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
