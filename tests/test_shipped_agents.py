@@ -13,6 +13,9 @@ from agents.network import DEFAULT_MODEL, SHIPPED, NetAgent, load_agent
 from agents.registry import make_agent
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.observation import OBS_SIZE
+from tests.conftest import INSTALLED_TEST
+
+REPO = Path(__file__).resolve().parents[1]
 
 NAMES = ["classic-2p", "classic-4p"]
 TABLES = [
@@ -94,6 +97,7 @@ def test_every_table_has_a_shipped_agent_that_beat_both_bots_there():
     assert ALL_TABLES_MODEL.stat().st_size < 5 * 1024 * 1024
 
 
+@pytest.mark.skipif(INSTALLED_TEST, reason="the gauntlets are docs of the source checkout")
 @pytest.mark.parametrize("name", ["classic-2p", "classic-4p"])
 def test_model_card_heads_with_the_worst_stranger_of_the_gauntlet_of_this_file(name):
     """The card's ``worst_stranger`` is its gauntlet's headline (docs/generalisation.md),
@@ -102,7 +106,7 @@ def test_model_card_heads_with_the_worst_stranger_of_the_gauntlet_of_this_file(n
 
     card = json.loads(SHIPPED[name].with_suffix(".json").read_text())
     head = card["worst_stranger"]
-    gauntlet = json.loads(Path(head["gauntlet"]).read_text())
+    gauntlet = json.loads((REPO / head["gauntlet"]).read_text())
     assert gauntlet["agent_sha256"] == hashlib.sha256(SHIPPED[name].read_bytes()).hexdigest()
     worst = gauntlet["worst"]
     groups = ("stranger", "wide")
