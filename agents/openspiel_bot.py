@@ -45,8 +45,10 @@ try:
 
     from canasta_env import openspiel as canasta_openspiel
 except ImportError as error:  # the optional extra
+    from canasta_env.extras import install_command
+
     raise ImportError(
-        "the openspiel agents need OpenSpiel: pip install canasta-env[openspiel]"
+        f"the openspiel agents need OpenSpiel: {install_command('openspiel')}"
     ) from error
 
 DEFAULT_SIMULATIONS = 100

@@ -125,8 +125,10 @@ def connect(address: str, cpus: int | None = None):
     try:
         import ray
     except ImportError as error:
+        from canasta_env.extras import install_command
+
         raise ValueError(
-            "--ray needs Ray: pip install -e '.[scale]' (ray[rllib]==2.60.0)"
+            f"--ray needs Ray: {install_command('scale')} (ray[rllib]==2.60.0)"
         ) from error
     check_address(address)
     if not ray.is_initialized():

@@ -192,10 +192,12 @@ def _load(prefix: str, path: str, trust_pickle: bool = False) -> Agent:
     try:
         loader = point.load()
     except ImportError as error:
+        from canasta_env.extras import install_command
+
         raise ValueError(
             f"cannot load agent {prefix}:{path}: its loader {point.value} is not available "
-            f"({error}); install its extra (pip install -e '.[train]' for ppo, "
-            "'.[openspiel]' for openspiel)"
+            f"({error}); install its extra ({install_command('train')} for ppo, "
+            f"{install_command('openspiel')} for openspiel)"
         ) from error
     try:
         if _takes_keyword(loader, "trust_pickle"):

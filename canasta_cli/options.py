@@ -50,9 +50,10 @@ def missing_extra(extra: str, modules: Iterable[str]) -> str | None:
     missing = [name for name in modules if importlib.util.find_spec(name) is None]
     if not missing:
         return None
+    from canasta_env.extras import install_command
+
     return (
-        f"needs the '{extra}' extra ({', '.join(missing)} not installed): "
-        f"pip install 'canasta-env[{extra}]' (from a checkout: pip install -e '.[{extra}]')"
+        f"needs the '{extra}' extra ({', '.join(missing)} not installed): {install_command(extra)}"
     )
 
 

@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     from canasta_web import serve
 
     if any(importlib.util.find_spec(name) is None for name in ("fastapi", "uvicorn")):
-        print(serve.MISSING_EXTRA, file=sys.stderr)
+        print(serve.missing_extra(), file=sys.stderr)
         return 2
     try:
         startup = serve.startup_replay(args)

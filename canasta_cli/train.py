@@ -38,6 +38,7 @@ from canasta_cli.options import (
     command_parser,
     did_you_mean,
 )
+from canasta_env.extras import install_command
 from canasta_env.jsonfile import read_json_file
 from canasta_env.safe_write import atomic_write, check_outputs, copy_atomic
 from training.config import (
@@ -206,7 +207,7 @@ def _require_torch() -> None:
     its teachers' games for most of a minute, then failed with a traceback)."""
     if importlib.util.find_spec("torch") is None:
         _fail(
-            "training needs PyTorch, which is not installed: pip install -e '.[train]' "
+            f"training needs PyTorch, which is not installed: {install_command('train')} "
             "(the 'train' extra; make test installs it)"
         )
 
@@ -429,7 +430,7 @@ def rllib_main(argv: list[str]) -> int:
     try:  # through sys.modules (a package attribute left by an earlier import would not ask)
         rllib_backend = importlib.import_module("training.rllib_backend")
     except ImportError as error:
-        _fail(f"--backend rllib needs Ray: pip install -e '.[scale]' ({error})")
+        _fail(f"--backend rllib needs Ray: {install_command('scale')} ({error})")
     if (args.run_dir is None) == (args.resume is None):
         print(
             "canasta train: error: give exactly one of --run-dir and --resume RUN_DIR",

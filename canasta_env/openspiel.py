@@ -40,8 +40,10 @@ import numpy as np
 try:
     import pyspiel
 except ImportError as error:  # the optional extra
+    from canasta_env.extras import install_command
+
     raise ImportError(
-        "canasta_env.openspiel needs OpenSpiel: pip install canasta-env[openspiel]"
+        f"canasta_env.openspiel needs OpenSpiel: {install_command('openspiel')}"
     ) from error
 
 from canasta_env.actions import NUM_ACTIONS, action_to_str

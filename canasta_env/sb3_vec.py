@@ -54,8 +54,10 @@ def _vec_env_class():
     try:
         from stable_baselines3.common.vec_env import VecEnv
     except ImportError as error:
+        from canasta_env.extras import install_command
+
         raise ImportError(
-            "canasta_env.sb3_vec needs stable-baselines3: pip install 'canasta-env[train]'"
+            f"canasta_env.sb3_vec needs stable-baselines3: {install_command('train')}"
         ) from error
 
     class CanastaSB3VecEnv(VecEnv):

@@ -20,10 +20,14 @@ import threading
 import webbrowser
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
-MISSING_EXTRA = (
-    "canasta serve: the browser table needs the 'web' extra (fastapi, uvicorn); "
-    'install it with: pip install -c constraints.txt -e ".[web]"'
-)
+def missing_extra() -> str:
+    """The line ``canasta serve`` prints without the 'web' extra."""
+    from canasta_env.extras import install_command
+
+    return (
+        "canasta serve: the browser table needs the 'web' extra (fastapi, uvicorn); "
+        f"install it with: {install_command('web')}"
+    )
 
 
 def startup_replay(args):

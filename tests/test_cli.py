@@ -12,6 +12,7 @@ import pytest
 from agents.registry import make_agent
 from canasta_cli import arena, check, options, play, serve
 from canasta_cli.__main__ import main as canasta
+from canasta_env.extras import install_command
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -257,7 +258,7 @@ def test_train_names_the_missing_extra_before_any_work(monkeypatch, tmp_path, ca
             train.main(argv)
         assert raised.value.code == 2
         err = capsys.readouterr().err
-        assert "pip install -e '.[train]'" in err and err.count("\n") == 1
+        assert install_command("train") in err and err.count("\n") == 1
     assert not (tmp_path / "run").exists()
     monkeypatch.setattr(importlib.util, "find_spec", real)
     if real("torch") is not None:  # the 'train' extra (not in .ci/test-dist's wheel venv)
@@ -281,8 +282,43 @@ def test_arena_names_the_missing_extra_before_any_work(monkeypatch, tmp_path, ca
     assert arena.main(argv) == 2
     err = capsys.readouterr().err
     assert "'arena' extra (tqdm not installed)" in err and err.count("\n") == 1
+    assert err.rstrip().endswith(install_command("arena"))
     assert not out.exists()
     assert arena.main([*argv, "--no-progress"]) == 0  # no bar, no tqdm needed
     gone.add("openskill")
     assert arena.main([*argv, "--no-progress"]) == 2
     assert "openskill" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("record", "command"),
+    [
+        ('{"url": "file:///src", "dir_info": {"editable": true}}',
+         "pip install -c constraints.txt -e '.[web]' (in the checkout)"),
+        ('{"url": "file:///w/canasta_env-0.1.0.whl", "archive_info": {}}',
+         "pip install 'canasta-env[web]'"),
+        (None, "pip install 'canasta-env[web]'"),  # from an index: no record
+        ("not json", "pip install 'canasta-env[web]'"),
+    ],
+)  # fmt: skip
+def test_install_hints_fit_how_the_package_was_installed(monkeypatch, record, command):
+    """From the wheel, ``canasta serve`` said ``pip install -c constraints.txt -e ".[web]"``,
+    a command for a checkout the user does not have (issue 47)."""
+    from importlib import metadata
+
+    from canasta_env import extras
+
+    class Installed:
+        def read_text(self, name):
+            assert name == "direct_url.json"
+            return record
+
+    monkeypatch.setattr(metadata, "distribution", lambda name: Installed())
+    extras.editable.cache_clear()
+    try:
+        assert extras.install_command("web") == command
+        from canasta_web import serve
+
+        assert serve.missing_extra().endswith(command)
+    finally:
+        extras.editable.cache_clear()

@@ -5,6 +5,7 @@ Ray is hidden from the import system here, so these run with and without it inst
 
 from __future__ import annotations
 
+import re
 import sys
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from agents import arena
 from canasta_cli import arena as arena_command
 from canasta_cli.train import main as train_main
+from canasta_env.extras import install_command
 
 
 @pytest.fixture
@@ -23,7 +25,8 @@ def no_ray(monkeypatch):
 
 
 def test_arena_on_ray_without_ray_names_the_extra(no_ray, tmp_path):
-    with pytest.raises(ValueError, match=r"--ray needs Ray: pip install -e '\.\[scale\]'"):
+    said = re.escape(f"--ray needs Ray: {install_command('scale')}")
+    with pytest.raises(ValueError, match=said):
         arena.run_arena(["random", "greedy"], num_players=2, hands=2, ray="local", plot=False)
     assert (
         arena_command.main(
@@ -49,5 +52,6 @@ def test_rllib_backend_without_ray_names_the_extra(no_ray, tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
         train_main(["--backend", "rllib", "--run-dir", str(tmp_path / "run")])
     assert exit_info.value.code == 2
-    assert "--backend rllib needs Ray: pip install -e '.[scale]'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"--backend rllib needs Ray: {install_command('scale')}" in err
     assert not (tmp_path / "run").exists()
