@@ -20,6 +20,8 @@ import threading
 import webbrowser
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
 def missing_extra() -> str:
     """The line ``canasta serve`` prints without the 'web' extra."""
     from canasta_env.extras import install_command

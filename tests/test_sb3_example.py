@@ -13,7 +13,8 @@ from examples import sb3_maskable_ppo as example  # noqa: E402
 
 def test_the_example_trains_saves_and_is_measured_in_the_arena(tmp_path, capsys):
     torch.set_num_threads(1)
-    argv = ["--total-timesteps", "256", "--n-steps", "128", "--eval-hands", "4", "--out", str(tmp_path)]
+    argv = ["--total-timesteps", "256", "--n-steps", "128", "--eval-hands", "4"]
+    argv += ["--out", str(tmp_path)]
     assert example.main(argv) == 0
     out = capsys.readouterr().out
     assert "saved" in out and "vs random:" in out and "of 4 hands" in out
