@@ -2,6 +2,7 @@
 #   make demo   install what the demo needs (extras DEMO_EXTRAS), then run the main job
 #               (compliance check, tournament, trained agent)
 #   make test   install everything (extras EXTRAS), then run the test suite
+#   (make test-quick: a smaller install, the core suite, the rest skipped: a quicker first run)
 # and, for one part alone:
 #   make serve      the browser table (the demo's extras and web)
 #   make notebooks  jupyter lab on notebooks/ (the extras the notebooks use)
@@ -17,7 +18,7 @@ comma := ,
 # one stamp per set of extras: `make test EXTRAS=...,scale` installs the extra set too
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: install demo serve notebooks docs test soak check bench lint format dist clean
+.PHONY: install demo serve notebooks docs test test-quick soak check bench lint format dist clean
 
 install: $(STAMP)
 
@@ -67,6 +68,12 @@ docs: install $(DOCS_TOOLS)
 	@echo "the site: site/index.html"
 
 test: install
+	$(PY) -m pytest -q
+
+# a quicker first run: the base, the arena extra and the test runner only (no torch,
+# OpenSpiel, web, notebooks or Ray), then the suite; the parts not installed skip their tests
+test-quick:
+	$(MAKE) install EXTRAS=test,arena
 	$(PY) -m pytest -q
 
 soak: install

@@ -128,6 +128,7 @@ def test_an_empty_folder_is_refused(tmp_path):
 
 
 def test_training_learns_the_deviations_and_keeps_the_rest(data_dir, tmp_path):
+    pytest.importorskip("torch", reason="expert iteration trains with torch (extra 'train')")
     out = tmp_path / "model.npz"
     report = ei.train(
         "classic-2p", data_dir, out, epochs=30, lr=1e-3, batch=64, log=lambda *_: None

@@ -139,6 +139,7 @@ def test_a_fifo_as_search_curve_results_or_a_truth_file_is_refused_at_once(tmp_p
 
 
 def test_a_fifo_as_a_run_config_is_one_line_and_writes_nothing(tmp_path, capsys):
+    pytest.importorskip("torch", reason="canasta train needs the 'train' extra first")
     from canasta_cli.train import main
 
     run = tmp_path / "run"

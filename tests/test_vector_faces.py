@@ -323,6 +323,7 @@ def test_a_seed_of_any_size_deals_as_the_single_env_deals_it(backend):
 
 
 def test_the_sb3_face_takes_a_seed_of_any_size():
+    pytest.importorskip("stable_baselines3", reason="the SB3 face needs the 'train' extra")
     from canasta_env.sb3_vec import sb3_vec_env
 
     venv = sb3_vec_env(2, num_players=2)
