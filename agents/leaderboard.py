@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import datetime
 import difflib
-import hashlib
 import importlib
 import json
 import math
@@ -61,6 +60,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from agents.arena import run_arena
+from agents.model_file import file_digest
 from agents.registry import LOADER_GROUP, make_agent
 from agents.schedule import pair_pattern, seat_arrangements
 from agents.stats import mean_interval
@@ -527,14 +527,11 @@ def attach_strangers(document: dict, gauntlets: Sequence[dict]) -> dict:
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"not a gauntlet of research.gauntlet run: {error}") from None
         shipped = SHIPPED.get(agent[4:]) if agent.startswith("ppo:") else None
-        if shipped is not None and gauntlet.get("agent_sha256") != _file_digest(shipped):
+        digest = file_digest(shipped) if shipped is not None and shipped.is_file() else None
+        if shipped is not None and gauntlet.get("agent_sha256") != digest:
             continue  # measured an agent the board no longer plays
         attached.setdefault(f"classic-{players}p", {})[agent] = found
     return dict(document, strangers=attached)
-
-
-def _file_digest(path: Path) -> str | None:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
 def _stranger_cell(found: dict | None) -> str:

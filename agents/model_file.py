@@ -16,6 +16,7 @@ and loads them into torch.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import re
@@ -40,6 +41,12 @@ MAX_LAYERS = 64
 
 _MEMBER = re.compile(r"(meta|pi_[wb]|v_[wb]|trunk_[wb](0|[1-9][0-9]{0,2}))\.npy")
 _WEIGHT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def file_digest(path: str | os.PathLike) -> str:
+    """The sha256 of a model file's bytes: how the exploit reports, the gauntlets and the
+    leaderboard tell one network from another under the same name."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def _member_shapes(meta: dict) -> dict[str, tuple[int, ...]]:

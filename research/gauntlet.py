@@ -36,7 +36,6 @@ from ``--seed``).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 import time
@@ -44,6 +43,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agents.leaderboard import MAX_GAUNTLET_BYTES
+from agents.model_file import file_digest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -70,10 +70,6 @@ HOUSE = ("expert",)
 HEADLINE_GROUPS = ("stranger", "wide")
 
 
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def _model_path(agent: str) -> Path | None:
     """The model file of a ``ppo:`` agent (a shipped name resolved), or None."""
     if not agent.startswith("ppo:"):
@@ -90,7 +86,7 @@ def opponents(players: int, agent: str) -> list[tuple[str, str]]:
     """(group, agent name) of every opponent of a classic ``players`` table; networks that
     are the agent's own file (by digest) are left out."""
     own = _model_path(agent)
-    own_digest = _digest(own) if own is not None and own.is_file() else None
+    own_digest = file_digest(own) if own is not None and own.is_file() else None
     rows = [("stranger", name) for name in STRANGERS]
     rows += [("wide", name) for name in WIDE]
     rows += [("held-out", name) for name in HELD_OUT]
@@ -100,9 +96,9 @@ def opponents(players: int, agent: str) -> list[tuple[str, str]]:
     networks += [("snapshot", ROOT / f"agents/models/classic_{players}p.npz")]
     seen = {own_digest}
     for group, path in networks:
-        if f"classic_{players}p" not in path.name or _digest(path) in seen:
+        if f"classic_{players}p" not in path.name or file_digest(path) in seen:
             continue
-        seen.add(_digest(path))
+        seen.add(file_digest(path))
         rows.append((group, "ppo:" + str(path.relative_to(ROOT))))
     return rows
 
@@ -119,7 +115,7 @@ def trained_with(config_path: str | Path | None) -> set[str]:
     for entry in (config.get("opponents") or {}) if isinstance(config, dict) else {}:
         path = _model_path(entry)
         if path is not None and path.is_file():
-            names.add("sha256:" + _digest(path))
+            names.add("sha256:" + file_digest(path))
         elif isinstance(entry, str):
             names.add(entry)
     return names
@@ -131,7 +127,7 @@ def _was_trained_with(name: str, league: set[str]) -> bool:
     if name.startswith("style:") and "styled" in league:
         return False  # ``styled`` draws training families only: a held-out one never
     path = _model_path(name)
-    return path is not None and path.is_file() and "sha256:" + _digest(path) in league
+    return path is not None and path.is_file() and "sha256:" + file_digest(path) in league
 
 
 def play_pairing(agent: str, opponent: str, players: int, hands: int, seed: int, jobs: int) -> dict:
@@ -176,7 +172,7 @@ def run(
     model = _model_path(agent)
     document = {
         "agent": agent,
-        "agent_sha256": _digest(model) if model is not None and model.is_file() else None,
+        "agent_sha256": file_digest(model) if model is not None and model.is_file() else None,
         "players": players,
         "hands": hands,
         "seed": seed,

@@ -71,7 +71,7 @@ def test_a_run_resumes_and_refuses_another_agents_file(tmp_path, monkeypatch):
     document = gauntlet.run("ppo:classic-4p", 4, out, **quiet)
     assert played == list(gauntlet.WIDE)
     # the file says which model it measured, and its headline, as the leaderboard reads it
-    assert document["agent_sha256"] == gauntlet._digest(gauntlet._model_path("ppo:classic-4p"))
+    assert document["agent_sha256"] == gauntlet.file_digest(gauntlet._model_path("ppo:classic-4p"))
     assert document["worst"] == gauntlet.worst(document) == document["rows"][0]
     gauntlet.run("ppo:classic-4p", 4, out, **quiet)  # finished: nothing played again
     assert played == list(gauntlet.WIDE)
