@@ -85,7 +85,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from canasta_env.actions import NUM_ACTIONS, action_to_str
 from canasta_env.engine.game import Game, IllegalActionError
-from canasta_env.observation import OBS_SIZE
+from canasta_env.observation import HIGHS, LOWS
 from canasta_env.rules import Rules, check_player_count, make_rules, unknown_fields_text
 from canasta_env.table import (
     BACKENDS,
@@ -108,6 +108,17 @@ _RULES_FIELDS = frozenset(f.name for f in dataclasses.fields(Rules))
 MIN_REWARD_SCALE = 1e-3
 MAX_REWARD_SCALE = 1e9
 REWARD_SCALE_RANGE = "1e-3..1e9"
+
+
+def observation_space() -> spaces.Dict:
+    """One player's observation space: the vector, each entry within the range its field of
+    the layout declares (:data:`~canasta_env.observation.LOWS`, ``HIGHS``), and the mask."""
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(low=LOWS, high=HIGHS, dtype=np.float32),
+            "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=MASK_DTYPE),
+        }
+    )
 
 
 class UnknownAgentError(KeyError, ValueError):
@@ -234,14 +245,7 @@ class raw_env(AECEnv):
         self.backend = resolve_backend(backend)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agent_name_mapping = {name: i for i, name in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(
-                    low=-np.inf, high=np.inf, shape=(OBS_SIZE,), dtype=np.float32
-                ),
-                "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=MASK_DTYPE),
-            }
-        )
+        obs_space = observation_space()
         self.observation_spaces = {name: obs_space for name in self.possible_agents}
         self.action_spaces = {name: spaces.Discrete(NUM_ACTIONS) for name in self.possible_agents}
         self.table: Table | None = None

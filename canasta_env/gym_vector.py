@@ -81,7 +81,7 @@ from canasta_env.engine.game import IllegalActionError
 from canasta_env.engine.outcome import Result
 from canasta_env.engine.scoring import SHEET_ROWS
 from canasta_env.engine.state import END_REASONS, team_of_seat
-from canasta_env.env import OPTIONS, check_options
+from canasta_env.env import OPTIONS, check_options, observation_space
 from canasta_env.gym_env import GYM_OPTIONS, MAX_REDEALS, opponent_list
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import Rules, check_player_count, make_rules, unknown_fields_text
@@ -210,12 +210,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         self.illegal_reward = float(illegal_reward)
         self.render_mode = None
 
-        self.single_observation_space = gym.spaces.Dict(
-            {
-                "observation": gym.spaces.Box(-np.inf, np.inf, (OBS_SIZE,), OBS_DTYPE),
-                "action_mask": gym.spaces.Box(0, 1, (NUM_ACTIONS,), MASK_DTYPE),
-            }
-        )
+        self.single_observation_space = observation_space()
         self.single_action_space = gym.spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)

@@ -44,6 +44,15 @@ MOST_OF_ONE_KIND_PER_DECK = max(deck_counts(1, 0))
 ENGINE_MAX_DECKS = 8
 #: Decks in play: what the engine's tables hold, and what the observation can count.
 MAX_DECKS = min(ENGINE_MAX_DECKS, OBSERVATION_BYTE_MAX // MOST_OF_ONE_KIND_PER_DECK)
+#: The most cards a deck the rules accept holds: MAX_DECKS decks of 52 and at most a byte's
+#: worth of jokers (``_kinds_fit_observation``). No hand, pile or table holds more.
+MAX_DECK_CARDS = MAX_DECKS * sum(deck_counts(1, 0)) + OBSERVATION_BYTE_MAX
+#: The largest counter (a hand's steps, the hand index, staged points, an opening minimum)
+#: and the largest score, in either sign, that a loaded state may hold: far past any game,
+#: and so far below the core's 32- and 64-bit integers that a hand's play (which adds less
+#: than as much again) cannot overflow them. Both engines refuse a state past them.
+MAX_COUNT = 1 << 30
+MAX_SCORE = 1 << 60
 #: Cards an ace puts face down under it when it starts the pot (``pot_start_count_under_natural``).
 MOST_COUNTED_UNDER_NATURAL = ACE + 4
 #: The largest number of points one rules entry (a bonus, a penalty, a red 3 score, the
@@ -782,6 +791,9 @@ __all__ = [
     "check_rules",
     "BOUNDS",
     "MAX_DECKS",
+    "MAX_DECK_CARDS",
+    "MAX_COUNT",
+    "MAX_SCORE",
     "OBSERVATION_BYTE_MAX",
     "parse_rule_overrides",
     "add_rule_option",

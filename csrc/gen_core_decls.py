@@ -178,7 +178,16 @@ def write_constants(out: Header, m: dict[str, types.ModuleType]) -> None:
     out.constant("MAX_TEAMS", layout.MAX_TEAMS)
     assert layout.MAX_PLAYERS == max(rules.PLAYER_COUNTS)
     out.add("", "// ---- rules.py: limits of the rules, team conditions (red3_sign's index)")
-    for name in ("OBSERVATION_BYTE_MAX", "MAX_DECKS", "MAX_POINTS", "MAX_FACTOR", "ACE"):
+    for name in (
+        "OBSERVATION_BYTE_MAX",
+        "MAX_DECKS",
+        "MAX_DECK_CARDS",
+        "MAX_COUNT",
+        "MAX_SCORE",
+        "MAX_POINTS",
+        "MAX_FACTOR",
+        "ACE",
+    ):
         out.constant(name, getattr(rules, name))
     for name in (
         "TEAM_NO_MELD",

@@ -2,8 +2,8 @@
 // have none). state.hpp and suits.hpp are sized by them; the state reader (bindings.cpp)
 // refuses a value past them, so no index the core makes leaves its array.
 //
-// MAX_CARDS: at most 8 decks of 52 cards plus 255 jokers in all (rules.py MAX_DECKS and
-// the observation's byte limit), so 672 covers any deck the rules accept. MAX_CLOSED and
+// MAX_CARDS: a pile's room: the largest deck the rules accept (rules.py MAX_DECK_CARDS: 8
+// decks of 52 cards plus 255 jokers in all) and one more. MAX_CLOSED and
 // MAX_RUNS bound a team's finished canastas and runs for every rules set the rules
 // accept, so the core refuses none: a finished canasta holds at least 2 cards (a new meld
 // from the hand has at least 3, the action layout; a pot take makes at least the top card
@@ -21,14 +21,12 @@
 
 namespace canasta {
 
-constexpr int MAX_CARDS = 672;
+constexpr int MAX_CARDS = MAX_DECK_CARDS + 1;
 constexpr int MAX_CLOSED = MAX_CARDS / 2;
 constexpr int MAX_RUNS = 64;
 
-// Bounds of the counters and scores a loaded state may hold: far past any game, and far
-// enough below their integer types that a hand's play cannot overflow them.
-constexpr int64_t MAX_COUNT = int64_t(1) << 30;  // steps, hands, staged points, opening minimums
-constexpr int64_t MAX_SCORE = int64_t(1) << 60;  // scores, in either sign
+// The bounds of the counters and scores a loaded state may hold (MAX_COUNT, MAX_SCORE) are
+// rules.py's, in core_decls.hpp.
 
 // A list of at most N items in a fixed array: items[0..len). The stock, the pot, a team's
 // finished canastas and runs: a plain struct, copied whole, never allocated.

@@ -18,7 +18,7 @@ import pytest
 
 from canasta_env.engine.game import Game
 from canasta_env.replay import Replay
-from canasta_env.rules import make_rules
+from canasta_env.rules import MAX_COUNT, MAX_SCORE, make_rules
 from canasta_env.state_io import (
     load_state,
     state_from_dict,
@@ -203,15 +203,15 @@ FIELDS = [
     (
         ["hand_index"],
         HUGE,
-        r"'hand_index': must be at most 9007199254740991, got an integer of 5001 digits$",
+        rf"'hand_index': must be at most {MAX_COUNT}, got an integer of 5001 digits$",
     ),
     (["hand_index"], -HUGE, r"'hand_index': must not be negative, got an integer of 5001 digits"),
     (["current"], HUGE, r"'current': must be at most 1, got an integer of 5001 digits"),
     (["num_players"], HUGE, r"'num_players': must be at most 9007199254740991, got an integer"),
     (["version"], HUGE, r"'version': unsupported version an integer of 5001 digits: written by"),
-    (["scores", 0], -HUGE, r"'scores\[0\]': must be at least -9007199254740991, got an integer"),
+    (["scores", 0], -HUGE, rf"'scores\[0\]': must be at least {-MAX_SCORE}, got an integer"),
     (["winner_team"], HUGE, r"'winner_team': must be at most 1, got an integer of 5001 digits"),
-    (["rng", "version"], HUGE, r"'rng.version': must be at most 9007199254740991"),
+    (["rng", "version"], HUGE, rf"'rng.version': must be at most {MAX_COUNT}"),
     (
         ["rng", "gauss_next"],
         HUGE,
@@ -235,7 +235,7 @@ FIELDS = [
     (
         ["melds", 0, "A"],
         {"naturals": HUGE, "twos": 0, "jokers": 0},
-        r"'melds\[0\].A.naturals': must be at most 9007199254740991",
+        rf"'melds\[0\].A.naturals': must be at most {MAX_COUNT}",
     ),
     # not finite, or a bool where a number goes
     (["hand_index"], math.nan, r"'hand_index': expected an integer, got nan"),

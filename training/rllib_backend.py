@@ -70,7 +70,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from agents.reward import hand_reward
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.jsonfile import read_json_file
-from canasta_env.observation import OBS_SIZE
+from canasta_env.observation import HIGHS, LOWS
 from canasta_env.rules import check_player_count, make_rules
 from canasta_env.safe_write import append_text, atomic_write, check_folder
 from canasta_env.table import Table
@@ -139,7 +139,7 @@ class CanastaMultiAgentEnv(MultiAgentEnv):
         self.agents = self.possible_agents = roles
         space = gym.spaces.Dict(
             {
-                "observations": gym.spaces.Box(-np.inf, np.inf, (OBS_SIZE,), np.float32),
+                "observations": gym.spaces.Box(LOWS, HIGHS, dtype=np.float32),
                 "action_mask": gym.spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
             }
         )

@@ -17,7 +17,7 @@ layout and arrays <- builder, reader):
 names are imported from here (``from canasta_env.observation import OBS_SIZE``).
 """
 
-from canasta_env.observation.arrays import BIG_INDICES, SCALES, SCORE_INDICES
+from canasta_env.observation.arrays import BIG_INDICES, HIGHS, LOWS, SCALES, SCORE_INDICES
 from canasta_env.observation.builder import ObservationBuilder
 from canasta_env.observation.layout import (
     BLOCKS,
@@ -61,6 +61,8 @@ from canasta_env.observation.reader import (
 
 __all__ = [
     "BIG_INDICES",
+    "HIGHS",
+    "LOWS",
     "BLOCKS",
     "COUNTS",
     "FLAG",

@@ -14,6 +14,17 @@ from canasta_env.observation.layout import LAYOUT, MAX_TEAMS
 SCALES = np.asarray(
     [span.field.scale for span in LAYOUT.spans for _ in range(span.field.size)], dtype=np.float32
 )
+#: Each entry's least and largest value (float32), in vector order: the observation
+#: space's ``low`` and ``high``. Each is the bound times the scale in float32, as the
+#: builder computes an entry, so that no entry rounds past its bound.
+LOWS, HIGHS = (
+    np.asarray(
+        [span.field.value_range[end] for span in LAYOUT.spans for _ in range(span.field.size)],
+        dtype=np.float32,
+    )
+    * SCALES
+    for end in (0, 1)
+)
 #: Every entry of a ``big`` field: the builder writes these as numbers when they do not
 #: fit a byte (scores can be negative; the pot, the stock, the steps and hand sizes large).
 BIG_INDICES = np.asarray([span.start for span in LAYOUT.spans if span.field.big], dtype=np.intp)

@@ -65,6 +65,13 @@ from dataclasses import dataclass
 from canasta_env.actions import NUM_SLOTS
 from canasta_env.cards import NUM_HAND_KINDS, NUM_KINDS
 from canasta_env.engine.sequences import NUM_SUITS, SUITED_SIZE
+from canasta_env.rules import (
+    MAX_COUNT,
+    MAX_DECK_CARDS,
+    MAX_POINTS,
+    MAX_SCORE,
+    OBSERVATION_BYTE_MAX,
+)
 
 MAX_TEAMS = 3
 MAX_PLAYERS = 6
@@ -79,6 +86,12 @@ PER_TEAM, PER_SEAT = "team", "seat"
 QUARTER = 0.25
 #: ``pot_top``'s value for an empty pot.
 NO_CARD = -1
+#: The ranges of the big fields' values: cards (a pile, a hand, the stock); counters (steps,
+#: staged points) and scores, each at most its bound in a loaded state (``rules.MAX_COUNT``,
+#: ``rules.MAX_SCORE``) plus what play adds to it, which is less than as much again.
+CARDS_RANGE = (0, MAX_DECK_CARDS)
+COUNTER_RANGE = (0, 2 * MAX_COUNT)
+SCORE_RANGE = (-2 * MAX_SCORE, 2 * MAX_SCORE)
 
 
 @dataclass(frozen=True)
@@ -86,7 +99,8 @@ class Field:
     """``size`` entries of the vector, each a value times ``scale``.
 
     ``big`` marks a field that may pass a byte or be negative (the builder writes
-    it as a number); ``values`` are the values of a one-hot field's entries.
+    it as a number), and ``bounds`` then gives its values' range; ``values`` are the
+    values of a one-hot field's entries.
     """
 
     name: str
@@ -95,6 +109,18 @@ class Field:
     kind: str = NUMBER
     values: tuple[int, ...] = ()
     big: bool = False
+    bounds: tuple[int, int] | None = None
+
+    @property
+    def value_range(self) -> tuple[int, int]:
+        """The least and the largest value of an entry, unscaled: 0 or 1 for a flag or a
+        one-hot entry, a byte for the other small fields, ``bounds`` for a big one."""
+        if self.kind in (FLAG, FLAGS, ONE_HOT):
+            return 0, 1
+        if self.big:
+            assert self.bounds is not None, f"big field {self.name} declares no bounds"
+            return self.bounds
+        return 0, OBSERVATION_BYTE_MAX
 
 
 @dataclass(frozen=True)
@@ -210,7 +236,7 @@ def _declare_layout() -> Layout:
         Field("red3", scale=QUARTER),
         _flag("opened"),
         Field("opening_minimum", scale=1 / 100),  # the engine's ``need``
-        Field("score", scale=1 / 5000, big=True),
+        Field("score", scale=1 / 5000, big=True, bounds=SCORE_RANGE),
         Field("canastas", scale=QUARTER),
         Field("clean", scale=QUARTER),
         Field("dirty", scale=QUARTER),
@@ -219,7 +245,7 @@ def _declare_layout() -> Layout:
     player = (
         _flag("present"),
         _flag("teammate"),
-        Field("hand_size", scale=1 / 15, big=True),
+        Field("hand_size", scale=1 / 15, big=True, bounds=CARDS_RANGE),
         _counts("known"),
     )
     pot_top = Field("pot_top", NUM_KINDS + 1, kind=ONE_HOT, values=(*range(NUM_KINDS), NO_CARD))
@@ -231,7 +257,7 @@ def _declare_layout() -> Layout:
             Block(
                 "pot_state",
                 (
-                    Field("pot_size", scale=1 / 20, big=True),
+                    Field("pot_size", scale=1 / 20, big=True, bounds=CARDS_RANGE),
                     Field("pot_face_down", scale=1 / 10),
                     _flag("pot_frozen"),  # C-9, I-8: a wild card froze it
                     _flag("pot_crossed"),  # S-6: a wild card crossed it
@@ -247,15 +273,17 @@ def _declare_layout() -> Layout:
                 (
                     _flag("draw_phase"),
                     _flag("meld_phase"),
-                    Field("staged", scale=1 / 100, big=True),  # opening points laid this turn
+                    Field(
+                        "staged", scale=1 / 100, big=True, bounds=COUNTER_RANGE
+                    ),  # opening points laid this turn
                     Field("still_needed", scale=1 / 100),  # opening points still needed
                     _flag("took_pot"),
                     _flag("clean_only"),  # a clean opening is required
                     _flag("may_go_out"),
                     _flag("hidden_open"),  # S-8: opened this turn with a hidden canasta
-                    Field("stock", scale=1 / 100, big=True),
+                    Field("stock", scale=1 / 100, big=True, bounds=CARDS_RANGE),
                     _flag("stock_short"),  # too few cards to draw
-                    Field("steps", scale=1 / 500, big=True),
+                    Field("steps", scale=1 / 500, big=True, bounds=COUNTER_RANGE),
                 ),
             ),
             Block(
@@ -270,7 +298,7 @@ def _declare_layout() -> Layout:
                     _flag("needs_clean_and_dirty"),
                     _flag("three_to_take_frozen"),
                     _flag("wild_crosses_pot"),
-                    Field("target", scale=1 / 10000, big=True),
+                    Field("target", scale=1 / 10000, big=True, bounds=(0, MAX_POINTS)),
                 ),
             ),
             Block(

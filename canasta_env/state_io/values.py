@@ -17,7 +17,8 @@ from typing import Any, NoReturn
 
 from canasta_env.cards import NUM_NATURALS, cards_to_counts, parse_cards, parse_suited
 from canasta_env.engine.sequences import NUM_SUITS, SUITED_SIZE
-from canasta_env.state_io.layout import MAX_DIGITS, MAX_INT
+from canasta_env.rules import MAX_COUNT, MAX_SCORE
+from canasta_env.state_io.layout import MAX_DIGITS
 
 _LONGEST_CODE = len("JOKER")  # the longest spelling canasta_env.cards reads
 _MOST_DIGITS_SHOWN = 30  # longer integers are shown by their length
@@ -126,7 +127,8 @@ def check_keys(data: Any, expected: tuple[str, ...], field: str, what: str = "st
         raise ValueError(f"{where}unknown field(s) {names(extra)}")
 
 
-def parse_int(value: Any, field: str, low: int = 0, high: int = MAX_INT) -> int:
+def parse_int(value: Any, field: str, low: int = 0, high: int = MAX_COUNT) -> int:
+    """An integer in ``low..high``; a count (the default) at most the core's ``MAX_COUNT``."""
     if isinstance(value, bool) or not isinstance(value, int):
         fail(field, f"expected an integer, got {show(value)}")
     if value < low:
@@ -139,8 +141,8 @@ def parse_int(value: Any, field: str, low: int = 0, high: int = MAX_INT) -> int:
 
 
 def parse_score(value: Any, field: str) -> int:
-    """A score: any sign, within the integers every JSON reader keeps exact."""
-    return parse_int(value, field, -MAX_INT)
+    """A score: any sign, at most ``MAX_SCORE`` either way (both engines' bound)."""
+    return parse_int(value, field, -MAX_SCORE, MAX_SCORE)
 
 
 def parse_bool(value: Any, field: str) -> bool:
