@@ -4,8 +4,9 @@
 of every rules field of every preset), ``docs/rules_<preset>.md`` (each rule id
 of the preset's sections of ``docs/rules.md`` with the code and the tests that
 name it), ``docs/observation.md`` and the block table in the docstring of
-``canasta_env/observation/layout.py`` (:mod:`canasta_env.docs_observation`).
-A test regenerates them and compares, so the pages cannot drift.
+``canasta_env/observation/layout.py`` (:mod:`canasta_env.docs_observation`), and
+``docs/env.md``, the environment's page: spaces, action ids, arguments, rewards
+(:mod:`canasta_env.docs_env`). A test regenerates them and compares, so the pages cannot drift.
 
 ``docs/rules.md`` is written by hand; each rule is a heading ``### G-1 Cards``
 (:data:`RULE_HEADING`), and the pages take the rule's title from it.
@@ -19,6 +20,7 @@ import re
 import sys
 from pathlib import Path
 
+from canasta_env.docs_env import env_page
 from canasta_env.docs_observation import observation_module, observation_page
 from canasta_env.rules import PRESETS, Rules
 
@@ -32,7 +34,11 @@ CORE_DIR = "csrc"
 #: core too (tests/test_docs.py), so that a rule cannot land in one engine only.
 ENGINE_SOURCES = ("canasta_env/engine", "canasta_env/observation")
 #: Modules that name rule ids to document them, not to implement them.
-DOC_MODULES = ("canasta_env/docs.py", "canasta_env/docs_observation.py")
+DOC_MODULES = (
+    "canasta_env/docs.py",
+    "canasta_env/docs_observation.py",
+    "canasta_env/docs_env.py",
+)
 TEST_DIR = "tests"
 RULES_PAGE = "docs/rules.md"
 #: A rule's heading in ``docs/rules.md``: ``### C-12 Blocked pile and the take``.
@@ -195,6 +201,7 @@ def generate() -> dict[str, str]:
     for name in PRESETS:
         pages[f"docs/rules_{name}.md"] = preset_page(name, code, tests, titles, core)
     pages["docs/observation.md"] = observation_page()
+    pages["docs/env.md"] = env_page()
     pages["canasta_env/observation/layout.py"] = observation_module()  # its docstring's block table
     return pages
 
@@ -203,7 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m canasta_env.docs",
         description="Write the generated documentation pages (docs/presets.md, "
-        "docs/rules_<preset>.md, docs/observation.md, observation/layout.py's block table).",
+        "docs/rules_<preset>.md, docs/observation.md, observation/layout.py's block table, "
+        "docs/env.md).",
     )
     parser.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 if a page is stale"

@@ -1,6 +1,7 @@
 """The generated docs (issue 3) must match the rules object, the source and docs/rules.md;
 docs/rules.md must keep every rule id of the rules contract; docs/observation.md must say
-where each field lies (issue 10)."""
+where each field lies (issue 10); docs/env.md must give the env's real spaces, action ids
+and arguments (issue 47)."""
 
 import random
 import re
@@ -10,7 +11,8 @@ import numpy as np
 import pytest
 
 import canasta_env
-from canasta_env import docs, docs_observation
+from canasta_env import docs, docs_env, docs_observation
+from canasta_env.actions import MOVE_KINDS, NUM_ACTIONS, action_to_str
 from canasta_env.observation import COUNTS, FLAG, FLAGS, LAYOUT, ONE_HOT, decode_view
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,7 +24,12 @@ def test_generated_docs_are_current():
     """docs/presets.md, docs/rules_<preset>.md and docs/observation.md equal what the
     generator writes now (it reads only this checkout)."""
     pages = docs.generate()
-    assert set(pages) >= {"docs/presets.md", "docs/observation.md", "docs/rules_spanish.md"}
+    assert set(pages) >= {
+        "docs/presets.md",
+        "docs/observation.md",
+        "docs/rules_spanish.md",
+        "docs/env.md",
+    }
     stale = [p for p, text in pages.items() if (ROOT / p).read_text(encoding="utf-8") != text]
     assert not stale, f"regenerate with `python -m canasta_env.docs`: {stale}"
 
@@ -216,3 +223,75 @@ def test_the_generator_reads_its_options_and_help_writes_nothing(capsys, monkeyp
     with pytest.raises(SystemExit):
         docs.main(["--chek"])  # a mistyped option is refused, not taken as "write"
     assert not written
+
+
+# ------------------------------------------------------------------ docs/env.md
+def _env_page() -> str:
+    return (ROOT / "docs/env.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "cls, meanings",
+    [
+        (docs_env.AEC_CLASS, docs_env.AEC_MEANINGS),
+        (docs_env.GYM_CLASS, docs_env.GYM_MEANINGS),
+    ],
+)
+def test_env_page_has_a_meaning_for_each_argument(cls, meanings):
+    """The page's argument tables come from the constructors' signatures; each argument has
+    its meaning written, and no meaning names an argument that is gone."""
+    names = [parameter.name for parameter in docs_env.arguments(cls)]
+    assert "variant" in names and "reward_scale" in names
+    assert list(meanings) == names
+
+
+def test_env_page_action_ranges_cover_the_layout():
+    """The ranges start at 0, follow each other and end at the last id; each is one kind of
+    move; every observation block has its line."""
+    ranges = docs_env.action_ranges()
+    assert ranges[0][1] == 0 and ranges[-1][2] == NUM_ACTIONS - 1
+    for (_, _, last), (_, first, _) in zip(ranges, ranges[1:]):
+        assert first == last + 1
+    for name, first, last in ranges:
+        assert len(set(MOVE_KINDS[first : last + 1])) == 1, name
+    assert list(docs_env.BLOCK_MEANINGS) == [block.name for block in LAYOUT.blocks]
+
+
+def test_env_page_ids_by_card_are_the_actions():
+    """Each id of the page's card table is the action its column says (action_to_str)."""
+    section = _env_page().split("### Ids by card", 1)[1].split("\n### ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    assert len(rows) == 15
+    prefixes = ("discard {}", "add {}", "add 2 to {}", "add JK to {}", "meld ")
+    checked = 0
+    for row in rows:
+        card, *cells = [cell.strip() for cell in row.strip("|").split("|")]
+        card = card.strip("`")
+        for prefix, cell in zip(prefixes, cells):
+            if cell == "-":
+                continue
+            first, _, last = cell.partition("-")
+            for action in range(int(first), int(last or first) + 1):
+                text = action_to_str(action)
+                assert text.startswith(prefix.format(card)), (card, action, text)
+                if prefix == "meld " and card != "wild":
+                    assert text.split()[1] == card, (card, action, text)
+                checked += 1
+    assert checked == NUM_ACTIONS - 6 - 24  # all but draw, the takes, pass and the runs
+
+
+def test_env_page_gives_the_live_spaces_and_defaults():
+    """The spaces on the page are those of the envs users make, and each default is the
+    constructor's."""
+    import gymnasium as gym
+
+    page = _env_page()
+    aec = canasta_env.env(num_players=2)
+    gym_env = gym.make("canasta_env/Canasta-v0")
+    assert f"# {aec.observation_space('player_0')!r}" in page
+    assert f"# {gym_env.observation_space!r}" in page
+    assert f"| Action Values | `{aec.action_space('player_0')!r}` |" in page
+    assert "| `num_players` | `4` |" in page and "| `num_players` | `2` |" in page
+    assert '| `illegal_action` | `"raise"` |' in page
+    assert '| `illegal_action` | `"terminate"` |' in page
+    gym_env.close()
