@@ -46,8 +46,8 @@ from canasta_env.env import (
 )
 from canasta_env.gym_env import ENV_ID, GYM_OPTIONS, CanastaGymEnv
 from canasta_env.gym_vector import CanastaVectorEnv
-from canasta_env.observation import LAYOUT, OBS_SIZE, OBS_SIZE_V0, OBS_SIZE_V1
-from canasta_env.rules import PLAYER_COUNTS, PRESETS
+from canasta_env.observation import HIGHS, LAYOUT, LOWS, OBS_SIZE, OBS_SIZE_V0, OBS_SIZE_V1
+from canasta_env.rules import MAX_COUNT, MAX_DECK_CARDS, MAX_SCORE, PLAYER_COUNTS, PRESETS
 from canasta_env.table import EPISODE_MODES, REWARD_MODES
 
 #: The constructor of the AEC env (``canasta_v0.raw_env``; ``canasta_v0.env`` passes its
@@ -173,6 +173,10 @@ CHANGES_SINCE_FIRST = (
     "action.",
     "One env is stepped by one thread at a time: a second thread's `reset` or `step` raises "
     "`RuntimeError`.",
+    "The observation space is bounded: each entry within its field's declared range "
+    "(`observation.LOWS`, `HIGHS`) instead of `Box(-inf, inf)`; both engines refuse a saved "
+    "state with a counter past `rules.MAX_COUNT` or a score past `rules.MAX_SCORE` (the "
+    "Python engine took up to 2**53 - 1).",
 )
 
 # ---------------------------------------------------------------------- reading the code
@@ -271,7 +275,6 @@ def _summary(aec, gym_env) -> list[str]:
         f"`{name}`: {', '.join(map(str, rules.player_counts))}" for name, rules in PRESETS.items()
     )
     teams = ", ".join(f"{n} ({_teams(n)})" for n in PLAYER_COUNTS)
-    low, high = float(observation.low.min()), float(observation.high.max())
     parallel = "Yes" if aec.metadata["is_parallelizable"] else "No"
     return [
         f"| | PettingZoo AEC (`{aec.metadata['name']}`) | Gymnasium (`{ENV_ID}`) |",
@@ -290,8 +293,9 @@ def _summary(aec, gym_env) -> list[str]:
         f"| Action Values | `{action_space!r}` | `{gym_env.action_space!r}` |",
         f"| Observation Shape | `observation` `{observation.shape}`, `action_mask` "
         f"`{mask.shape}` | the same |",
-        f"| Observation Values | `observation` {observation.dtype} in [{low}, {high}] (each "
-        f"entry a whole number times its scale), `action_mask` {mask.dtype} in "
+        f"| Observation Values | `observation` {observation.dtype}, each entry a whole number "
+        "times its scale, within its field's range ([Observation space](#observation-space)), "
+        f"`action_mask` {mask.dtype} in "
         f"{{{int(mask.low.min())}, {int(mask.high.max())}}} | the same |",
         "| Vector faces | `canasta_env.vector_env(num_envs=N, ...)` | "
         f'`gymnasium.make_vec("{ENV_ID}", num_envs=N, ...)` |',
@@ -376,25 +380,63 @@ def _vector_difference() -> str:
     return ", ".join(parts) if parts else "the same"
 
 
+def _space_repr(space) -> str:
+    """A space's repr with the observation's per-entry bounds named, not printed whole."""
+    text = repr(space)
+    box = space["observation"]
+    whole = f"Box({box.low}, {box.high}, {box.shape}, {box.dtype})"
+    assert whole in text, "the observation Box's repr changed"
+    return text.replace(whole, f"Box(LOWS, HIGHS, {box.shape}, {box.dtype})")
+
+
+def _number(value) -> str:
+    """A bound as written: a large power of two as ``2**k``, a whole number whole."""
+    size = abs(int(value))
+    if value == int(value) and size >= 2**20 and size & (size - 1) == 0:
+        return f"{'-' if value < 0 else ''}2**{size.bit_length() - 1}"
+    return f"{int(value)}" if value == int(value) else f"{value:g}"
+
+
+def _range(low, high) -> str:
+    return f"{_number(low)}..{_number(high)}"
+
+
 def _observation_space(aec, gym_env) -> list[str]:
-    blocks = ["| block | start | end | size | holds | fields |", "|---|---|---|---|---|---|"]
+    blocks = [
+        "| block | start | end | size | values | holds | fields |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for block in LAYOUT.blocks:
         start = LAYOUT.offsets[block.name]
+        stop = start + block.size
         fields = ", ".join(f"`{item.name}`" for item in block.items)
+        values = _range(LOWS[start:stop].min(), HIGHS[start:stop].max())
         blocks.append(
-            f"| `{block.name}` | {start} | {start + block.size} | {block.size} | "
+            f"| `{block.name}` | {start} | {stop} | {block.size} | {values} | "
             f"{BLOCK_MEANINGS[block.name]} | {fields} |"
         )
+    big = [span for span in LAYOUT.spans if span.field.big and span.copy in (None, 0)]
+    big_ranges = ", ".join(f"`{span.field.name}` {_range(*span.field.value_range)}" for span in big)
     agent = aec.possible_agents[0]
     return [
         "## Observation space",
         "",
         "```python",
         f'canasta_v0.env(num_players={PAGE_PLAYERS}).observation_space("{agent}")',
-        f"# {aec.observation_space(agent)!r}",
+        f"# {_space_repr(aec.observation_space(agent))}",
         f'gymnasium.make("{ENV_ID}").observation_space',
-        f"# {gym_env.observation_space!r}",
+        f"# {_space_repr(gym_env.observation_space)}",
         "```",
+        "",
+        "`LOWS` and `HIGHS` (`canasta_env.observation`) are each entry's range, its field's "
+        "declared range times its scale: 0..1 for a flag or a one-hot entry, 0..255 for the "
+        "other small fields (a byte: counts of cards, an opening minimum), and for the "
+        f"fields that may pass a byte (unscaled): {big_ranges}. The cards are at most the "
+        f"largest deck the rules accept (`MAX_DECK_CARDS` = {MAX_DECK_CARDS}); the counters "
+        "and scores at most twice what a loaded state may hold (`MAX_COUNT` = "
+        f"{_number(MAX_COUNT)}, `MAX_SCORE` = {_number(MAX_SCORE)}, which both engines refuse "
+        "past). The `values` column "
+        "below is each block's least and largest entry, scaled.",
         "",
         f"`observation` is {OBS_SIZE} float32 entries, the same layout for every preset and "
         "player count, seen from the player it is for: it holds only what that player may "

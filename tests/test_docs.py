@@ -13,7 +13,7 @@ import pytest
 import canasta_env
 from canasta_env import docs, docs_env, docs_observation
 from canasta_env.actions import MOVE_KINDS, NUM_ACTIONS, action_to_str
-from canasta_env.observation import COUNTS, FLAG, FLAGS, LAYOUT, ONE_HOT, decode_view
+from canasta_env.observation import COUNTS, FLAG, FLAGS, HIGHS, LAYOUT, LOWS, ONE_HOT, decode_view
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_RULES = ROOT.parent / "shared" / "RULES.md"
@@ -288,8 +288,14 @@ def test_env_page_gives_the_live_spaces_and_defaults():
     page = _env_page()
     aec = canasta_env.env(num_players=2)
     gym_env = gym.make("canasta_env/Canasta-v0")
-    assert f"# {aec.observation_space('player_0')!r}" in page
-    assert f"# {gym_env.observation_space!r}" in page
+    for space in (aec.observation_space("player_0"), gym_env.observation_space):
+        box = space["observation"]
+        assert np.array_equal(box.low, LOWS) and np.array_equal(box.high, HIGHS)
+        named = repr(space).replace(
+            f"Box({box.low}, {box.high}, {box.shape}, {box.dtype})",
+            "Box(LOWS, HIGHS, (686,), float32)",
+        )
+        assert f"# {named}" in page
     assert f"| Action Values | `{aec.action_space('player_0')!r}` |" in page
     assert "| `num_players` | `4` |" in page and "| `num_players` | `2` |" in page
     assert '| `illegal_action` | `"raise"` |' in page
