@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
 
 # autodoc imports the installed packages (make docs runs after make install), as users get them
@@ -28,7 +29,7 @@ except PackageNotFoundError:  # a checkout never installed
     release = "unknown"
 
 extensions = [
-    "myst_parser",
+    "myst_nb",  # MyST Markdown (it loads myst_parser) and the notebooks as pages
     "sphinx.ext.autodoc",
     "sphinx.ext.viewcode",
 ]
@@ -43,9 +44,14 @@ include_patterns = [
     "docs/api/*.rst",
     "training/README.md",
     "research/README.md",
+    "notebooks/*.ipynb",
 ]
 exclude_patterns = [".venv", ".ci-venv", "build", "site", "**/.ipynb_checkpoints"]
-source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
+source_suffix = {".md": "myst-nb", ".rst": "restructuredtext", ".ipynb": "myst-nb"}
+# the notebooks are stored without outputs; _run_notebook runs each as it is read, with the
+# docs' budgets (notebooks/run.py), so the pages show what the code they document prints
+nb_execution_mode = "off"
+nb_merge_streams = True
 
 # GitHub's heading anchors, as the pages link them (rules.md#c-1-classic-deck)
 myst_heading_anchors = 4
@@ -92,6 +98,24 @@ def _rebase_included_links(app, relative_path, parent_docname, content) -> None:
         )
 
 
+def _run_notebook(app, docname, content) -> None:
+    """A notebook page is the notebook run with the docs' budgets, outputs and all."""
+    if not docname.startswith("notebooks/"):
+        return
+    import nbformat
+
+    sys.path.insert(0, str(Path(app.srcdir)))
+    try:
+        from notebooks import run
+    finally:
+        sys.path.pop(0)
+    name = Path(docname).name + ".ipynb"
+    notebook = nbformat.reads(content[0], as_version=4)
+    run.execute(notebook, run.DOCS_BUDGETS[name], timeout=600)
+    content[0] = nbformat.writes(notebook)
+
+
 def setup(app) -> None:
+    app.connect("source-read", _run_notebook)
     app.connect("include-read", _rebase_included_links)
     app.connect("build-finished", _redirect_to_home)

@@ -34,7 +34,7 @@ def conf_value(name: str, conf: Path = CONF):
 
 def doc_file(root: Path, docname: str) -> Path | None:
     """The source file of a document name (``docs/rules`` -> ``docs/rules.md``)."""
-    for suffix in (".md", ".rst"):
+    for suffix in (".md", ".rst", ".ipynb"):
         path = root / f"{docname}{suffix}"
         if path.is_file():
             return path

@@ -9,14 +9,15 @@ stderr (warnings included), and when the outputs lack what the notebook is for.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-NOTEBOOKS = REPO / "notebooks"
+from notebooks import run
+from notebooks.run import parameters_cell
+
+NOTEBOOKS = Path(run.NOTEBOOKS)
 ALL_NOTEBOOKS = sorted(NOTEBOOKS.glob("*.ipynb"))
 
 #: The budgets the suite runs each notebook with (names of its parameters cell).
@@ -59,17 +60,8 @@ def stored_output_problems(notebook) -> list[str]:
     return problems
 
 
-def parameters_cell(notebook) -> int:
-    """The index of the notebook's parameters cell: its first code cell, tagged."""
-    first = next(i for i, cell in enumerate(notebook.cells) if cell.cell_type == "code")
-    assert "parameters" in notebook.cells[first].metadata.get("tags", []), (
-        "the first code cell must be tagged 'parameters'"
-    )
-    return first
-
-
-def test_every_notebook_has_a_budget_for_the_suite():
-    assert {path.name for path in ALL_NOTEBOOKS} == set(TINY)
+def test_every_notebook_has_a_budget_for_the_suite_and_the_docs():
+    assert {path.name for path in ALL_NOTEBOOKS} == set(TINY) == set(run.DOCS_BUDGETS)
 
 
 @pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=lambda p: p.name)
@@ -80,7 +72,7 @@ def test_notebook_is_stored_without_outputs(path):
     assert stored_output_problems(notebook) == []
     # every name the suite overrides is a parameter the notebook declares
     source = notebook.cells[parameters_cell(notebook)].source
-    for name in TINY[path.name]:
+    for name in {*TINY[path.name], *run.DOCS_BUDGETS[path.name]}:
         assert re.search(rf"^{name} = ", source, re.MULTILINE), f"{name} not in {path.name}"
 
 
@@ -94,25 +86,12 @@ def test_the_output_check_sees_outputs():
     assert len(stored_output_problems(notebook)) == 3
 
 
-def execute(name: str, overrides: dict, monkeypatch):
+def execute(name: str, overrides: dict):
     """Run notebook ``name`` with ``overrides`` injected after its parameters cell."""
     nbformat = _nbformat()
-    nbclient = pytest.importorskip("nbclient", reason="nbclient is not installed (dev extra)")
+    pytest.importorskip("nbclient", reason="nbclient is not installed (dev extra)")
     pytest.importorskip("ipykernel", reason="ipykernel is not installed (dev extra)")
-    notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
-    source = "\n".join(f"{key} = {value!r}" for key, value in overrides.items())
-    injected = nbformat.v4.new_code_cell(source, metadata={"tags": ["injected-parameters"]})
-    notebook.cells.insert(parameters_cell(notebook) + 1, injected)
-    path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)
-    monkeypatch.setenv("PYTHONPATH", path)
-    monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's own inline backend
-    client = nbclient.NotebookClient(
-        notebook,
-        kernel_name="python3",
-        timeout=300,
-        resources={"metadata": {"path": str(NOTEBOOKS)}},
-    )
-    client.execute()  # raises CellExecutionError on a cell's error
+    notebook = run.execute(nbformat.read(NOTEBOOKS / name, as_version=4), overrides)
     assert stored_output_problems(notebook)  # it ran: the storage check would refuse it
     outputs = [out for cell in notebook.cells if cell.cell_type == "code" for out in cell.outputs]
     stderr = [out.text for out in outputs if out.output_type == "stream" and out.name == "stderr"]
@@ -124,8 +103,8 @@ def execute(name: str, overrides: dict, monkeypatch):
     return stdout, images
 
 
-def test_quickstart_runs(monkeypatch):
-    stdout, _ = execute("quickstart.ipynb", TINY["quickstart.ipynb"], monkeypatch)
+def test_quickstart_runs():
+    stdout, _ = execute("quickstart.ipynb", TINY["quickstart.ipynb"])
     assert "Discrete(500)" in stdout and "(686,)" in stdout
     assert "hand over" in stdout  # the random hand was played to its end and rendered
     assert "pot top: " in stdout and "['draw']" in stdout
@@ -133,9 +112,9 @@ def test_quickstart_runs(monkeypatch):
     assert re.search(r"^expert won \d+ of 4 hands$", stdout, re.MULTILINE)
 
 
-def test_train_and_evaluate_runs(monkeypatch, tmp_path):
+def test_train_and_evaluate_runs(tmp_path):
     overrides = dict(TINY["train_and_evaluate.ipynb"], RUN_DIR=str(tmp_path / "run"))
-    stdout, images = execute("train_and_evaluate.ipynb", overrides, monkeypatch)
+    stdout, images = execute("train_and_evaluate.ipynb", overrides)
     assert "canasta train --run-dir " + str(tmp_path / "run") in stdout
     assert re.search(r"^\[ppo\] \d+ learner steps", stdout, re.MULTILINE)
     assert (tmp_path / "run" / "model.npz").exists()
@@ -148,8 +127,8 @@ def test_train_and_evaluate_runs(monkeypatch, tmp_path):
     assert re.search(r"^ppo:classic-2p vs tiny: \d+\.\d% of 4 hands", stdout, re.MULTILINE)
 
 
-def test_tournament_runs(monkeypatch):
-    stdout, images = execute("tournament.ipynb", TINY["tournament.ipynb"], monkeypatch)
+def test_tournament_runs():
+    stdout, images = execute("tournament.ipynb", TINY["tournament.ipynb"])
     table = stdout.split("head to head")[0]
     for agent in ("random", "greedy", "expert", "ppo:classic-2p"):
         # a ranking row: rank, name, Elo, ..., hands, won %, its interval
