@@ -48,10 +48,10 @@ from dataclasses import asdict, dataclass
 from itertools import combinations
 from pathlib import Path
 
+from agents.base import HandRecord
 from agents.registry import display_name, make_agent, registered_factories
 from agents.schedule import (
     ArenaInterrupted,
-    HandResult,
     deck_seed,
     make_pairings,
     make_tasks,
@@ -117,7 +117,7 @@ def bradley_terry_elo(
     return {a: 1500.0 + 400.0 * math.log10(strength[a]) for a in names}
 
 
-def rate_hands(results: Sequence[HandResult], names: Sequence[str], num_players: int) -> dict:
+def rate_hands(results: Sequence[HandRecord], names: Sequence[str], num_players: int) -> dict:
     """OpenSkill Plackett-Luce ratings, one update per hand, agents ranked by best score.
 
     Hands are taken deal by deal (deal, pairing, arrangement), so every pairing
@@ -141,7 +141,7 @@ def rate_hands(results: Sequence[HandResult], names: Sequence[str], num_players:
     return ratings
 
 
-def summarize(results: Sequence[HandResult], agents: Sequence[str], num_players: int) -> dict:
+def summarize(results: Sequence[HandRecord], agents: Sequence[str], num_players: int) -> dict:
     """Ranking, head-to-head and ratings of a list of hands (in schedule order)."""
     names = list(dict.fromkeys(agents))
     wins = dict.fromkeys(names, 0.0)
@@ -150,13 +150,13 @@ def summarize(results: Sequence[HandResult], agents: Sequence[str], num_players:
     h2h_wins = {a: dict.fromkeys(names, 0.0) for a in names}
     h2h_hands = {a: dict.fromkeys(names, 0) for a in names}
     for hand in results:
-        _winners, hand_diffs, best = hand.result.by_agent(hand.seats)
+        winners, hand_diffs, best = hand.result.by_agent(hand.seats)
         present = [a for a in names if a in best]
-        share = 1.0 / len(hand.winners)
+        share = 1.0 / len(winners)
         for agent in present:
             played[agent] += 1
             diffs[agent].append(hand_diffs[agent])
-            if agent in hand.winners:
+            if agent in winners:
                 wins[agent] += share
         for a, b in combinations(present, 2):
             h2h_hands[a][b] += 1
@@ -282,7 +282,7 @@ def format_report(summary: dict, config: dict) -> str:
 
 def write_outputs(
     out_dir: Path,
-    results: Sequence[HandResult],
+    results: Sequence[HandRecord],
     summary: dict,
     config: dict,
     plot: bool = True,
@@ -308,7 +308,7 @@ def write_outputs(
     )
     for hand in results:
         writer.writerow(
-            [hand.pairing, hand.deal, hand.arrangement, hand.deck_seed]
+            [hand.pairing, hand.deal, hand.arrangement, hand.seed]
             + hand.seats
             + hand.team_scores
             + ["+".join(hand.winners), hand.steps, hand.end_reason]
@@ -324,7 +324,7 @@ def write_outputs(
                 "pairing": h.pairing,
                 "deal": h.deal,
                 "arrangement": h.arrangement,
-                "seed": h.deck_seed,
+                "seed": h.seed,
                 "seats": h.seats,
                 "team_scores": h.team_scores,
                 "winner": h.winners[0] if len(h.winners) == 1 else None,
@@ -433,7 +433,7 @@ def measure_speed(
 @dataclass
 class ArenaResult:
     config: dict
-    hands: list[HandResult]
+    hands: list[HandRecord]
     summary: dict
     report: str
     partial: bool = False  # interrupted (Ctrl-C): the hands finished before it

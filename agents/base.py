@@ -92,23 +92,45 @@ choose_action = act_with_world
 
 @dataclass
 class HandRecord:
-    """The outcome of one hand (or game) played by :func:`play_hands`."""
+    """One hand (or game) played: by :func:`play_hands`, or by the arena, which adds the
+    hand's place in its schedule (``pairing``, ``deal``, ``arrangement``) and names the
+    seats as it was given them. Who won and by how much are read from :attr:`result`, the
+    one convention of :mod:`canasta_env.engine.outcome`."""
 
-    seed: int
-    seats: list[str]
+    seed: int  # the deal's deck seed
+    seats: list[str]  # the agents' names, seat by seat
     team_scores: list[int]
     seat_rewards: list[float]
     steps: int
     end_reason: str | None
     went_out: int | None = None  # the seat that went out, if one did
+    pairing: int = 0
+    deal: int = 0  # play_hands: the episode's index
+    arrangement: int = 0
     extra: dict = field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        """The hand's place in an arena's schedule."""
+        return (self.pairing, self.deal, self.arrangement)
 
     @property
     def result(self) -> Result:
         """The hand's (or game's) result by the one convention of
-        :mod:`canasta_env.engine.outcome` (the game's winner is the top score here)."""
+        :mod:`canasta_env.engine.outcome` (the game's winner is the top score here);
+        ``result.by_agent(seats)`` gives the agents' winners, margins and best scores."""
         players = len(self.seats)
         return Result.of(self.team_scores, [team_of_seat(players, s) for s in range(players)])
+
+    @property
+    def winners(self) -> list[str]:
+        """The agents sharing the win (:meth:`~canasta_env.engine.outcome.Result.by_agent`)."""
+        return self.result.by_agent(self.seats)[0]
+
+    @property
+    def score_diff(self) -> dict[str, float]:
+        """Each agent's mean team score minus the other agents' (``by_agent``'s margin)."""
+        return self.result.by_agent(self.seats)[1]
 
 
 def play_hands(
@@ -158,6 +180,7 @@ def play_hands(
         records.append(
             HandRecord(
                 seed=deal_seed,
+                deal=k,
                 seats=[getattr(a, "name", type(a).__name__) for a in agents],
                 team_scores=scores,
                 seat_rewards=rewards,

@@ -33,8 +33,9 @@ import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from agents.base import HandRecord
 from agents.progress import progress_bar
-from agents.schedule import ArenaInterrupted, HandResult, Task, init_worker_once, play_task
+from agents.schedule import ArenaInterrupted, Task, init_worker_once, play_task
 
 #: ``--ray`` without an address: a local Ray instance.
 LOCAL = "local"
@@ -87,7 +88,7 @@ def _play_batch(
     rules: dict,
     factories: bytes,
     trust_pickle: bool = False,
-) -> tuple[int, list[HandResult]]:
+) -> tuple[int, list[HandRecord]]:
     """The body of one Ray task: (worker pid, the hands of ``tasks``).
 
     A worker process keeps its agents from one batch to the next of the same
@@ -96,7 +97,7 @@ def _play_batch(
     import os
 
     init_worker_once(variant, num_players, seed, rules, factories, trust_pickle)
-    results: list[HandResult] = []
+    results: list[HandRecord] = []
     for task in tasks:
         results += play_task(task)
     return os.getpid(), results
@@ -155,7 +156,7 @@ def play_tasks_ray(
     rules: dict | None = None,
     progress: bool = True,
     trust_pickle: bool = False,
-) -> tuple[list[HandResult], RayRun]:
+) -> tuple[list[HandRecord], RayRun]:
     """Play every task as Ray tasks; the hands in schedule order, and what the run did.
 
     ``trust_pickle`` reaches :func:`~agents.registry.make_agent` on every worker.
@@ -183,7 +184,7 @@ def play_tasks_ray(
     pending = {submit(i): i for i in range(len(batches))}
     attempts = dict.fromkeys(range(len(batches)), 0)
     pids: set[int] = set()
-    results: list[HandResult] = []
+    results: list[HandRecord] = []
     total = sum(len(t.hands) for t in tasks)
     bar = progress_bar(total, "arena (ray)", "hand", enabled=progress)
     try:

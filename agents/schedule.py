@@ -48,15 +48,14 @@ import math
 import os
 import pickle
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from itertools import combinations
 
-from agents.base import play_hands
+from agents.base import HandRecord, play_hands
 from agents.progress import progress_bar
 from agents.registry import make_agent, register_agent, registered_factories, reseed
 from agents.workers import Workers, limit_torch_threads
 from canasta_env.engine.game import team_of_seat
-from canasta_env.engine.outcome import Result
 
 PAIRINGS = ("round-robin", "given")
 
@@ -152,38 +151,11 @@ def make_tasks(pairings: Sequence[Pairing], hands: int, seed: int, duplicate: bo
 # ---------------------------------------------------------------------- playing
 
 
-@dataclass
-class HandResult:
-    """One hand of the arena."""
-
-    pairing: int
-    deal: int
-    arrangement: int
-    deck_seed: int
-    seats: list[str]
-    team_scores: list[int]
-    winners: list[str]  # agents sharing the win
-    steps: int
-    end_reason: str | None
-    score_diff: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def key(self) -> tuple[int, int, int]:
-        return (self.pairing, self.deal, self.arrangement)
-
-    @property
-    def result(self) -> Result:
-        """The hand's result (:mod:`canasta_env.engine.outcome`); ``result.by_agent(seats)``
-        gives the agents' winners, margins and best scores."""
-        players = len(self.seats)
-        return Result.of(self.team_scores, [team_of_seat(players, s) for s in range(players)])
-
-
 class ArenaInterrupted(KeyboardInterrupt):
     """A KeyboardInterrupt (Ctrl-C) while the arena played: ``results`` are the hands
     finished before it, in schedule order."""
 
-    def __init__(self, results: list[HandResult]):
+    def __init__(self, results: list[HandRecord]):
         super().__init__(f"interrupted after {len(results)} hands")
         self.results = results
 
@@ -247,7 +219,7 @@ def init_worker_once(
         _WORKER["key"] = key
 
 
-def arena_worker(*setup_args) -> Callable[[Task], list[HandResult]]:
+def arena_worker(*setup_args) -> Callable[[Task], list[HandRecord]]:
     """The setup of an arena's worker process (:class:`agents.workers.Workers`): this
     process set up by :func:`init_worker` with ``setup_args``; then each task is played
     by :func:`play_task`."""
@@ -264,12 +236,12 @@ def _agent_for(name: str, seat: int):
     return cache[(name, seat)]
 
 
-def play_task(task: Task) -> list[HandResult]:
+def play_task(task: Task) -> list[HandRecord]:
     """The hands of ``task`` (one deal of one pairing), played with this process's agents."""
     return list(play_task_hands(task))
 
 
-def play_task_hands(task: Task) -> Iterator[HandResult]:
+def play_task_hands(task: Task) -> Iterator[HandRecord]:
     """:func:`play_task` hand by hand: each hand as soon as it is played."""
     if _WORKER.get("error") is not None:
         raise RuntimeError("the arena worker could not be set up") from _WORKER["error"]
@@ -281,18 +253,13 @@ def play_task_hands(task: Task) -> Iterator[HandResult]:
             reseed(agent, agent_seed(seed, task.pairing, task.deal, arrangement, seat))
             agents.append(agent)
         record = play_hands(agents, 1, variant, deck_seeds=[deal_seed], **_WORKER["rules"])[0]
-        winners, diffs, _best = record.result.by_agent(seats)
-        yield HandResult(
+        # the seats as the arena names them (labels included), and the hand's place
+        yield replace(
+            record,
+            seats=list(seats),
             pairing=task.pairing,
             deal=task.deal,
             arrangement=arrangement,
-            deck_seed=deal_seed,
-            seats=list(seats),
-            team_scores=list(record.team_scores),
-            winners=winners,
-            steps=record.steps,
-            end_reason=record.end_reason,
-            score_diff=diffs,
         )
 
 
@@ -305,7 +272,7 @@ def play_tasks(
     progress: bool = True,
     rules: dict | None = None,
     trust_pickle: bool = False,
-) -> list[HandResult]:
+) -> list[HandRecord]:
     """Play every task (in ``jobs`` spawned processes); results in schedule order.
 
     ``trust_pickle`` reaches :func:`make_agent` in every process. Raises
@@ -326,7 +293,7 @@ def play_tasks(
             ) from error
     total = sum(len(t.hands) for t in tasks)
     bar = progress_bar(total, "arena", "hand", enabled=progress)  # lines in a log
-    results: list[HandResult] = []
+    results: list[HandRecord] = []
     try:
         if jobs <= 1:
             init_worker(variant, num_players, seed, rules, trust_pickle=trust_pickle)

@@ -1,12 +1,13 @@
 """Replays: the rules, seed, optional stacked deck and action ids of a game.
 
-A replay rebuilds a game exactly: ``Game(rules, num_players, seed=seed,
-deck=deck)`` and then the actions in order. Actions are stored per hand
-(``actions[h]`` is the list of ids played in hand ``h``); between two hands
-:meth:`~canasta_env.engine.game.Game.next_hand` deals the next one, so a
-replay whose last list is empty ends just after a deal. The stacked deck, when
-given, stacks the first hand only (later hands are shuffled by the seeded
-generator, as in the game). The format is described in ``docs/state_format.md``::
+A replay rebuilds a game exactly: ``Game(rules, num_players, seed=seed, deck=deck)`` and
+then the actions in order, on a table (:func:`replay_positions`, the one replayer, which
+:func:`replay_game` and the browser's replay tables play through). Actions are stored per
+hand (``actions[h]`` is the list of ids played in hand ``h``); between two hands
+:meth:`~canasta_env.engine.game.Game.next_hand` deals the next one, so a replay whose last
+list is empty ends just after a deal. The stacked deck, when given, stacks the first hand
+only (later hands are shuffled by the seeded generator, as in the game). The format is
+described in ``docs/state_format.md``::
 
     replay = Replay.from_game(game, actions)   # the ids applied to ``game``
     replay.save("game.replay.json")
@@ -15,7 +16,7 @@ generator, as in the game). The format is described in ``docs/state_format.md``:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -35,6 +36,7 @@ from canasta_env.state_io import (
 )
 from canasta_env.state_io.layout import MAX_DIGITS
 from canasta_env.state_io.values import check_code_lengths, digits, names, show
+from canasta_env.table import Table
 
 REPLAY_FORMAT = "canasta-env/replay"
 REPLAY_VERSION = 1
@@ -274,24 +276,72 @@ class Replay:
             raise ValueError(f"{path}: {error}") from None
 
 
-def _new_game(rules: Rules, num_players: int, seed: int | str, deck: Any) -> Game:
+@dataclass(frozen=True)
+class Position:
+    """One position of a replay: the deal of hand ``hand`` (``action`` None), or the
+    action ``action`` that ``seat`` played; ``played`` actions lead to it."""
+
+    hand: int
+    played: int
+    seat: int | None = None  # who played the action (None: a deal)
+    action: int | None = None  # None: the deal of hand ``hand``
+
+    @property
+    def text(self) -> str:
+        """The move as text: the action's, or "deal of hand N" (hands counted from 1)."""
+        return f"deal of hand {self.hand + 1}" if self.action is None else ACTION_TEXTS[self.action]
+
+
+def _new_table(rules: Rules, num_players: int, seed: int | str, deck: Any) -> Table:
     try:
-        return Game(rules, num_players, seed=seed, deck=deck)
+        return Table(rules, num_players, seed=seed, deck=deck)
     except ValueError as error:
-        raise ValueError(f"invalid replay: cannot build the game: {error}") from None
+        _fail(f"cannot build the game: {error}")
 
 
-def _apply(game: Game, action: Any, step: int, hand: int, move: int) -> None:
+def _play(table: Table, action: Any, step: int, hand: int, move: int) -> None:
+    """Play ``action`` at ``table``; ValueError naming the step when it is not an id or
+    cannot be played there (the table is as it was)."""
+    if isinstance(action, bool) or not isinstance(action, int):
+        _fail(f"{_step_name(step, hand, move)}: action {show(action)} is not an integer id")
     try:
-        game.apply(action)
+        table.step(action)
     except IllegalActionError as error:
-        text = (
-            ACTION_TEXTS[action] if isinstance(action, int) and 0 <= action < NUM_ACTIONS else "?"
-        )
-        raise ValueError(
-            f"invalid replay: {_step_name(step, hand, move)}: action {show(action)} ({text!r}) "
+        text = ACTION_TEXTS[action] if 0 <= action < NUM_ACTIONS else "?"
+        _fail(
+            f"{_step_name(step, hand, move)}: action {show(action)} ({text!r}) "
             f"cannot be played: {error}"
-        ) from None
+        )
+
+
+def replay_positions(replay: Replay) -> Iterator[tuple[Position, Table]]:
+    """Play ``replay`` again on a :class:`~canasta_env.table.Table`, yielding every
+    position as it is reached: the first deal, each action, and each later deal.
+
+    The table yielded is the same one each time, stepped on (copy it to keep a position).
+    Raises ``ValueError`` naming the step and action that cannot be played, or the hand
+    that is not over when the next one should be dealt; the positions before it have been
+    yielded. Every replayer (:func:`replay_game`, the browser's replay tables) plays
+    through here.
+    """
+    table = _new_table(replay.rules, replay.num_players, replay.seed, replay.deck)
+    yield Position(0, 0), table
+    step = 0
+    for hand, ids in enumerate(replay.actions):
+        if hand:
+            where = f"hand {hand} starts at step {step}, but"
+            if not table.hand_over:
+                played = len(replay.actions[hand - 1])
+                _fail(f"{where} hand {hand - 1} is not over after {played} actions")
+            if table.episode_ends("game"):
+                _fail(f"{where} the game is over")
+            table.next_hand()
+            yield Position(hand, step), table
+        for move, action in enumerate(ids):
+            seat = table.current
+            _play(table, action, step, hand, move)
+            step += 1
+            yield Position(hand, step, seat, action), table
 
 
 def record(
@@ -313,16 +363,16 @@ def record(
         replay = Replay(rules, num_players, seed, hands, codes)
         replay_game(replay)
         return replay
-    game = _new_game(rules, num_players, seed, codes)
+    table = _new_table(rules, num_players, seed, codes)
     per_hand: list[list[int]] = [[]]
-    for step, action in enumerate(actions):
-        if game.hand_over:
-            if game.game_over:
+    for step, action in enumerate(map(_as_id, actions)):
+        if table.hand_over:
+            if table.episode_ends("game"):
                 _fail(f"step {step}: action {show(action)} comes after the end of the game")
-            game.next_hand()
+            table.next_hand()
             per_hand.append([])
-        _apply(game, action, step, game.hand_index, len(per_hand[-1]))
-        per_hand[-1].append(_as_id(action))
+        _play(table, action, step, len(per_hand) - 1, len(per_hand[-1]))
+        per_hand[-1].append(action)
     return Replay(rules, num_players, seed, per_hand, codes)
 
 
@@ -332,28 +382,18 @@ def replay_game(replay: Replay, steps: int | None = None) -> Game:
     Raises ``ValueError`` naming the step and action that cannot be played, or
     the hand that is not over when the next one should be dealt.
     """
-    game = _new_game(replay.rules, replay.num_players, replay.seed, replay.deck)
-    step = 0
-    for hand, ids in enumerate(replay.actions):
-        if steps is not None and step >= steps:
-            break
-        if hand:
-            if not game.hand_over:
-                _fail(
-                    f"hand {hand} starts at step {step}, but hand {hand - 1} is not over after "
-                    f"{len(replay.actions[hand - 1])} actions"
-                )
-            if game.game_over:
-                _fail(f"hand {hand} starts at step {step}, but the game is over")
-            game.next_hand()
-        for move, action in enumerate(ids):
-            if steps is not None and step >= steps:
-                break
-            if isinstance(action, bool) or not isinstance(action, int):
-                _fail(f"{_step_name(step, hand, move)}: action {show(action)} is not an integer id")
-            _apply(game, action, step, hand, move)
-            step += 1
-    return game
+    for position, table in replay_positions(replay):
+        if steps is not None and position.played >= steps:
+            return table.game
+    return table.game
 
 
-__all__ = ["REPLAY_FORMAT", "REPLAY_VERSION", "Replay", "record", "replay_game"]
+__all__ = [
+    "REPLAY_FORMAT",
+    "REPLAY_VERSION",
+    "Position",
+    "Replay",
+    "replay_positions",
+    "record",
+    "replay_game",
+]

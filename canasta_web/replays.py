@@ -19,11 +19,10 @@ from typing import Any
 
 from agents.registry import make_agent, reseed, split_label
 from agents.schedule import agent_seed
-from canasta_env.actions import ACTION_TEXTS
-from canasta_env.engine.game import Game, IllegalActionError
+from canasta_env.engine.game import Game
 from canasta_env.engine.state import teams_of
 from canasta_env.jsonfile import read_json_file
-from canasta_env.replay import Replay
+from canasta_env.replay import Position, Replay, replay_positions
 from canasta_env.rules import PRESETS, Rules, check_player_count, make_rules
 from canasta_env.table import Table
 from canasta_web.bots import MAX_SEARCH_ROLLOUTS, MAX_SEARCH_SIMULATIONS
@@ -42,16 +41,6 @@ REPLAY_BUILD_SECONDS = 15.0
 ARENA_REPLAY_SECONDS = 60.0
 #: The fields a rules object has: the house rules an arena's config may name.
 RULES_FIELDS = frozenset(field.name for field in dataclasses.fields(Rules))
-
-
-@dataclass(frozen=True)
-class Position:
-    """One position of a replay: the move that led to it (an action, or a deal)."""
-
-    hand: int
-    seat: int | None  # who made the move (None: a deal)
-    action: int | None  # None: the deal of hand ``hand``
-    text: str  # the move, or "deal of hand N"
 
 
 class ReplayTable:
@@ -80,7 +69,12 @@ class ReplayTable:
         self.names = names or [f"player {s}" for s in range(replay.num_players)]
         self.positions: list[Position] = []
         self.checkpoints: dict[int, Table] = {}
-        self._record_positions(check or (lambda: None))
+        # every deal and every action, each checked as it is played (ValueError naming the
+        # step: the one replayer's)
+        for position, table in replay_positions(replay):
+            self._add(table, position)
+            if check is not None:
+                check()  # before the next move is played
         self.lock = threading.Lock()
 
     @staticmethod
@@ -90,29 +84,6 @@ class ReplayTable:
         if replay.num_actions > MAX_REPLAY_STEPS:
             raise ValueError(f"a replay has at most {MAX_REPLAY_STEPS:,} actions here")
         return replay.num_actions + len(replay.actions)
-
-    def _record_positions(self, check: Callable[[], None]) -> None:
-        """Every deal and every action, checking that each can be played (ValueError)."""
-        replay = self.replay
-        table = Table(replay.rules, replay.num_players, seed=replay.seed, deck=replay.deck)
-        self._add(table, Position(0, None, None, "deal of hand 1"))
-        for hand, actions in enumerate(replay.actions):
-            check()
-            if hand:
-                if not table.hand_over or table.episode_ends("game"):
-                    raise ValueError(f"invalid replay: hand {hand} cannot be dealt")
-                table.next_hand()
-                self._add(table, Position(hand, None, None, f"deal of hand {hand + 1}"))
-            for step, action in enumerate(actions):
-                check()
-                seat = table.current
-                try:
-                    table.step(action)
-                except IllegalActionError as error:
-                    raise ValueError(
-                        f"invalid replay: hand {hand}, move {step}: action {action}: {error}"
-                    ) from None
-                self._add(table, Position(hand, seat, action, ACTION_TEXTS[action]))
 
     def _add(self, table: Table, position: Position) -> None:
         if len(self.positions) % CHECKPOINT_EVERY == 0:

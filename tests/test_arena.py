@@ -13,7 +13,7 @@ import pytest
 
 import agents.arena as arena
 import agents.schedule as schedule
-from agents.base import Agent, HandRecord
+from agents.base import Agent, HandRecord, RandomAgent, play_hands
 from agents.registry import register_agent
 from agents.stats import Z_95, mean_interval, t_quantile_95, wilson_interval
 from canasta_cli import arena as arena_command
@@ -200,10 +200,28 @@ def test_duplicate_deals_replay_the_same_decks_with_seats_swapped():
     for hand in result.hands:
         by_deal.setdefault(hand.deal, []).append(hand)
     for hands in by_deal.values():
-        assert len({h.deck_seed for h in hands}) == 1
+        assert len({h.seed for h in hands}) == 1
         assert [h.seats for h in hands] == [["random", "expert"], ["expert", "random"]]
     independent = arena.run_arena(["random", "expert"], hands=4, seed=1, duplicate=False)
-    assert len({h.deck_seed for h in independent.hands}) == 4
+    assert len({h.seed for h in independent.hands}) == 4
+
+
+def test_the_arena_and_play_hands_keep_one_hand_record():
+    """One record of a hand: the arena's hands are play_hands' records with the seats the
+    arena names (a label included) and their place in its schedule; winners and score
+    differences are read from the one result."""
+    result = arena.run_arena(["x=random", "expert"], hands=2, seed=4, num_players=2, plot=False)
+    for hand in result.hands:
+        assert type(hand) is HandRecord and set(hand.seats) == {"x=random", "expert"}
+        assert hand.key == (hand.pairing, hand.deal, hand.arrangement)
+        assert len(hand.seat_rewards) == 2 and hand.went_out in (None, 0, 1)
+        winners, diffs, _best = hand.result.by_agent(hand.seats)
+        assert hand.winners == winners and hand.score_diff == diffs
+    assert sorted(h.key for h in result.hands) == [(0, 0, 0), (0, 0, 1)]
+    records = play_hands([RandomAgent(1), RandomAgent(2)], 3, seed=10)
+    assert [(r.deal, r.seed) for r in records] == [(0, 10), (1, 11), (2, 12)]
+    for record in records:  # the same convention outside the arena
+        assert record.winners == record.result.by_agent(record.seats)[0]
 
 
 def test_given_pairing_needs_one_agent_per_seat():

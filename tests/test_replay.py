@@ -10,7 +10,7 @@ import pytest
 
 from canasta_env.actions import NUM_ACTIONS, str_to_action
 from canasta_env.engine.game import Game
-from canasta_env.replay import Replay, record, replay_game
+from canasta_env.replay import Replay, record, replay_game, replay_positions
 from canasta_env.rules import PRESETS, make_rules
 from canasta_env.state_io import state_to_dict
 
@@ -107,6 +107,39 @@ def test_record_flat_and_per_hand_lists():
     # a prefix of the actions
     partial = replay_game(flat, steps=len(flat.actions[0]))
     assert partial.hand_over and partial.hand_index == 0
+
+
+def test_replay_positions_are_every_deal_and_action_in_order():
+    """The one replayer: a position for each deal and each action, in order, with the seat
+    that was to act, the file's text, and the game at a prefix what replay_game rebuilds."""
+    rules = make_rules("classic")
+    game = Game(rules, 2, seed=11)
+    actions = play_hands(game, random.Random(11), 1) + play(game, random.Random(12), 4)
+    replay = record(rules, 2, 11, actions)
+    first_hand = len(replay.actions[0])
+    assert len(replay.actions) == 2
+    seen, to_act = [], None
+    for position, table in replay_positions(replay):
+        seen.append(position)
+        if position.action is not None:
+            assert position.seat == to_act
+        to_act = table.current
+    assert [(p.hand, p.played, p.text) for p in seen if p.action is None] == [
+        (0, 0, "deal of hand 1"),
+        (1, first_hand, "deal of hand 2"),
+    ]
+    moves = [p for p in seen if p.action is not None]
+    assert [p.action for p in moves] == replay.flat_actions()
+    assert [p.text for p in moves] == [t for h in replay.to_dict()["action_texts"] for t in h]
+    assert [p.played for p in moves] == list(range(1, replay.num_actions + 1))
+    for steps in (0, 5, first_hand, first_hand + 1):
+        prefix = replay_game(replay, steps=steps)
+        again = Game(rules, 2, seed=11)
+        for action in actions[:steps]:
+            if again.hand_over:
+                again.next_hand()
+            again.apply(action)
+        assert state_to_dict(prefix) == state_to_dict(again), steps
 
 
 def test_from_game_after_next_hand_without_actions():
@@ -218,6 +251,25 @@ def test_malformed_replays_raise(corrupt, message):
     corrupt(data)
     with pytest.raises(ValueError, match=message):
         replay_game(Replay.from_dict(data))
+
+
+def test_a_bad_replay_stops_its_positions_at_the_step_with_the_one_error():
+    """The positions before a bad step are yielded; the error is replay_game's, word for
+    word (the browser answers it too)."""
+    data = copy.deepcopy(BASE)
+    _second_step_illegal(data)
+    replay = Replay.from_dict(data)
+    seen = []
+    with pytest.raises(ValueError) as stopped:
+        for position, _table in replay_positions(replay):
+            seen.append(position)
+    with pytest.raises(ValueError) as rebuilt:
+        replay_game(replay)
+    assert str(stopped.value) == str(rebuilt.value)
+    assert str(rebuilt.value).startswith(
+        "invalid replay: step 1 (hand 0, move 1): action 2 ('take +2') cannot be played: "
+    )
+    assert [p.played for p in seen] == [0, 1]
 
 
 def test_illegal_flat_action_in_record():

@@ -28,7 +28,7 @@ from canasta_env.cards import RED3  # noqa: E402
 from canasta_env.engine.determinize import determinize  # noqa: E402
 from canasta_env.engine.game import Game  # noqa: E402
 from canasta_env.engine.state import same_state  # noqa: E402
-from canasta_env.replay import Replay  # noqa: E402
+from canasta_env.replay import Replay, replay_game  # noqa: E402
 from canasta_env.rules import make_rules  # noqa: E402
 from canasta_web.app import create_app  # noqa: E402
 from canasta_web.live import LiveTable  # noqa: E402
@@ -567,6 +567,9 @@ def test_a_bad_replay_file_is_refused(client):
     data["action_texts"][0][3] = "escala real C"
     response = client.post("/api/replays", json={"replay": data})
     assert response.status_code == 400 and "move 3" in response.json()["error"]
+    with pytest.raises(ValueError) as library:  # one replayer, one text
+        replay_game(Replay.from_dict(data))
+    assert response.json()["error"] == str(library.value)
     for body in ({}, {"replay": {"format": "x"}}, {"arena": {"config": {}}}):
         response = client.post("/api/replays", json=body)
         assert response.status_code == 400, body
