@@ -51,7 +51,7 @@ SHIPPED = {
     **dict.fromkeys(ALL_TABLES, ALL_TABLES_MODEL),
     "sb3-classic-2p": MODELS_DIR / "sb3_classic_2p.zip",
 }
-#: The tables each shipped agent plays on the leaderboard (:mod:`agents.leaderboard`), by
+#: The tables each shipped agent plays on the leaderboard (:mod:`canasta_arena.leaderboard`), by
 #: table key (``classic-2p``; ``spanish-runs-4p``: spanish with the S-19 runs). A shipped name
 #: left out plays the table whose key it is, if any (a ``canastone-4p`` alias plays
 #: ``canastone-4p``); ``sb3-classic-2p``, the Stable-Baselines3 example, plays none.

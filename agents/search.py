@@ -101,7 +101,7 @@ DEFAULT_BUDGETS: dict[str, int] = {"classic-4p": 512}
 MAX_ROLLOUTS = 4096
 #: Shipped search agents by name (``search:NAME``): the shipped ``.npz`` networks.
 SHIPPED = {name: path for name, path in POLICIES.items() if path.suffix == ".npz"}
-#: The leaderboard's tables of each shipped search agent (agents/leaderboard.py): none by
+#: The leaderboard's tables of each shipped search agent (canasta_arena/leaderboard.py): none by
 #: default, since a search hand costs seconds (a full leaderboard with them would take a
 #: day); ``canasta leaderboard --agents search:classic-2p,...`` seats them.
 SHIPPED_TABLES: dict[str, tuple[str, ...]] = dict.fromkeys(SHIPPED, ())

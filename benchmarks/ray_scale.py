@@ -31,7 +31,7 @@ def arena_rate(workers: int, agents: list[str], hands: int, players: int, seed: 
     """Hands per second of one Ray arena run on a fresh local instance of ``workers`` CPUs."""
     import ray
 
-    from agents.arena import run_arena
+    from canasta_arena.arena import run_arena
 
     ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
     try:

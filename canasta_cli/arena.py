@@ -1,4 +1,4 @@
-"""``canasta arena``: the command line of the tournament (:func:`agents.arena.run_arena`).
+"""``canasta arena``: the command line of the tournament (:func:`canasta_arena.arena.run_arena`).
 
 Usage::
 
@@ -10,7 +10,7 @@ Usage::
     canasta arena --agents mypkg.bots:MyAgent expert   # an outside agent (docs/agents.md)
     canasta arena --agents mine=ppo:runs/c2/model.npz expert   # a label for a long name
 
-What the tournament does and writes is :mod:`agents.arena`'s module doc. A trained agent
+What the tournament does and writes is :mod:`canasta_arena.arena`'s module doc. A trained agent
 at a table it was not trained for is named on stderr before the first hand.
 """
 
@@ -20,8 +20,8 @@ import argparse
 import sys
 import time
 
-from agents import arena
-from agents.schedule import PAIRINGS, ArenaInterrupted
+from canasta_arena import arena
+from canasta_arena.schedule import PAIRINGS, ArenaInterrupted
 from canasta_cli.options import (
     add_jobs_option,
     add_seed_option,
@@ -37,7 +37,8 @@ from canasta_env.rules import parse_rule_overrides
 
 def build_parser() -> argparse.ArgumentParser:
     parser = command_parser(
-        "canasta arena", "A duplicate-deal tournament that ranks agents (see agents/arena.py)."
+        "canasta arena",
+        "A duplicate-deal tournament that ranks agents (see canasta_arena/arena.py).",
     )
     add_table_options(parser)
     parser.add_argument(

@@ -1,5 +1,5 @@
 """``canasta leaderboard``: every bot and shipped agent on every table, written to a page
-with its chart and a JSON file of every figure (:mod:`agents.leaderboard`): by default into
+with its chart and a JSON file of every figure (:mod:`canasta_arena.leaderboard`): by default into
 ``leaderboard/``; the project's board is ``docs/leaderboard.md``.
 
     canasta leaderboard --jobs 2 --out docs/leaderboard.md   # the full run, the project's board
@@ -17,8 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-from agents import leaderboard
-from agents.schedule import ArenaInterrupted
+from canasta_arena import leaderboard
+from canasta_arena.schedule import ArenaInterrupted
 from canasta_cli.options import (
     add_jobs_option,
     add_seed_option,

@@ -15,7 +15,7 @@ settings are :func:`training.run.make_config`'s, and an option left out keeps th
 run's value. ``--backend rllib`` and ``--evaluate`` have parsers of their own, below
 (``canasta train --backend rllib --help``): RLlib trains one table (``--variant NAME
 --players N``, as every one-table command), and ``--evaluate`` plays
-:func:`agents.arena.run_arena` once per table and opponent. Both training backends
+:func:`canasta_arena.arena.run_arena` once per table and opponent. Both training backends
 take their options from one table (:data:`training.config.SETTINGS`, through
 :func:`add_setting_options`): one option per setting a backend reads, with the
 setting's help and a new run's default, and one meaning in both (the league's
@@ -253,7 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
 def build_evaluate_parser() -> argparse.ArgumentParser:
     parser = command_parser(
         "canasta train --evaluate",
-        "A saved model against bots in the arena (agents.arena.run_arena): every deal is\n"
+        "A saved model against bots in the arena (canasta_arena.arena.run_arena): every deal is\n"
         "played once per seat arrangement (both seat orders at 2 players), for each table\n"
         "and each opponent.",
     )
@@ -288,8 +288,8 @@ def evaluate_model(
     trust_pickle: bool = False,
 ) -> dict:
     """``ppo:MODEL`` against ``opponent`` over ``deals`` duplicate deals of the arena."""
-    from agents.arena import run_arena
-    from agents.schedule import make_pairings
+    from canasta_arena.arena import run_arena
+    from canasta_arena.schedule import make_pairings
 
     name = model if model.startswith("ppo:") else f"ppo:{model}"
     seatings = len(make_pairings([name, opponent], num_players, "round-robin")[0].arrangements)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.registry import make_agent, reseed, split_label
-from agents.schedule import agent_seed
+from canasta_arena.schedule import agent_seed
 from canasta_env.engine.game import Game
 from canasta_env.engine.state import teams_of
 from canasta_env.jsonfile import read_json_file
@@ -242,7 +242,7 @@ def arena_replay(
 
     The arena saves each hand's deck seed, seats and schedule position; the agents
     are rebuilt by name and re-seeded as the arena seeded them
-    (:func:`agents.schedule.agent_seed`), and the hand is checked against the saved
+    (:func:`canasta_arena.schedule.agent_seed`), and the hand is checked against the saved
     scores and step count. Raises ValueError naming what does not fit.
     """
     return play_arena_hand(read_arena_hand(results, hand), build, check)

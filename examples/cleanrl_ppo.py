@@ -18,7 +18,7 @@ The policy is the project's model format (:mod:`agents.model_file`): a trunk of 
 ``Linear`` layers shared by an action head ``pi`` (masked logits over the 500 ids) and a
 value head ``v``, saved with :func:`training.net.save`, so ``canasta arena`` plays it as
 ``ppo:PATH``. ``--eval-hands N`` measures it against ``random`` and ``greedy`` with
-:func:`agents.arena.run_arena` (duplicate deals, Wilson 95% intervals).
+:func:`canasta_arena.arena.run_arena` (duplicate deals, Wilson 95% intervals).
 
 Measured from a fresh network on the project's 2-core machine (2026-11-27, 1 torch thread,
 other jobs running: load average 6-9, then 3.5-4), docs/faces.md, "A CleanRL-style PPO to copy"::
@@ -46,7 +46,7 @@ from torch import nn
 from torch.distributions import Categorical
 
 import canasta_env
-from agents.arena import run_arena
+from canasta_arena import run_arena
 from canasta_env.vector import seat_credit
 from training.net import save as save_model_file
 

@@ -28,7 +28,7 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.wrappers import ActionMasker
 
 import canasta_env
-from agents.arena import run_arena
+from canasta_arena import run_arena
 from training.machine import budget
 
 gym.register_envs(canasta_env)  # registers "canasta_env/Canasta-v0"

@@ -42,8 +42,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from agents.leaderboard import MAX_GAUNTLET_BYTES
 from agents.model_file import file_digest
+from canasta_arena.leaderboard import MAX_GAUNTLET_BYTES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -133,8 +133,8 @@ def _was_trained_with(name: str, league: set[str]) -> bool:
 def play_pairing(agent: str, opponent: str, players: int, hands: int, seed: int, jobs: int) -> dict:
     """The agent against one opponent on ``hands`` duplicate hands: its share of hands won
     (Wilson interval) and its mean score difference a hand (t interval)."""
-    from agents.arena import run_arena
-    from agents.stats import mean_interval
+    from canasta_arena.arena import run_arena
+    from canasta_arena.stats import mean_interval
 
     started = time.perf_counter()
     seats = [f"agent={agent}", f"opponent={opponent}"]  # labels: the same name twice is fine

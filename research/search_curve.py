@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents.search import MAX_ROLLOUTS
-from agents.stats import mean_interval, wilson_interval
+from canasta_arena.stats import mean_interval, wilson_interval
 from canasta_env.jsonfile import read_json_file
 from canasta_env.safe_write import atomic_file, atomic_write, check_folder, open_new
 
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
                 raise SystemExit(f"{folder}: holds files of its own; move it away") from None
         pending.append((budget, chunk, folder))
     print(f"{len(pending)} chunks to play, {args.jobs} at a time", flush=True)
-    # Subprocesses, not agents.workers.Workers (the arena's and training's runner): a chunk
+    # Subprocesses, not canasta_arena.workers.Workers (the arena's and training's runner): a chunk
     # is timed, so it gets a fresh interpreter (a long-lived worker would carry imports,
     # loaded models and warm caches from one chunk's timings into the next), its own log
     # file, and is stopped by SIGINT so it writes its partial hands (Workers ignore SIGINT

@@ -23,8 +23,8 @@ def main(argv: list[str] | None = None) -> int:
     """The arena in this process (one job), with every search agent's decision timed.
     Interrupted (Ctrl-C, SIGINT), it still writes the hands and the times so far, marked
     partial, and returns 130."""
-    from agents.arena import run_arena
-    from agents.schedule import ArenaInterrupted
+    from canasta_arena.arena import run_arena
+    from canasta_arena.schedule import ArenaInterrupted
 
     parser = argparse.ArgumentParser(
         prog="python -m research.search_timing", description=main.__doc__

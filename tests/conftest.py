@@ -27,7 +27,7 @@ def local_ray():
 #: installed in a clean venv: every package must then come from that venv.
 INSTALLED_TEST = os.environ.get("CANASTA_INSTALLED_TEST") == "1"
 #: The packages of the wheel (pyproject.toml's wheel.packages).
-PACKAGES = ("canasta_env", "agents", "training", "canasta_cli", "canasta_web")
+PACKAGES = ("canasta_env", "agents", "canasta_arena", "training", "canasta_cli", "canasta_web")
 
 
 def site_packages() -> list[Path]:

@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import agents.arena as arena
-import agents.schedule as schedule
+import canasta_arena.arena as arena
+import canasta_arena.schedule as schedule
 from agents.base import Agent, HandRecord, RandomAgent, play_hands
 from agents.registry import register_agent
-from agents.stats import Z_95, mean_interval, t_quantile_95, wilson_interval
+from canasta_arena.stats import Z_95, mean_interval, t_quantile_95, wilson_interval
 from canasta_cli import arena as arena_command
 from canasta_env.engine.outcome import Result
 from canasta_env.observation import decode_view

@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import arena
 from agents.base import Agent
 from agents.registry import register_agent
+from canasta_arena import arena
 from canasta_cli import arena as arena_command
 
 REPO = Path(__file__).resolve().parents[1]
@@ -96,7 +96,7 @@ def test_ctrl_c_writes_the_hands_played_so_far(tmp_path, interrupting, capsys):
 
 
 def test_run_arena_raises_the_interrupt_with_the_partial_result(tmp_path, interrupting):
-    from agents.schedule import ArenaInterrupted
+    from canasta_arena.schedule import ArenaInterrupted
 
     interrupting(2)
     with pytest.raises(ArenaInterrupted) as caught:

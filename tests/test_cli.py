@@ -53,8 +53,8 @@ def test_canasta_help_names_every_command_in_plain_text(capsys):
 
 
 def test_plain_text_strips_roles_and_literals():
-    text = "``canasta demo``: see :func:`~agents.arena.run_arena` and :mod:`agents`"
-    assert options.plain_text(text) == "canasta demo: see agents.arena.run_arena and agents"
+    text = "``canasta demo``: see :func:`~canasta_arena.arena.run_arena` and :mod:`agents`"
+    assert options.plain_text(text) == "canasta demo: see canasta_arena.arena.run_arena and agents"
 
 
 @pytest.mark.parametrize("module", [arena, play])

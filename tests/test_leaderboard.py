@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-import agents.leaderboard as leaderboard
-from agents.arena import run_arena
+import canasta_arena.leaderboard as leaderboard
+from canasta_arena.arena import run_arena
 from canasta_cli import leaderboard as command
 
 pytest.importorskip("openskill", reason="the arena's ratings need the 'arena' extra")

@@ -141,7 +141,7 @@ def test_library_plots_leave_the_matplotlib_backend_alone(tmp_path):
     """The league's curve and the arena's chart draw on a bare Figure: a notebook that
     trained or ran the arena still shows its own plots inline afterwards."""
     matplotlib = pytest.importorskip("matplotlib", reason="matplotlib is not installed")
-    from agents.arena import plot_ratings
+    from canasta_arena.arena import plot_ratings
     from training.evaluation import plot_curve
 
     history = [{"steps": 0, "eval": {"classic-2p/random": {"win_rate": 0.5, "ci95": [0.4, 0.6]}}}]

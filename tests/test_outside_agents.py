@@ -19,9 +19,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import arena, registry
+from agents import registry
 from agents.base import RandomAgent, play_hands
 from agents.registry import make_agent, registered_factories
+from canasta_arena import arena
 from canasta_cli import arena as arena_command
 from canasta_cli import play as play_command
 from canasta_cli.__main__ import main as canasta_main

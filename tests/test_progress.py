@@ -1,10 +1,10 @@
-"""agents/progress.py: a bar on a terminal, plain lines in a log (no carriage returns)."""
+"""canasta_arena/progress.py: a bar on a terminal, plain lines in a log (no carriage returns)."""
 
 from __future__ import annotations
 
 import io
 
-from agents.progress import LineBar, NoBar, progress_bar
+from canasta_arena.progress import LineBar, NoBar, progress_bar
 
 
 class _Terminal(io.StringIO):

@@ -18,11 +18,11 @@ ray = pytest.importorskip(
 
 import cloudpickle  # noqa: E402  (ships with ray)
 
-import agents.arena as arena  # noqa: E402
-import agents.schedule as schedule  # noqa: E402
+import canasta_arena.arena as arena  # noqa: E402
+import canasta_arena.schedule as schedule  # noqa: E402
 from agents.base import RandomAgent  # noqa: E402
-from agents.ray_arena import make_batches  # noqa: E402
 from agents.registry import register_agent  # noqa: E402
+from canasta_arena.ray_arena import make_batches  # noqa: E402
 
 # The crashing agent below is defined here: Ray's workers get it by value.
 cloudpickle.register_pickle_by_value(sys.modules[__name__])

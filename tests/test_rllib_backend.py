@@ -17,9 +17,9 @@ import pytest
 pytest.importorskip("ray", reason="Ray is not installed (extra 'scale': pip install -e '.[scale]')")
 torch = pytest.importorskip("torch", reason="torch is not installed (extra 'train')")
 
-from agents.arena import run_arena  # noqa: E402
 from agents.model_file import ModelFile  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
+from canasta_arena.arena import run_arena  # noqa: E402
 from canasta_cli import play as play_command  # noqa: E402
 from canasta_cli.train import main as train_main  # noqa: E402
 from training import rllib_backend as rb  # noqa: E402

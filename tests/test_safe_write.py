@@ -221,7 +221,7 @@ def test_two_outputs_that_are_one_file_or_an_input_are_refused(tmp_path):
 # ---------------------------------------------------------------------- every writer
 def _writers() -> dict:
     """Writers of the project, each by the name it writes (called with ``folder/NAME``)."""
-    from agents.arena import plot_ratings
+    from canasta_arena.arena import plot_ratings
     from canasta_env.engine.game import Game
     from canasta_env.replay import Replay
     from canasta_env.rules import make_rules

@@ -32,8 +32,8 @@ def test_a_multi_input_policy_on_the_made_env_plays_in_the_arena(tmp_path):
     import gymnasium as gym
     from sb3_contrib import MaskablePPO
 
-    from agents.arena import run_arena
     from agents.base import RandomAgent
+    from canasta_arena.arena import run_arena
 
     torch.set_num_threads(1)
     env = gym.make("canasta_env/Canasta-v0", num_players=2, opponents=RandomAgent(0))

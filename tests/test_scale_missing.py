@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from agents import arena
+from canasta_arena import arena
 from canasta_cli import arena as arena_command
 from canasta_cli.train import main as train_main
 from canasta_env.extras import install_command

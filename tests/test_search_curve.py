@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from agents.stats import wilson_interval
+from canasta_arena.stats import wilson_interval
 from research import search_curve as sc
 
 SEARCH = "search:classic-2p@{}"

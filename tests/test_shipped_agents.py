@@ -75,8 +75,8 @@ def test_every_table_has_a_shipped_agent_that_beat_both_bots_there():
     """issue 24 item 5: ``ppo:<table>`` loads for each of the 15 tables, and the record
     beside its model shows it beat expert and greedy at that table (the 95% interval above
     50%, at least 2,000 duplicate hands) on the leaderboard's seatings."""
-    from agents.leaderboard import TABLES
     from agents.network import ALL_TABLES, ALL_TABLES_MODEL
+    from canasta_arena.leaderboard import TABLES
 
     assert set(TABLES) <= set(SHIPPED)  # every table, the two classic networks included
     report = json.loads(ALL_TABLES_MODEL.with_suffix(".json").read_text())

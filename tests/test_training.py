@@ -15,7 +15,7 @@ import gymnasium as gym  # noqa: E402
 import canasta_env  # noqa: E402
 from agents.base import RandomAgent, play_hands  # noqa: E402
 from agents.network import SHIPPED, PolicyWeights, PPOAgent, load_agent  # noqa: E402
-from agents.stats import wilson_interval  # noqa: E402
+from canasta_arena.stats import wilson_interval  # noqa: E402
 from canasta_cli.train import evaluate_model, main  # noqa: E402
 from canasta_env.actions import ESCALA, NUM_ACTIONS  # noqa: E402
 from canasta_env.observation import OBS_SIZE, OBS_SIZE_V0  # noqa: E402

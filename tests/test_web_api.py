@@ -23,7 +23,7 @@ pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (the 'dev'
 from fastapi.testclient import TestClient  # noqa: E402
 
 import canasta_web.live as live_module  # noqa: E402
-from agents.arena import run_arena  # noqa: E402
+from canasta_arena.arena import run_arena  # noqa: E402
 from canasta_env.cards import RED3  # noqa: E402
 from canasta_env.engine.determinize import determinize  # noqa: E402
 from canasta_env.engine.game import Game  # noqa: E402

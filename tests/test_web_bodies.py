@@ -24,7 +24,7 @@ pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx (the 'dev'
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-from agents.arena import run_arena  # noqa: E402
+from canasta_arena.arena import run_arena  # noqa: E402
 from canasta_web.app import MAX_MESSAGE, MAX_QUOTE, create_app  # noqa: E402
 from canasta_web.guard import MAX_BODY, MAX_DRAINED  # noqa: E402
 from canasta_web.serve import background_server  # noqa: E402

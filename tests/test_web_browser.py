@@ -26,7 +26,7 @@ if not Path(CHROMIUM).exists():
         f"no browser: {CHROMIUM} is missing (apt-get install chromium)", allow_module_level=True
     )
 
-from agents.arena import run_arena  # noqa: E402
+from canasta_arena.arena import run_arena  # noqa: E402
 from canasta_web.app import create_app  # noqa: E402
 from canasta_web.serve import background_server  # noqa: E402
 from tests.replays import random_replay  # noqa: E402

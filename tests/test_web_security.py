@@ -30,7 +30,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 import canasta_web.replays as replays_module  # noqa: E402
 import canasta_web.thinking as thinking_module  # noqa: E402
-from agents.arena import run_arena  # noqa: E402
+from canasta_arena.arena import run_arena  # noqa: E402
 from canasta_web.app import create_app  # noqa: E402
 from canasta_web.guard import MAX_BODY  # noqa: E402
 from canasta_web.live import LiveTable  # noqa: E402

@@ -114,7 +114,14 @@ def git_tracked() -> list[str]:
 
 def test_the_settings_name_the_packages() -> None:
     packages, exclude = wheel_settings()
-    assert set(packages) == {"canasta_env", "agents", "training", "canasta_cli", "canasta_web"}
+    assert set(packages) == {
+        "canasta_env",
+        "agents",
+        "canasta_arena",
+        "training",
+        "canasta_cli",
+        "canasta_web",
+    }
     assert "research" not in packages
     assert "**/__pycache__" in exclude and "**/*.pyc" in exclude
 

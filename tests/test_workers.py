@@ -1,4 +1,4 @@
-"""The runner of work in worker processes (agents.workers): order, completeness, errors,
+"""The runner of work in worker processes (canasta_arena.workers): order, completeness, errors,
 a worker that dies, Ctrl-C. The handlers are module-level so the spawned workers can
 unpickle them."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.workers import THREAD_VARS, WorkerError, Workers
+from canasta_arena.workers import THREAD_VARS, WorkerError, Workers
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -150,7 +150,7 @@ def test_stopping_a_stream_early_ends_the_workers_that_hold_work():
 
 _CTRL_C_SCRIPT = """
 import sys
-from agents.workers import Workers
+from canasta_arena.workers import Workers
 from tests.test_workers import _Offset
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.stats import wilson_interval
+from canasta_arena.stats import wilson_interval
 from canasta_env.safe_write import append_text, atomic_file
 
 

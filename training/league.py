@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.progress import progress_bar
+from canasta_arena.progress import progress_bar
 from canasta_env.jsonfile import loads_bounded
 from canasta_env.safe_write import atomic_write
 from training.evaluation import evaluate, log_evaluation, plot_curve, postfix

@@ -2,7 +2,7 @@
 learner's torch threads (the budget), and the torch device the learner trains on.
 
 The budget. A run takes turns: the rollout workers collect (``jobs`` processes of one
-thread each, :mod:`agents.workers`, while the learner waits on their pipes), then the
+thread each, :mod:`canasta_arena.workers`, while the learner waits on their pipes), then the
 learner updates (``threads`` torch threads, while the workers wait on theirs). Recording
 and evaluation are workers' turns, imitation is the learner's. The turns do not overlap,
 but a machine is seldom the run's alone, and OpenMP threads that find their cores taken

@@ -534,7 +534,7 @@ def train(run_dir: Path, settings: dict, address: str | None = None, progress: b
 
 def evaluate(run_dir: Path, settings: dict, hands: int) -> dict:
     """The exported policy against each bot in the arena (duplicate deals, seed 0)."""
-    from agents.arena import run_arena
+    from canasta_arena.arena import run_arena
 
     name = f"ppo:{run_dir / 'model.npz'}"
     table = {}
@@ -667,7 +667,7 @@ def run_settings(args) -> dict:
         )
     build_config(settings)
     if args.ray is not None:
-        from agents.ray_arena import check_address
+        from canasta_arena.ray_arena import check_address
 
         check_address(args.ray)
     return settings

@@ -33,7 +33,7 @@ table holds one rules object and player count, numbers its own deals and steps
 every table once per step.
 
 :class:`RolloutWorker` serves these jobs; :class:`WorkerPool` runs ``--jobs`` of
-them in worker processes of :class:`agents.workers.Workers` (the arena's runner:
+them in worker processes of :class:`canasta_arena.workers.Workers` (the arena's runner:
 spawned, so no state is inherited from a parent that may have started torch threads,
 one BLAS thread each).
 """
@@ -47,7 +47,7 @@ import numpy as np
 
 from agents.network import PolicyWeights
 from agents.reward import hand_reward
-from agents.workers import Workers
+from canasta_arena.workers import Workers
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.engine.game import teams_of
 from canasta_env.observation import OBS_SIZE
@@ -430,7 +430,7 @@ class _Recording:
 
 # ---------------------------------------------------------------------- workers
 class WorkerPool:
-    """``jobs`` rollout workers (:class:`agents.workers.Workers`: spawned processes, one
+    """``jobs`` rollout workers (:class:`canasta_arena.workers.Workers`: spawned processes, one
     BLAS thread each), each a :class:`RolloutWorker` running ``envs`` hands at once.
 
     A request is a command of :meth:`RolloutWorker.handle` and its arguments.

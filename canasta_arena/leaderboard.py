@@ -15,9 +15,9 @@ plays the table whose key it is (``ppo:canastone-4p`` plays ``canastone-4p``), a
 if it is no table's key. So a new shipped agent joins the leaderboard without a change
 here (:func:`shipped_agents`).
 
-Play. Each table is one :func:`agents.arena.run_arena` tournament, round robin over the
+Play. Each table is one :func:`canasta_arena.arena.run_arena` tournament, round robin over the
 table's agents, with duplicate deals: every deal of a pairing is played once in every
-seat arrangement of the pair (:mod:`agents.schedule`), so the luck of the cards cancels.
+seat arrangement of the pair (:mod:`canasta_arena.schedule`), so the luck of the cards cancels.
 At 2 players that is the two seatings (A B, B A); at 4 and 6 players each agent is one
 team, the partners of one kind (A B A B and B A B A: ``--deals`` deals, twice as many
 hands); at 3 players, where each player scores alone, the pair fills the seats as
@@ -30,7 +30,7 @@ against copies of one opponent: these arrangements at 2, 4 and 6 players, and at
 the half where the learner sits alone. ``deals`` (``--deals``) is per pairing; hands
 per pairing are ``deals x arrangements``.
 
-Figures (the arena's, :mod:`agents.stats`): per pair, the first agent's hands won with a
+Figures (the arena's, :mod:`canasta_arena.stats`): per pair, the first agent's hands won with a
 95% Wilson interval and its mean score difference per hand with a 95% Student-t
 interval; per agent, the Bradley-Terry Elo (the fit of the head-to-head results, which
 does not depend on the order of the hands), which orders the table as it orders the
@@ -59,11 +59,11 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from agents.arena import run_arena
 from agents.model_file import file_digest
 from agents.registry import LOADER_GROUP, make_agent
-from agents.schedule import pair_pattern, seat_arrangements
-from agents.stats import mean_interval
+from canasta_arena.arena import run_arena
+from canasta_arena.schedule import pair_pattern, seat_arrangements
+from canasta_arena.stats import mean_interval
 from canasta_env.jsonfile import read_json_file
 from canasta_env.rules import PRESETS
 from canasta_env.safe_write import atomic_file, atomic_write, check_outputs
@@ -193,7 +193,7 @@ def play_table(
     progress: bool = False,
     trust_pickle: bool = False,
 ) -> dict:
-    """One table's tournament (:func:`~agents.arena.run_arena`) and its figures, as the
+    """One table's tournament (:func:`~canasta_arena.arena.run_arena`) and its figures, as the
     JSON file keeps them."""
     hands = deals * table.arrangements
     result = run_arena(

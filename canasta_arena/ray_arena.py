@@ -1,10 +1,10 @@
 """The arena's hands as Ray tasks: ``canasta arena ... --ray [ADDRESS]``.
 
 The schedule, the seeds and the statistics are the arena's own
-(:mod:`agents.schedule`, :mod:`agents.arena`); only where the hands are played changes. The arena's
-tasks (one deal of one pairing each) are cut into batches of ``--ray-batch``
-hands at most; each batch is one Ray task that plays its hands with
-:func:`agents.schedule.play_task` and returns them with their schedule position
+(:mod:`canasta_arena.schedule`, :mod:`canasta_arena.arena`); only where the hands are played
+changes. The arena's tasks (one deal of one pairing each) are cut into batches of
+``--ray-batch`` hands at most; each batch is one Ray task that plays its hands with
+:func:`canasta_arena.schedule.play_task` and returns them with their schedule position
 (pairing, deal, arrangement). The driver sorts every hand by that position
 before any statistic, exactly as the local run does, so the same arguments and
 seed give the same results as a single-process run, whatever the number of
@@ -34,8 +34,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agents.base import HandRecord
-from agents.progress import progress_bar
-from agents.schedule import ArenaInterrupted, Task, init_worker_once, play_task
+from canasta_arena.progress import progress_bar
+from canasta_arena.schedule import ArenaInterrupted, Task, init_worker_once, play_task
 
 #: ``--ray`` without an address: a local Ray instance.
 LOCAL = "local"
@@ -163,7 +163,7 @@ def play_tasks_ray(
     Raises ``ValueError`` for a bad batch size or retry count, or when Ray is
     missing or the address has no cluster; ``RuntimeError`` when a batch is lost
     more than ``retries`` times; an agent's or the game's error as it is;
-    :class:`~agents.schedule.ArenaInterrupted` with the hands finished so far on Ctrl-C.
+    :class:`~canasta_arena.schedule.ArenaInterrupted` with the hands finished so far on Ctrl-C.
     """
     if retries < 0:
         raise ValueError(f"--ray-retries must be at least 0, got {retries}")

@@ -3,11 +3,11 @@
 Its command line, ``canasta arena``, is :mod:`canasta_cli.arena`.
 
 The schedule (pairings, seat arrangements, duplicate deals, seeds), the outcome of a
-hand and the worker processes are :mod:`agents.schedule`'s; this module ranks the
+hand and the worker processes are :mod:`canasta_arena.schedule`'s; this module ranks the
 agents from the hands and writes the report.
 
-Statistics (:mod:`agents.stats`). Hands won % with a 95% Wilson score interval (ties count half);
-mean score difference per hand with a 95% Student-t interval; an Elo rating,
+Statistics (:mod:`canasta_arena.stats`). Hands won % with a 95% Wilson score interval
+(ties count half); mean score difference per hand with a 95% Student-t interval; an Elo rating,
 the Bradley-Terry maximum-likelihood fit of the head-to-head results (one
 virtual draw per pair, independent of the order of the hands), which orders
 the ranking; an OpenSkill Plackett-Luce rating updated hand by hand, deal by
@@ -31,7 +31,7 @@ can run code it carries; it reaches every worker process (``.npz`` model files a
 and need no flag).
 
 Ray (``--ray [ADDRESS]``, extra ``scale``): the same tasks, batched, as Ray tasks
-on a local instance or a cluster (:mod:`agents.ray_arena`, docs/ray.md); the
+on a local instance or a cluster (:mod:`canasta_arena.ray_arena`, docs/ray.md); the
 results are the single-process run's, and hands lost with a worker are played again
 (the report says how many).
 """
@@ -50,14 +50,14 @@ from pathlib import Path
 
 from agents.base import HandRecord
 from agents.registry import display_name, make_agent, registered_factories
-from agents.schedule import (
+from canasta_arena.schedule import (
     ArenaInterrupted,
     deck_seed,
     make_pairings,
     make_tasks,
     play_tasks,
 )
-from agents.stats import mean_interval, wilson_interval
+from canasta_arena.stats import mean_interval, wilson_interval
 from canasta_env.engine.game import teams_of
 from canasta_env.rules import check_player_count, make_rules
 from canasta_env.safe_write import atomic_file, atomic_write, check_folder
@@ -476,7 +476,7 @@ def run_arena(
     """Run a tournament (see the module doc); write the outputs when ``out_dir`` is given.
 
     ``rules`` are field overrides of the preset (house rules, e.g. ``{"sequences": True}``).
-    ``ray``: play the hands as Ray tasks (:mod:`agents.ray_arena`), on a local
+    ``ray``: play the hands as Ray tasks (:mod:`canasta_arena.ray_arena`), on a local
     instance (``"local"``) or the cluster at that address, ``ray_batch`` hands per
     task, a lost task submitted again up to ``ray_retries`` times.
     ``trust_pickle`` reaches :func:`make_agent` in every process (``--trust-pickle``).
@@ -484,7 +484,7 @@ def run_arena(
     (the command's default; ``--overwrite``).
 
     On Ctrl-C the hands finished so far are summarised and written (``"partial":
-    true`` in results.json), then :class:`~agents.schedule.ArenaInterrupted` is
+    true`` in results.json), then :class:`~canasta_arena.schedule.ArenaInterrupted` is
     raised with that partial :class:`ArenaResult` as its ``result``.
     """
     overrides = dict(rules or {})
@@ -508,7 +508,7 @@ def run_arena(
                 tasks, variant, num_players, seed, jobs, progress, overrides, trust_pickle
             )
         else:
-            from agents.ray_arena import play_tasks_ray
+            from canasta_arena.ray_arena import play_tasks_ray
 
             names = (n for t in tasks for _a, _s, seats in t.hands for n in seats)
             results, ray_run = play_tasks_ray(

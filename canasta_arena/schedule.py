@@ -1,6 +1,6 @@
 """The arena's schedule and the playing of its hands, in this process or in spawned
-worker processes (``canasta arena --jobs N``; :mod:`agents.ray_arena` plays the same
-tasks on Ray). Ranking, reports and the command are in :mod:`agents.arena`.
+worker processes (``canasta arena --jobs N``; :mod:`canasta_arena.ray_arena` plays the same
+tasks on Ray). Ranking, reports and the command are in :mod:`canasta_arena.arena`.
 
 Schedule. ``round-robin`` plays every pair of agents. In team games (4 and 6
 players) each team is one agent kind; in solo games the seats are filled by
@@ -24,7 +24,7 @@ is re-seeded before every hand from ``--seed``, the pairing, the deal, the
 arrangement and the seat; results are sorted by schedule position before any
 statistic, so ``--jobs`` never changes a number.
 
-Worker processes (``--jobs`` above 1) come from :class:`agents.workers.Workers`, the
+Worker processes (``--jobs`` above 1) come from :class:`canasta_arena.workers.Workers`, the
 runner training uses too: *spawned* processes, fresh interpreters that inherit no state
 of the parent, whatever it has imported or run (a forked child of a process that had
 run torch's OpenMP thread pool, as loading a ``ppo:`` agent does, blocks forever in its
@@ -52,9 +52,9 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 
 from agents.base import HandRecord, play_hands
-from agents.progress import progress_bar
 from agents.registry import make_agent, register_agent, registered_factories, reseed
-from agents.workers import Workers, limit_torch_threads
+from canasta_arena.progress import progress_bar
+from canasta_arena.workers import Workers, limit_torch_threads
 from canasta_env.engine.game import team_of_seat
 
 PAIRINGS = ("round-robin", "given")
@@ -220,7 +220,7 @@ def init_worker_once(
 
 
 def arena_worker(*setup_args) -> Callable[[Task], list[HandRecord]]:
-    """The setup of an arena's worker process (:class:`agents.workers.Workers`): this
+    """The setup of an arena's worker process (:class:`canasta_arena.workers.Workers`): this
     process set up by :func:`init_worker` with ``setup_args``; then each task is played
     by :func:`play_task`."""
     init_worker(*setup_args)
