@@ -7,8 +7,9 @@ it), the command line and the browser table; nothing here imports from those.
   files and chart; its command line is ``canasta arena``;
 * :mod:`canasta_arena.schedule`: its pairings, seat arrangements, seeds, and the playing of
   its hands, here or in worker processes; :mod:`canasta_arena.ray_arena`: the same on Ray;
-* :mod:`canasta_arena.leaderboard`: every bot and shipped agent on every table
-  (``canasta leaderboard``);
+* :mod:`canasta_arena.leaderboard`: every bot and shipped agent on every table, played into
+  one JSON document; :mod:`canasta_arena.leaderboard_report`: its page, chart and README
+  block (``canasta leaderboard``);
 * :mod:`canasta_arena.stats`: the intervals every report quotes (Wilson, Student t);
 * :mod:`canasta_arena.workers` and :mod:`canasta_arena.progress`: the worker processes and
   the progress bar, which training's rollouts use too.

@@ -1,6 +1,7 @@
-"""``canasta leaderboard``: every bot and shipped agent on every table, written to a page
-with its chart and a JSON file of every figure (:mod:`canasta_arena.leaderboard`): by default into
-``leaderboard/``; the project's board is ``docs/leaderboard.md``.
+"""``canasta leaderboard``: every bot and shipped agent on every table
+(:mod:`canasta_arena.leaderboard`), written to a page with its chart and a JSON file of
+every figure (:mod:`canasta_arena.leaderboard_report`): by default into ``leaderboard/``;
+the project's board is ``docs/leaderboard.md``.
 
     canasta leaderboard --jobs 2 --out docs/leaderboard.md   # the full run, the project's board
     canasta leaderboard --tables classic-2p,classic-4p --agents random,greedy --deals 50
@@ -17,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from canasta_arena import leaderboard
+from canasta_arena import leaderboard, leaderboard_report
 from canasta_arena.schedule import ArenaInterrupted
 from canasta_cli.options import (
     add_jobs_option,
@@ -33,6 +34,10 @@ from canasta_env.jsonfile import read_json_file
 
 def _names(text: str) -> list[str]:
     return [item for item in text.split(",") if item]
+
+
+def _log_to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 #: Where the page goes by default: a folder of its own, never the project's docs/.
@@ -153,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
                         f"{json_path} holds a smaller run than the full leaderboard; the "
                         "README's block shows a full run: refused (--overwrite writes it)"
                     )
-            changed = leaderboard.write_readme_block(args.readme, json_path)
+            changed = leaderboard_report.write_readme_block(args.readme, json_path)
         except (OSError, ValueError) as error:
             print(f"canasta leaderboard: {error}", file=sys.stderr)
             return 2
@@ -162,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     try:  # the page, the JSON file and the chart: three files, none an input; before any play
         inputs = [args.exploitability] if args.exploitability else []
         inputs += args.gauntlet or []
-        leaderboard.check_output_paths(args.out, json_path, not args.no_plot, inputs)
+        leaderboard_report.check_output_paths(args.out, json_path, not args.no_plot, inputs)
     except ValueError as error:
         print(f"canasta leaderboard: {error}", file=sys.stderr)
         return 2
@@ -174,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.render:
         try:
             document = columns.attach(read_json_file(json_path, "leaderboard"))
-            written = leaderboard.write_leaderboard(
+            written = leaderboard_report.write_leaderboard(
                 document, args.out, json_path, plot=not args.no_plot
             )
         except (OSError, ValueError, KeyError, TypeError) as error:
@@ -219,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
             jobs=args.jobs,
             command=shlex.join(["canasta", "leaderboard", *argv]),
             progress=not args.no_progress,
-            log=leaderboard.log_to_stderr,
+            log=_log_to_stderr,
             trust_pickle=args.trust_pickle,
             without=without,
         )
@@ -270,7 +275,9 @@ class _Columns:
 def _write(document: dict, args, json_path: str, columns: _Columns) -> None:
     """The page, its chart and the JSON file, with the extra columns when given."""
     document = columns.attach(document)
-    written = leaderboard.write_leaderboard(document, args.out, json_path, plot=not args.no_plot)
+    written = leaderboard_report.write_leaderboard(
+        document, args.out, json_path, plot=not args.no_plot
+    )
     print(f"wrote {', '.join(str(p) for p in written)}")
 
 
@@ -294,7 +301,7 @@ def _update(args, argv, json_path, tables, agents, without, columns: _Columns) -
             jobs=args.jobs,
             command=shlex.join(["canasta", "leaderboard", *argv]),
             progress=not args.no_progress,
-            log=leaderboard.log_to_stderr,
+            log=_log_to_stderr,
             trust_pickle=args.trust_pickle,
         )
     except (OSError, ValueError, KeyError, TypeError) as error:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import canasta_arena.leaderboard as leaderboard
+import canasta_arena.leaderboard_report as leaderboard_report
 from canasta_arena.arena import run_arena
 from canasta_cli import leaderboard as command
 
@@ -183,14 +184,14 @@ def test_the_tables_are_every_preset_at_every_count_and_the_runs():
 
 
 def _readme_block(text: str) -> str:
-    begin = text.index(leaderboard.README_BEGIN) + len(leaderboard.README_BEGIN) + 1
-    return text[begin : text.index(leaderboard.README_END) - 1]
+    begin = text.index(leaderboard_report.README_BEGIN) + len(leaderboard_report.README_BEGIN) + 1
+    return text[begin : text.index(leaderboard_report.README_END) - 1]
 
 
 def test_the_readme_block_is_what_the_json_file_generates():
     document = json.loads((ROOT / "docs" / "leaderboard.json").read_text(encoding="utf-8"))
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert _readme_block(readme) == leaderboard.readme_block(document), (
+    assert _readme_block(readme) == leaderboard_report.readme_block(document), (
         "README.md's leaderboard block is written from docs/leaderboard.json: run "
         "`canasta leaderboard --readme`"
     )
@@ -198,24 +199,25 @@ def test_the_readme_block_is_what_the_json_file_generates():
 
 def test_only_a_full_run_writes_figures_into_the_readme(tiny, tmp_path):
     _out, document = tiny
-    small = leaderboard.readme_block(document)
+    small = leaderboard_report.readme_block(document)
     assert "smaller run (2 deals per pairing" in small and "|" not in small
     full = dict(document, tables_option=None, agents_option=None,
                 deals_per_pairing=leaderboard.FULL_DEALS)  # fmt: skip
     entry = document["tables"][0]
     full["tables"] = [dict(entry, table=key) for key in leaderboard.TABLES]
     assert leaderboard.is_full_run(full)
-    block = leaderboard.readme_block(full)
+    block = leaderboard_report.readme_block(full)
     (pair,) = entry["pairs"]
     assert f"| classic-3p | {pair['agents'][0]} " in block
     assert f"| {pair['agents'][0]} vs {pair['agents'][1]} | {pair['hands']} |" in block
     readme = tmp_path / "README.md"
-    readme.write_text(f"# x\n\n{leaderboard.README_BEGIN}\nold\n{leaderboard.README_END}\nrest\n")
+    marks = leaderboard_report.README_BEGIN, leaderboard_report.README_END
+    readme.write_text(f"# x\n\n{marks[0]}\nold\n{marks[1]}\nrest\n")
     (tmp_path / "lb.json").write_text(json.dumps(full))
     argv = ["--readme", str(readme), "--json", str(tmp_path / "lb.json")]
     assert command.main(argv) == 0
     assert _readme_block(readme.read_text()) == block
-    assert readme.read_text().endswith(f"{leaderboard.README_END}\nrest\n")
+    assert readme.read_text().endswith(f"{leaderboard_report.README_END}\nrest\n")
     readme.write_text("# no markers\n")
     assert command.main(argv) == 2
 
@@ -238,7 +240,7 @@ def test_a_smaller_run_never_replaces_the_full_board(tiny, tmp_path, capsys):
     assert json.loads(board.with_suffix(".json").read_text()) == full  # nothing changed
     assert not board.exists()
     readme = tmp_path / "README.md"
-    text = f"# x\n\n{leaderboard.README_BEGIN}\nold\n{leaderboard.README_END}\n"
+    text = f"# x\n\n{leaderboard_report.README_BEGIN}\nold\n{leaderboard_report.README_END}\n"
     readme.write_text(text)
     small = tmp_path / "small.json"
     small.write_text(json.dumps(document))
@@ -309,7 +311,7 @@ def test_render_adds_the_exploiters_column_from_a_report_and_plays_nothing(tmp_p
     assert command.main(argv) == 0
     page = board.read_text()
     (top,) = [r for r in document["tables"][0]["ratings"] if r["agent"] == "ppo:classic-2p"]
-    won = leaderboard.percent(top["win_rate"], top["win_ci"])
+    won = leaderboard_report.percent(top["win_rate"], top["win_ci"])
     assert f"| {top['rank']} | ppo:classic-2p | {top['elo']:.0f} |" in page
     assert f"| {won} | 54.2% [52.1, 56.4] (20.1 M steps) |" in page  # the largest budget
     assert "53.8%" not in page
