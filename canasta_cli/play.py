@@ -1,14 +1,15 @@
-"""``canasta play``: the command line of a hand in the terminal (:func:`agents.play.play_hand`).
+"""``canasta play``: the command line of a hand in the terminal
+(:func:`canasta_cli.terminal_play.play_hand`).
 
 Usage::
 
     canasta play --variant classic --players 2 --opponents expert [--partners greedy]
                  [--seat 0] [--seed N] [--no-color] [--trust-pickle]
 
-How a hand is played is :mod:`agents.play`'s module doc. ``main(argv, input_fn, output)``
-takes the input function and the output stream so a test can drive a whole hand with
-scripted input; errors go to ``output`` too. A trained bot at a table it was not
-trained for is named on stderr.
+How a hand is played is :mod:`canasta_cli.terminal_play`'s module doc.
+``main(argv, input_fn, output)`` takes the input function and the output stream so a test
+can drive a whole hand with scripted input; errors go to ``output`` too. A trained bot at a
+table it was not trained for is named on stderr.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from agents import play
 from agents.registry import make_agent
+from canasta_cli import terminal_play
 from canasta_cli.options import (
     add_seed_option,
     add_table_options,
@@ -85,7 +86,7 @@ def main(
     for note in table_notes(bots, args.variant, args.players, args.trust_pickle):
         print(f"canasta play: {note}", file=sys.stderr)
     try:
-        return play.play_hand(
+        return terminal_play.play_hand(
             args.variant,
             args.players,
             args.seat,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from agents import play
+from canasta_cli import terminal_play as play
 from canasta_env.actions import ACTION_TEXTS, str_to_action
 from canasta_env.cards import KIND_NAMES
 from canasta_env.render import render_table

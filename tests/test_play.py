@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from agents import play
 from canasta_cli import play as play_command
+from canasta_cli import terminal_play as play
 from canasta_env.actions import str_to_action
 from canasta_env.engine.scoring import SHEET_ROWS
 
