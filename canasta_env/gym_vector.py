@@ -115,6 +115,21 @@ _SHEET_KEYS = (*(key for key, _ in SHEET_ROWS), "canastas")
 _SHEET_TOTAL = _SHEET_KEYS.index("total")
 
 
+def _hand_info(
+    result: Result, team: int, hand_scores: list[dict], scores: list[int], end_reason: str
+) -> dict:
+    """The info of a hand that ended, for ``team`` (the learner's): its result by the one
+    convention, then the single env's end-of-hand keys."""
+    return {
+        "outcome": result.outcome(team),
+        "margin": float(result.margin(team)),
+        "points": np.array(result.points, np.int64),
+        "hand_scores": hand_scores,
+        "scores": scores,
+        "end_reason": end_reason,
+    }
+
+
 class _RandomMove:
     """The single env's default opponent: a uniform legal action from the table's generator."""
 
@@ -259,7 +274,13 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
             return
         self._core_rules = core.core_rules(self.rules, self.num_players)
         batch = self._batch = _core.Batch(
-            self._core_rules, self.rules.name, self.num_players, self.num_envs
+            self._core_rules,
+            self.rules.name,
+            self.num_players,
+            self.num_envs,
+            self.reward_mode,
+            self.reward_scale,
+            self.episode_mode,
         )
         self._twins = [twin._bot for twin in self._twins]
         # the batch's buffers, seen once: the env's rows are the batch's (copied out once
@@ -267,7 +288,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         self._obs, self._mask, self._acting = batch.obs, batch.mask, batch.seat
         self._hand_over, self._game_over = batch.hand_over, batch.game_over
         self._hand_sheets, self._game_scores = batch.hand_sheets, batch.game_scores
-        self._end_reason, self._winner_team = batch.end_reason, batch.winner_team
+        self._end_reason, self._hand_rewards = batch.end_reason, batch.hand_rewards
         self._team_of = tuple(team_of_seat(self.num_players, s) for s in range(self.num_players))
         seats = range(self.num_players)
         self._seat_sets = [self._seats_of(seat) for seat in seats]  # learner seat -> its seats
@@ -305,31 +326,20 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
 
     def _book_hand(self, k: int) -> bool:
         """Book the hand that ended at batch table ``k`` as :meth:`_settle` books a
-        table's (the learner's seat's share of ``Table.seat_rewards``, the hand's result);
-        whether it ends the episode."""
+        table's: the learner's seat's reward as the core booked it (``hand_rewards``,
+        ``Table.seat_rewards``'s twin) and the hand's result; whether it ends the
+        episode."""
+        seat = self._seat[k]
+        self._owed[k] += float(self._hand_rewards[k, seat])
         sheets = self._hand_sheets[k].tolist()
-        scores = self._game_scores[k].tolist()
-        hand = Result.of([sheet[_SHEET_TOTAL] for sheet in sheets], self._team_of)
-        episode_ends = self.episode_mode == "hand" or bool(self._game_over[k])
-        team = self._team_of[self._seat[k]]
-        margin = hand.margin(team)
-        if self.reward_mode == "score":
-            self._owed[k] += margin / self.reward_scale
-        elif episode_ends:  # "win": zeros until the episode's end
-            result = hand
-            if self.episode_mode == "game":  # the game's result, its winner the rules'
-                winner = int(self._winner_team[k])
-                result = Result.of(scores, self._team_of, None if winner < 0 else winner)
-            self._owed[k] += float(result.outcome(team))
-        self._hand_info[k] = {
-            "outcome": hand.outcome(team),
-            "margin": float(margin),
-            "points": np.array(hand.points, np.int64),
-            "hand_scores": [dict(zip(_SHEET_KEYS, sheet)) for sheet in sheets],
-            "scores": scores,
-            "end_reason": END_REASONS[self._end_reason[k]],
-        }
-        return episode_ends
+        self._hand_info[k] = _hand_info(
+            Result.of([sheet[_SHEET_TOTAL] for sheet in sheets], self._team_of),
+            self._team_of[seat],
+            [dict(zip(_SHEET_KEYS, sheet)) for sheet in sheets],
+            self._game_scores[k].tolist(),
+            END_REASONS[self._end_reason[k]],
+        )
+        return self.episode_mode == "hand" or bool(self._game_over[k])
 
     def _start_episode(self, k: int, seed: int | None, attempt: int) -> np.random.Generator:
         """Table ``k``'s generator (seeded anew on a reset's first deal that gives a seed)
@@ -515,14 +525,14 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
 
     def _hand_result(self, k: int, table: Table) -> dict:
         """The hand that ended at ``table`` (table ``k``), from the learner's team's side."""
-        result = table.result("hand")
-        team = team_of_seat(self.num_players, self._seat[k])
-        return {
-            "outcome": result.outcome(team),
-            "margin": float(result.margin(team)),
-            "points": np.array(result.points, np.int64),
-            **table.outcome(),
-        }
+        outcome = table.outcome()
+        return _hand_info(
+            table.result("hand"),
+            team_of_seat(self.num_players, self._seat[k]),
+            outcome["hand_scores"],
+            outcome["scores"],
+            outcome["end_reason"],
+        )
 
     # -------------------------------------------------------------- gym API
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options=None):

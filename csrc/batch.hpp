@@ -39,6 +39,7 @@
 #include "bots/bot.hpp"
 #include "game.hpp"
 #include "observation.hpp"
+#include "outcome.hpp"
 
 namespace canasta {
 
@@ -69,6 +70,16 @@ struct SeedValue {
   // python_seeded_rng's key for seed + offset
   std::vector<uint32_t> key(uint64_t offset) const;
 };
+
+// The batch's one booking of a hand that ended at `s` (its phase PHASE_HAND_OVER): what
+// each seat earns, out[seat] in float64, as table.py Table.seat_rewards books it through
+// the one Result (outcome.hpp): SCORE, the seat's team's hand margin / reward_scale; WIN,
+// the seat's team's outcome of the episode (the hand's, or the game's with its winner)
+// once the hand ends it, zeros before. Returns whether the hand ends the episode.
+bool book_hand(const GameState& s, RewardMode reward, double reward_scale, EpisodeMode episode,
+               double* out);
+// env.py's bounds of reward_scale: std::invalid_argument for a value outside them (or NaN)
+void check_reward_scale(double reward_scale);
 
 class Batch {
  public:
@@ -109,13 +120,15 @@ class Batch {
   // The learner's face, row k written when table k's hand ends: each team's score sheet
   // ([table][team][SHEET_VALUES]: engine/scoring.py SHEET_ROWS, then canastas), the game's
   // totals ([table][team]), the END_* reason, whether the game is over, its winner (-1:
-  // none).
+  // none), and each seat's reward for the hand (hand_rewards, [table][seat] float64:
+  // book_hand with the batch's reward and episode modes).
   static constexpr int SHEET_VALUES = 9;
   const int num_teams;
   int64_t* hand_sheets() { return hand_sheets_.get(); }
   int64_t* game_scores() { return game_scores_.get(); }
   int64_t* end_reason() { return end_reason_.get(); }
   bool* game_over() { return game_over_.get(); }
+  double* hand_rewards() { return hand_rewards_.get(); }
   int64_t* winner_team() { return winner_team_.get(); }
   // the game at `table` (throws where none was dealt); shared, so a caller that keeps it
   // past the table's next deal keeps the old game, never a freed one
@@ -126,12 +139,16 @@ class Batch {
   // learner's face dealt a table
   void check_step() const;
 
-  // the buffers (row-major, num_tables rows), written by reset and step
+  // the buffers (row-major, num_tables rows), written by reset and step; paid: the float64
+  // sums that rewards holds as float32
   float* obs() { return obs_.get(); }
   int8_t* mask() { return mask_.get(); }
   int64_t* seat() { return seat_.get(); }
   float* rewards() { return rewards_.get(); }
+  double* paid() { return paid_.data(); }
   bool* done() { return done_.get(); }
+  // the game whose episode ended at `table` on the last step (done), null for the others
+  std::shared_ptr<Game> finished(int table) const;
   // the deal number h of each table's game (its seed is the reset's seed + h)
   const std::vector<int64_t>& deal_numbers() const { return deal_numbers_; }
   bool was_reset() const { return !games_.empty(); }
@@ -145,6 +162,7 @@ class Batch {
   SeedValue seed_;
   int64_t next_deal_ = 0;
   std::vector<std::shared_ptr<Game>> games_;
+  std::vector<std::shared_ptr<Game>> finished_;  // [table] the game ended on this step
   std::vector<int64_t> deal_numbers_;
   std::unique_ptr<float[]> obs_;
   std::unique_ptr<int8_t[]> mask_;
@@ -154,8 +172,10 @@ class Batch {
   std::unique_ptr<bool[]> hand_over_;  // the learner's face: each table's hand is over
   std::unique_ptr<int64_t[]> hand_sheets_, game_scores_, end_reason_, winner_team_;
   std::unique_ptr<bool[]> game_over_;
+  std::unique_ptr<double[]> hand_rewards_;
   bool auto_deal_ = true;              // false once the learner's face deals a table
   std::vector<double> earned_;  // [seat] this step's rewards of one table, in float64
+  std::vector<double> booked_;  // [seat] one hand's rewards (book_hand)
   std::vector<double> paid_;    // [table * num_players + seat] this step's rewards, float64
   std::vector<std::unique_ptr<bots::Bot>> bots_;  // [table * num_players + seat], null: none
   std::unique_ptr<float[]> bot_obs_;  // a bot's observation, written before it acts
@@ -167,8 +187,6 @@ class Batch {
   void hand_ended(int table);
   void reset_bots(int table);
   void play_bots(int table);
-  bool episode_ends(const Game& game) const;
-  void add_seat_rewards(const Game& game);
 };
 
 }  // namespace canasta

@@ -1,13 +1,13 @@
-// _core.Batch, _core.observation, _core.view and _core.observation_spans: typed arrays
-// in and out.
+// _core.Batch, _core.observation, _core.view, _core.seat_rewards and
+// _core.observation_spans: typed arrays in and out.
 //
-// A Batch owns its buffers; its obs, mask, seat, rewards, done, hand_over and hand-end
-// properties (hand_sheets, game_scores, end_reason, game_over, winner_team) are numpy
-// views of them that keep the Batch alive, rewritten in place by reset and step. reset and
-// step release the GIL (each batch touches only its own games), so threads may step
-// separate batches at once; one batch is stepped by one thread at a time: every method
-// holds the batch's BusyFlag (and those of the games and bots it touches) for the call,
-// and a second thread gets RuntimeError (busy.hpp).
+// A Batch owns its buffers; its obs, mask, seat, rewards, paid, done, hand_over and hand-end
+// properties (hand_sheets, game_scores, end_reason, game_over, winner_team, hand_rewards)
+// are numpy views of them that keep the Batch alive, rewritten in place by reset and
+// step. reset and step release the GIL (each batch touches only its own games), so
+// threads may step separate batches at once; one batch is stepped by one thread at a
+// time: every method holds the batch's BusyFlag (and those of the games and bots it
+// touches) for the call, and a second thread gets RuntimeError (busy.hpp).
 #include "batch_bindings.hpp"
 
 #include <nanobind/nanobind.h>
@@ -201,6 +201,23 @@ void bind_batch(nb::module_& m) {
       "and the hand is on (then the observation shows it to act), as Table.view.");
 
   m.def(
+      "seat_rewards",
+      [](Game& game, const std::string& reward, double reward_scale, const std::string& episode) {
+        const Hold hold(game.busy, GAME_IN_USE);
+        const RewardMode reward_in = reward_mode(reward);
+        const EpisodeMode episode_in = episode_mode(episode);
+        check_reward_scale(reward_scale);
+        if (!game.hand_over()) throw std::invalid_argument("the hand has no result before it ends");
+        double out[MAX_PLAYERS];
+        book_hand(game.s, reward_in, reward_scale, episode_in, out);
+        return std::vector<double>(out, out + game.s.num_players);
+      },
+      nb::arg("game"), nb::arg("reward") = "score", nb::arg("reward_scale") = 1000.0,
+      nb::arg("episode") = "hand",
+      "The batch's booking of the hand that ended (book_hand): each seat's reward, as "
+      "Table.seat_rewards(reward, reward_scale, episode) gives it (the tests compare them).");
+
+  m.def(
       "observation_spans",
       []() {
         nb::list out;
@@ -316,6 +333,15 @@ void bind_batch(nb::module_& m) {
           nb::arg("table"),
           "The game at `table` (a _core.Game, not a copy) until that table is dealt again; "
           "kept past it, the old game, which the batch no longer plays.")
+      .def(
+          "finished",
+          [](PyBatch& self, int table) {
+            const Hold hold(self.busy, BATCH_IN_USE);
+            return self.batch.finished(table);
+          },
+          nb::arg("table"),
+          "The game whose episode ended at `table` on the last step (done), which the batch "
+          "no longer plays; None where none ended.")
       .def_prop_ro("hand_over",
                    [](PyBatch& self) {
                      return view_of(self, self.batch.hand_over(),
@@ -343,6 +369,12 @@ void bind_batch(nb::module_& m) {
                    [](PyBatch& self) {
                      return view_of(self, self.batch.game_over(),
                                     {static_cast<size_t>(self.batch.num_tables)});
+                   })
+      .def_prop_ro("hand_rewards",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.hand_rewards(),
+                                    {static_cast<size_t>(self.batch.num_tables),
+                                     static_cast<size_t>(self.batch.num_players)});
                    })
       .def_prop_ro("winner_team",
                    [](PyBatch& self) {
@@ -376,6 +408,12 @@ void bind_batch(nb::module_& m) {
       .def_prop_ro("rewards",
                    [](PyBatch& self) {
                      return view_of(self, self.batch.rewards(),
+                                    {static_cast<size_t>(self.batch.num_tables),
+                                     static_cast<size_t>(self.batch.num_players)});
+                   })
+      .def_prop_ro("paid",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.paid(),
                                     {static_cast<size_t>(self.batch.num_tables),
                                      static_cast<size_t>(self.batch.num_players)});
                    })

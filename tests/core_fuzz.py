@@ -6,7 +6,7 @@ naming what is wrong; never a signal, never a hang.
   entries, entries not whole, in-range nonsense) and masks mutated, given to every
   ``CoreBot`` name at several tables;
 * :func:`bad_calls`: bad arguments and calls out of order on ``_core.Rules``, ``Game``,
-  ``Bot``, ``Batch``, ``play_bots``, ``view`` and ``vector_env``;
+  ``Bot``, ``Batch``, ``play_bots``, ``view``, ``seat_rewards`` and ``vector_env``;
 * :func:`hammer_all`: four threads on one object (a vector env, the Gymnasium vector face
   on both its paths, a batch, a game, a bot shared by two games): each call works or
   raises the one-thread rule's ``RuntimeError``.
@@ -331,6 +331,18 @@ def bad_calls() -> int:
     refused(lambda: batch.step(np.zeros(3)), ValueError, match="integer ids")
     refused(lambda: batch.step(np.zeros((3, 1), np.int64)), ValueError)
     refused(lambda: batch.step(np.full(3, 2**62)), ValueError)
+    for table in (-1, 3):
+        refused(lambda table=table: batch.finished(table), ValueError)
+    batch.step(np.argmax(batch.mask, axis=1).astype(np.int64))
+    assert batch.finished(0) is None or batch.done[0]
+
+    # the batch's booking of a hand (book_hand): before the hand's end, bad modes and scales
+    ended = core.CoreGame(rules, 2, seed=3)
+    refused(lambda: _core.seat_rewards(ended._game), ValueError, match="no result before")
+    ended.random_steps(10_000, 0)
+    for bad in ({"reward": "x"}, {"episode": "x"}, {"reward_scale": 0.0}, {"reward_scale": 1e300}):
+        refused(lambda bad=bad: _core.seat_rewards(ended._game, **bad), ValueError)
+    assert len(_core.seat_rewards(ended._game, "win", 1.0, "game")) == 2
 
     # play_bots: a stuck position ends, one bot at two seats plays both
     game = core.CoreGame(rules, 2, seed=3)
