@@ -424,8 +424,7 @@ def hammer_vector_env(backend: str, rounds: int = 40) -> tuple[int, int]:
         if rng.random() < 0.05:
             venv.reset(rng.randrange(100))
             return
-        mask = venv._batch.mask if backend == "core" else venv._table.mask
-        venv.step(_legal(mask, rng))
+        venv.step(_legal(venv.tables.mask, rng))
 
     return hammer(step, rounds=rounds)
 
