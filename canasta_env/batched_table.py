@@ -26,7 +26,7 @@ booking            each hand that ends, once per engine by the one convention
 
 Engines. On the core (``batched`` None or True) the N tables are one ``_core.Batch``: its
 ``reset``/``step`` play every seat in C++ (with the booking and the new deals), its
-``deal_table``/``step_learner`` play the agents' seats by their twins in the batched core
+``deal_table``/``play_learner`` play the agents' seats by their twins in the batched core
 (:func:`canasta_env.core.batch_twin`) and stop where a hand ends; the hands that ended
 come back here, from the rows the batch wrote (no state read). Otherwise (the Python
 engine, ``batched=False``, an agent without a twin, ``max_cycles``, ``auto_deal`` off)
@@ -46,7 +46,7 @@ Rewards (``Table.seat_rewards``), given when a hand ends:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -80,8 +80,7 @@ _SHEET_KEYS = (*(key for key, _ in SHEET_ROWS), "canastas")
 _SHEET_TOTAL = _SHEET_KEYS.index("total")
 
 
-@dataclass(frozen=True)
-class HandEnd:
+class HandEnd(NamedTuple):
     """A hand that ended: its result by the one convention, and how the single env's
     final info tells it (``hand_scores``, ``scores``, ``end_reason``)."""
 
@@ -167,17 +166,19 @@ class BatchedTable:
             )
         #: the engine: the core's batch, or a Table per table
         self.engine = _CoreBatch(self) if batched else _Tables(self)
+        self.batched = bool(batched)  # the batch plays its agents' seats and writes the views
         self.obs, self.mask, self.seat = self.engine.obs, self.engine.mask, self.engine.seat
         # with agents in seats
-        self.status = np.full(num_tables, CALLER, np.int8)
+        #: how each table stands (CALLER, AGENTS, ENDED, TRUNCATED)
+        self.status = [CALLER] * num_tables
+        #: the tables whose episode ended (ENDED or TRUNCATED) in the last ``play``, in order
+        self.ended: list[int] = []
+        #: whether each table's action in the last ``play`` was legal (and played)
+        self.legal = self.engine.legal
         self._booked = np.zeros((num_tables, num_players), np.float64)
+        self._rows = np.arange(num_tables)
         #: the last hand that ended at each table since the caller cleared it
         self.hand_ends: dict[int, HandEnd] = {}
-
-    @property
-    def batched(self) -> bool:
-        """Whether the tables are one ``_core.Batch``."""
-        return isinstance(self.engine, _CoreBatch)
 
     # ------------------------------------------------------------------ every seat acts
     def reset(self, seed: int = 0) -> None:
@@ -189,6 +190,11 @@ class BatchedTable:
         ended ones are ignored). If any action is not legal, raises
         :class:`~canasta_env.engine.game.IllegalActionError` naming the table before
         anything changes."""
+        self.engine.step(self._ids(actions))
+
+    def _ids(self, actions) -> np.ndarray:
+        """``actions`` as one integer id per table, in native byte order; anything else
+        raises :class:`~canasta_env.engine.game.IllegalActionError` saying what it is."""
         actions = np.asarray(actions)
         if actions.shape != (self.num_tables,) or actions.dtype.kind not in "iu":
             raise IllegalActionError(
@@ -197,7 +203,7 @@ class BatchedTable:
             )
         if not actions.dtype.isnative:  # '>i8' from a big-endian source: the same ids
             actions = actions.astype(actions.dtype.newbyteorder("="))
-        self.engine.step(actions)
+        return actions
 
     @property
     def rewards(self) -> np.ndarray:
@@ -235,26 +241,36 @@ class BatchedTable:
             self.status[k] = self._settle(k, moved=False)
         self._run([k for k, *_ in deals])
 
-    def play(self, actions: np.ndarray, play: np.ndarray) -> None:
-        """Play ``actions[k]`` (int64) at each table ``k`` with ``play[k]``, then its agents
-        up to a caller's seat or the episode's end (``status``). An action not legal
-        raises :class:`~canasta_env.engine.game.IllegalActionError` before anything
-        changes."""
-        played = self.engine.play(actions, play)
+    def play(self, actions: Sequence[int] | np.ndarray, raise_illegal: bool = True) -> None:
+        """Play ``actions[k]`` (an integer id per table) at each table ``k``, then its
+        agents up to a caller's seat or the episode's end (``status``; the tables whose
+        episode ended: ``ended``).
+
+        Every id is checked first: one outside 0..NUM_ACTIONS-1 raises
+        :class:`~canasta_env.engine.game.IllegalActionError` naming the first table with
+        one. Then ``legal[k]`` says whether ``actions[k]`` is legal at table ``k`` (a
+        table waiting for a caller's seat); the first illegal one raises with
+        ``raise_illegal``, else the tables with an illegal action are not played. Nothing
+        changes before a refusal."""
+        played = self.engine.play(self._ids(actions), raise_illegal)
+        self.legal = self.engine.legal
+        status = self.status
         for k in played:
-            self.status[k] = self._settle(k, moved=True)
+            status[k] = self._settle(k, moved=True)
         self._run(played)
+        self.ended = [k for k in played if status[k] >= ENDED]
 
     def take_rewards(self, seats: np.ndarray) -> np.ndarray:
         """The rewards booked for ``seats[k]`` at each table ``k`` since the last take
         (float64), and a new start for every seat's."""
-        rewards = self._booked[np.arange(self.num_tables), seats]
+        rewards = self._booked[self._rows, seats]
         self._booked.fill(0.0)
         return rewards
 
-    def final_view(self, k: int, seat: int) -> dict[str, np.ndarray]:
-        """What ``seat`` sees at table ``k``, shown as not to act (new arrays)."""
-        return self.engine.final_view(k, seat)
+    def final_view(self, k: int) -> dict[str, np.ndarray]:
+        """What the seat that played ``actions[k]`` in the last ``play`` sees at table
+        ``k`` now, shown as not to act (new arrays): an ended episode's last view."""
+        return self.engine.final_view(k)
 
     def _settle(self, k: int, moved: bool) -> int:
         """Book what the last move (``moved``) or deal did at table ``k``: the hands that
@@ -274,6 +290,8 @@ class BatchedTable:
     def _run(self, tables: list[int]) -> None:
         """Let the agents play at the tables waiting for them, round after round, until
         every table waits for a caller's seat or has ended."""
+        if self.batched:
+            return  # the batch played them, and wrote the views
         waiting = [k for k in tables if self.status[k] == AGENTS]
         while waiting:
             self.engine.play_agents(waiting)
@@ -300,6 +318,8 @@ class _Tables:
         self.next_deal = 0
         self.agents: list[dict] = [{}] * n  # seat -> agent, each table's
         self.moves = [0] * n  # every seat's decisions this episode (max_cycles counts them)
+        self.legal = np.zeros(n, bool)  # each table's action in the last play was legal
+        self.acted = [0] * n  # the seat that played it
 
     # ------------------------------------------------------------------ every seat acts
     def reset(self, seed: int) -> None:
@@ -400,10 +420,28 @@ class _Tables:
             owner.rules, owner.num_players, seed=deal_seed, backend=owner.backend
         )
 
-    def play(self, actions: np.ndarray, play: np.ndarray) -> list[int]:
-        played = np.flatnonzero(play).tolist()
+    def play(self, actions: np.ndarray, raise_illegal: bool) -> list[int]:
+        ids = actions.astype(np.int64)
+        outside = ids.view(np.uint64) >= NUM_ACTIONS  # a negative id too, as unsigned
+        if outside.any():
+            k = int(np.flatnonzero(outside)[0])
+            raise IllegalActionError(
+                f"table {k}: action id {int(actions[k])} is outside 0..{NUM_ACTIONS - 1}"
+            )
+        status = self.owner.status
+        legal = self.mask[self.owner._rows, ids].view(bool)  # a new array
+        legal &= np.array([s == CALLER for s in status])
+        if raise_illegal and not legal.all():
+            k = int(np.flatnonzero(~legal)[0])
+            raise IllegalActionError(
+                f"table {k}: illegal action {int(actions[k])} for seat {int(self.seat[k])}"
+            )
+        self.legal = legal
+        played = np.flatnonzero(legal).tolist()
         for k in played:
-            self.tables[k].step(int(actions[k]))
+            table = self.tables[k]
+            self.acted[k] = table.current
+            table.step(int(ids[k]))
             self.moves[k] += 1
         return played
 
@@ -451,8 +489,8 @@ class _Tables:
         table = self.tables[k]
         return table.current not in self.agents[k]
 
-    def final_view(self, k: int, seat: int) -> dict[str, np.ndarray]:
-        return self.tables[k].view(seat, live=False)
+    def final_view(self, k: int) -> dict[str, np.ndarray]:
+        return self.tables[k].view(self.acted[k], live=False)
 
 
 class _CoreBatch:
@@ -475,6 +513,7 @@ class _CoreBatch:
         # the batch's buffers, seen once (numpy views, rewritten in place)
         self.obs, self.mask, self.seat = batch.obs, batch.mask, batch.seat
         self.rewards, self.done = batch.paid, batch.done
+        self.legal, self._final_obs = batch.legal, batch.final_obs
         self._hand_over, self._game_over = batch.hand_over, batch.game_over
         self._hand_sheets, self._game_scores = batch.hand_sheets, batch.game_scores
         self._end_reason, self._hand_rewards = batch.end_reason, batch.hand_rewards
@@ -533,15 +572,11 @@ class _CoreBatch:
         seeds = [0 if agent is None else seed for agent, seed in zip(agents, agent_seeds)]
         self.batch.deal_table(k, *seed_words(deal_seed), bots, seeds)
 
-    def play(self, actions: np.ndarray, play: np.ndarray) -> list[int]:
-        self.batch.step_learner(actions, play)
-        return np.flatnonzero(self._hand_over & play).tolist()
-
-    def play_agents(self, tables: list[int]) -> None:
-        raise AssertionError("the batch plays its agents' seats itself")
-
-    def write_views(self, tables) -> None:
-        pass  # the batch wrote them
+    def play(self, actions: np.ndarray, raise_illegal: bool) -> list[int]:
+        try:  # the tables played whose hand is over
+            return self.batch.play_learner(actions, raise_illegal)
+        except ValueError as error:  # the core's IllegalAction, as the tables raise it
+            raise IllegalActionError(str(error)) from None
 
     def hand_over(self, k: int) -> bool:
         return bool(self._hand_over[k])
@@ -567,9 +602,12 @@ class _CoreBatch:
     def callers_act(self, k: int) -> bool:
         return True  # the batch played its agents up to a caller's seat
 
-    def final_view(self, k: int, seat: int) -> dict[str, np.ndarray]:
-        observation, mask = _core.view(self.batch.game(k), seat, False)
-        return {"observation": observation, "action_mask": mask}
+    def final_view(self, k: int) -> dict[str, np.ndarray]:
+        # the batch wrote it when the hand ended (Batch.final_obs), as _core.view does
+        return {
+            "observation": self._final_obs[k].copy(),
+            "action_mask": np.zeros(NUM_ACTIONS, MASK_DTYPE),
+        }
 
 
 __all__ = [

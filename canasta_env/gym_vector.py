@@ -80,8 +80,7 @@ from gymnasium.vector.utils import batch_space
 
 from canasta_env import core, gym_env
 from canasta_env.actions import NUM_ACTIONS
-from canasta_env.batched_table import CALLER, ENDED, TRUNCATED, BatchedTable, HandEnd
-from canasta_env.engine.game import IllegalActionError
+from canasta_env.batched_table import CALLER, TRUNCATED, BatchedTable, HandEnd
 from canasta_env.engine.state import team_of_seat
 from canasta_env.env import OPTIONS, check_options, observation_space
 from canasta_env.gym_env import GYM_OPTIONS, MAX_REDEALS, opponent_list
@@ -90,15 +89,7 @@ from canasta_env.table import resolve_backend
 from canasta_env.threads import OneThread
 
 _SEED_BOUND = 2**31 - 1  # the single env's bound of drawn seeds
-_INT64 = np.iinfo(np.int64)
-
-
-def _seed_array(seeds: list[int]) -> np.ndarray:
-    """The tables' deal seeds as an ``int64`` array, or an ``object`` array of Python
-    integers where one is past int64 (a seed given at ``reset``: every size is taken)."""
-    fits = all(_INT64.min <= seed <= _INT64.max for seed in seeds)
-    return np.array(seeds, np.int64 if fits else object)
-
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 _RULES_FIELDS = frozenset(field.name for field in dataclasses.fields(Rules))
 #: The single env's options this face takes (render_mode aside: a batch is not drawn).
@@ -106,7 +97,7 @@ _FACE_OPTIONS = ("learner", "seat", "illegal_action")
 _AEC_OPTIONS = ("num_players", "reward", "reward_scale", "episode", "max_cycles")
 
 
-def _hand_info(hand: HandEnd, team: int) -> dict:
+def _hand_info_of(hand: HandEnd, team: int) -> dict:
     """The info of a hand that ended, for ``team`` (the learner's): its result by the one
     convention, then the single env's end-of-hand keys."""
     result = hand.result
@@ -225,8 +216,16 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         self._specs = self._check_opponents(opponents)
         self._rngs: list[np.random.Generator | None] = [None] * n
         self._seat = np.zeros(n, np.int64)  # each table's learner seat (drawn at its reset)
-        self._learner_seats: list[frozenset[int]] = [frozenset()] * n
-        self._deal_seeds = [0] * n
+        # the other seats of each learner seat, in seat order (the opponents')
+        self._other_seats = [
+            [s for s in range(self.num_players) if s not in self._seats_of(seat)]
+            for seat in range(self.num_players)
+        ]
+        # each table's deal seed: as int64, and as given where one is past int64 (a seed
+        # given at reset: every size is taken; the infos then hold them as objects)
+        self._deal_seeds = np.zeros(n, np.int64)
+        self._big_seeds: dict[int, int] = {}
+        self._everywhere = np.ones(n, bool)
         self._has_reset = False
         #: the tables: one ``_core.Batch`` on the fast path, else a ``Table`` each
         self.tables = BatchedTable(
@@ -275,8 +274,25 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         if seat is None:
             seat = int(rng.integers(self.num_players))
         self._seat[k] = seat
-        self._learner_seats[k] = self._seats_of(seat)
         return rng
+
+    def _set_deal_seed(self, k: int, seed: int) -> None:
+        if _INT64_MIN <= seed <= _INT64_MAX:
+            self._deal_seeds[k] = seed
+            self._big_seeds.pop(k, None)
+        else:
+            self._big_seeds[k] = seed
+
+    def _deal_seed(self, k: int) -> int:
+        """Table ``k``'s deal seed, as given."""
+        return self._big_seeds.get(k, int(self._deal_seeds[k]))
+
+    def _seed_infos(self) -> np.ndarray:
+        """The tables' deal seeds as an ``int64`` array, or an ``object`` array of Python
+        integers where one is past int64."""
+        if not self._big_seeds:
+            return self._deal_seeds.copy()
+        return np.array([self._deal_seed(k) for k in range(self.num_envs)], object)
 
     # -------------------------------------------------------------- opponents
     def _check_opponents(self, opponents) -> list[list] | None:
@@ -302,7 +318,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         seeds, drawn as the single env draws them (the table seeds and resets them)."""
         agents: list = [None] * self.num_players
         seeds = [0] * self.num_players
-        seats = [s for s in range(self.num_players) if s not in self._learner_seats[k]]
+        seats = self._other_seats[self._seat[k]]
         if self._specs is None:
             random_move = _RandomMove(rng)
             for s in seats:
@@ -345,7 +361,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
                 deal_seed = seed if attempt == 0 and seed is not None else None
                 if deal_seed is None:
                     deal_seed = int(rng.integers(_SEED_BOUND))
-                self._deal_seeds[k] = deal_seed
+                self._set_deal_seed(k, deal_seed)
                 deals.append((k, deal_seed, agents, agent_seeds))
             self.tables.deal(deals)
             status = self.tables.status
@@ -356,7 +372,8 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
 
     def _hand_info(self, k: int) -> dict:
         """The hand that ended at table ``k``, from the learner's team's side."""
-        return _hand_info(self.tables.hand_ends[k], team_of_seat(self.num_players, self._seat[k]))
+        team = team_of_seat(self.num_players, self._seat[k])
+        return _hand_info_of(self.tables.hand_ends[k], team)
 
     # -------------------------------------------------------------- gym API
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options=None):
@@ -390,33 +407,36 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         if not self._has_reset:
             raise RuntimeError("reset() must be called before step()")
         tables = self.tables
-        ids = self._ids(actions)
-        legal = tables.mask[np.arange(self.num_envs), ids].astype(bool)
-        if self.illegal_action == "raise" and not legal.all():
-            k = int(np.flatnonzero(~legal)[0])
-            raise IllegalActionError(
-                f"table {k}: illegal action {int(ids[k])} for seat {tables.seat[k]}"
-            )
+        actions = np.asarray(actions)
         acting = tables.seat.copy()
-        tables.play(ids, legal)
-        status = tables.status
-        terminated = ~legal | (status == ENDED)
-        truncated = status == TRUNCATED
+        # every id checked, then each action (raised, or its table not played)
+        tables.play(actions, raise_illegal=self.illegal_action == "raise")
+        legal = tables.legal
+        all_legal = bool(legal.all())
+        terminated = np.zeros(self.num_envs, bool)
+        truncated = np.zeros(self.num_envs, bool)
+        ended = tables.ended
+        for k in ended:
+            if tables.status[k] == TRUNCATED:
+                truncated[k] = True
+            else:
+                terminated[k] = True
         rewards = tables.take_rewards(self._seat)
-        if not legal.all():
+        if not all_legal:
             rewards[~legal] += self.illegal_reward
-        ended = np.flatnonzero(terminated | truncated).tolist()
-        top_rows = [  # episode="game": a hand's result at the top level
-            (k, self._hand_info(k))
-            for k in sorted(tables.hand_ends)
-            if not (terminated[k] or truncated[k])
-        ]
+            terminated |= ~legal
+            ended = np.flatnonzero(terminated | truncated).tolist()
+        hands = tables.hand_ends
+        top_rows = []  # episode="game": a hand's result at the top level
+        if hands:
+            over = set(ended)
+            top_rows = [(k, self._hand_info(k)) for k in sorted(hands) if k not in over]
         final_obs = np.empty(self.num_envs, dtype=object)  # all None
         final_rows = []
         for k in ended:
-            info = {"seat": int(acting[k]), "deal_seed": self._deal_seeds[k]}
+            info = {"seat": int(acting[k]), "deal_seed": self._deal_seed(k)}
             if legal[k]:
-                final_obs[k] = tables.final_view(k, int(acting[k]))
+                final_obs[k] = tables.final_view(k)
                 if k in tables.hand_ends:
                     info.update(self._hand_info(k))
             else:  # ended by the illegal action: the position is the one the learner saw
@@ -424,7 +444,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
                     "observation": tables.obs[k].copy(),
                     "action_mask": np.zeros_like(tables.mask[k]),
                 }
-                info["illegal_action"] = int(ids[k])
+                info["illegal_action"] = int(actions[k])
             final_rows.append((k, info))
         tables.hand_ends.clear()
         self._reset_tables(ended, [None] * len(ended))
@@ -442,48 +462,35 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         """The tables' infos (``(k, info)`` in ascending ``k``) as Gymnasium's
         ``_add_info`` gathers them one by one: the same keys in the same order, each with
         its ``_key`` mask, the same dtypes; flat infos only."""
-        infos: dict = {}
+        gathered: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # key -> (values, has)
         for k, info in rows:
             for key, value in info.items():
-                array = infos.get(key)
-                if array is None:
+                pair = gathered.get(key)
+                if pair is None:
                     if type(value) in (int, float, bool) or issubclass(type(value), np.number):
                         array = np.zeros(self.num_envs, dtype=type(value))
                     elif isinstance(value, np.ndarray):
                         array = np.zeros((self.num_envs, *value.shape), dtype=value.dtype)
                     else:  # an object array is made all None
                         array = np.empty(self.num_envs, dtype=object)
-                    infos[key] = array
-                    infos["_" + key] = np.zeros(self.num_envs, np.bool_)
-                array[k] = value
-                infos["_" + key][k] = True
+                    pair = gathered[key] = (array, np.zeros(self.num_envs, np.bool_))
+                pair[0][k] = value
+                pair[1][k] = True
+        infos: dict = {}
+        for key, (array, has) in gathered.items():
+            infos[key] = array
+            infos["_" + key] = has
         return infos
-
-    def _ids(self, actions) -> np.ndarray:
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
-            raise IllegalActionError(
-                f"actions must be {self.num_envs} integer ids, got shape {actions.shape} "
-                f"of {actions.dtype}"
-            )
-        outside = (actions < 0) | (actions >= NUM_ACTIONS)
-        if outside.any():
-            k = int(np.flatnonzero(outside)[0])
-            raise IllegalActionError(
-                f"table {k}: action id {int(actions[k])} is outside 0..{NUM_ACTIONS - 1}"
-            )
-        return actions.astype(np.int64)
 
     def _observation(self) -> dict[str, np.ndarray]:
         return {"observation": self.tables.obs.copy(), "action_mask": self.tables.mask.copy()}
 
     def _info(self) -> dict:
-        everywhere = np.ones(self.num_envs, bool)
         return {
             "seat": self.tables.seat.copy(),
-            "_seat": everywhere,
-            "deal_seed": _seed_array(self._deal_seeds),
-            "_deal_seed": everywhere.copy(),
+            "_seat": self._everywhere.copy(),
+            "deal_seed": self._seed_infos(),
+            "_deal_seed": self._everywhere.copy(),
         }
 
     def action_masks(self) -> np.ndarray:

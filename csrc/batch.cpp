@@ -133,6 +133,9 @@ Batch::Batch(std::shared_ptr<const Rules> rules, std::string rules_name, int pla
   rewards_.reset(new float[n * players]());
   done_.reset(new bool[n]());
   hand_over_.reset(new bool[n]());
+  legal_.reset(new bool[n]());
+  acted_.reset(new int64_t[n]());
+  final_obs_.reset(new float[n * OBS_SIZE]());
   hand_sheets_.reset(new int64_t[n * num_teams * SHEET_VALUES]());
   game_scores_.reset(new int64_t[n * num_teams]());
   end_reason_.reset(new int64_t[n]());
@@ -229,6 +232,8 @@ void Batch::learner_table_settled(int k) {
   end_reason_[k] = s.end_reason;
   game_over_[k] = s.game_over;
   winner_team_[k] = s.winner_team;
+  write_observation(*games_[k], static_cast<int>(acted_[k]), false,
+                    final_obs_.get() + static_cast<size_t>(k) * OBS_SIZE);
   book_hand(s, reward_, reward_scale_, episode_,
             &hand_rewards_[static_cast<size_t>(k) * num_players]);
 }
@@ -248,10 +253,18 @@ void Batch::step_learner(const int64_t* actions, const bool* play) {
   }
   for (int k = 0; k < num_tables; ++k) {
     if (!play[k]) continue;
+    acted_[k] = games_[k]->current_player();
     games_[k]->apply(static_cast<int>(actions[k]));
     play_bots(k);
     learner_table_settled(k);
   }
+}
+
+bool Batch::learner_legal(int k, int64_t action) {
+  check_table(k);
+  Game* game = games_.empty() ? nullptr : games_[k].get();
+  return game && !game->hand_over() && action >= 0 && action < NUM_ACTIONS &&
+         game->is_legal(static_cast<int>(action));
 }
 
 void Batch::set_bot(int table, int seat, const bots::Bot* bot) {

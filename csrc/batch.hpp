@@ -20,11 +20,13 @@
 // The learner's face (canasta_env/gym_vector.py's fast path) drives a batch another way:
 // deal_table deals one table from the caller's seeds with the bots of its episode (each
 // bot's generator seeded as random.Random(seed)), and step_learner plays the learner's
-// actions. Neither deals a new game nor pays rewards: a hand that ends stops its table
-// (hand_over[k]) for the caller to read and to go on with next_hand (a game's next hand)
-// or deal_table (a new episode); the bots' seats are played in C++ up to a seat without a
-// bot or the hand's end. The call that ends a hand also writes, at row k, how it ended
-// (hand_sheets, game_scores, end_reason, game_over, winner_team), so the face books the
+// actions (the binding's play_learner checks every id and action first and plays the
+// legal ones). Neither deals a new game: a hand that ends stops its table (hand_over[k])
+// for the caller to go on with next_hand (a game's next hand) or deal_table (a new
+// episode); the bots' seats are played in C++ up to a seat without a bot or the hand's
+// end. The call that ends a hand also writes, at row k, how it ended (hand_sheets,
+// game_scores, end_reason, game_over, winner_team), each seat's reward (hand_rewards,
+// book_hand) and the last view of the seat that acted (final_obs), so the face books the
 // ended hands from arrays, without reading the game's state.
 //
 // A batch touches only its own games and buffers (the turn search's memo is per thread),
@@ -114,8 +116,14 @@ class Batch {
   // not), its bots played.
   void next_hand_of(int table);
   // The learner's face: actions[k] played at every table k with play[k] (throws
-  // IllegalAction before anything changes for an illegal one), then its bots.
+  // IllegalAction before anything changes for an illegal one), then its bots. The seat
+  // that plays actions[k] is kept, and once the table's hand is over (after this step or
+  // a next_hand of its game) final_obs[k] is what that seat sees, shown as not to act.
   void step_learner(const int64_t* actions, const bool* play);
+  // Whether `action` is legal at `table` (dealt, its hand on, an id of the layout).
+  bool learner_legal(int table, int64_t action);
+  bool* legal() { return legal_.get(); }  // play_learner's flags (batch_bindings.cpp)
+  float* final_obs() { return final_obs_.get(); }
   bool* hand_over() { return hand_over_.get(); }
   // The learner's face, row k written when table k's hand ends: each team's score sheet
   // ([table][team][SHEET_VALUES]: engine/scoring.py SHEET_ROWS, then canastas), the game's
@@ -170,6 +178,9 @@ class Batch {
   std::unique_ptr<float[]> rewards_;
   std::unique_ptr<bool[]> done_;
   std::unique_ptr<bool[]> hand_over_;  // the learner's face: each table's hand is over
+  std::unique_ptr<bool[]> legal_;      // the learner's face: each table's action is legal
+  std::unique_ptr<int64_t[]> acted_;   // the learner's face: the seat of its last action
+  std::unique_ptr<float[]> final_obs_;  // the learner's face: acted_'s view at a hand's end
   std::unique_ptr<int64_t[]> hand_sheets_, game_scores_, end_reason_, winner_team_;
   std::unique_ptr<bool[]> game_over_;
   std::unique_ptr<double[]> hand_rewards_;

@@ -325,6 +325,51 @@ void bind_batch(nb::module_& m) {
           "bots, up to a seat without one or the hand's end (hand_over); an illegal action "
           "raises ValueError before anything changes.")
       .def(
+          "play_learner",
+          [](PyBatch& self, const Actions& actions, bool raise_illegal) {
+            const BatchHold hold(self, true);
+            Batch& batch = self.batch;
+            const int n = batch.num_tables;
+            read_actions(actions, n, self.actions);
+            const int64_t* ids = self.actions.data();
+            for (int k = 0; k < n; ++k)  // every id first, then every action
+              if (ids[k] < 0 || ids[k] >= NUM_ACTIONS)
+                throw IllegalAction("table " + std::to_string(k) + ": action id " +
+                                    action_text(actions, k) + " is outside 0.." +
+                                    std::to_string(NUM_ACTIONS - 1));
+            bool* legal = batch.legal();
+            for (int k = 0; k < n; ++k) {
+              legal[k] = batch.learner_legal(k, ids[k]);
+              if (raise_illegal && !legal[k])
+                throw IllegalAction(batch.illegal_message(k, action_text(actions, k)));
+            }
+            std::vector<int> ended;
+            {
+              nb::gil_scoped_release release;
+              batch.step_learner(ids, legal);
+              for (int k = 0; k < n; ++k)
+                if (legal[k] && batch.hand_over()[k]) ended.push_back(k);
+            }
+            return ended;
+          },
+          nb::arg("actions"), nb::arg("raise_illegal"),
+          "The learner's face in one call: every id checked to be 0..NUM_ACTIONS-1 (else "
+          "ValueError naming the first table), then legal[k] set for each table's action "
+          "(raise_illegal: ValueError for the first illegal one), then step_learner with "
+          "legal: nothing changes before a refusal. Returns the tables played whose hand is "
+          "over, in order.")
+      .def_prop_ro("legal",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.legal(),
+                                    {static_cast<size_t>(self.batch.num_tables)});
+                   })
+      .def_prop_ro("final_obs",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.final_obs(),
+                                    {static_cast<size_t>(self.batch.num_tables),
+                                     static_cast<size_t>(OBS_SIZE)});
+                   })
+      .def(
           "game",
           [](PyBatch& self, int table) {
             const Hold hold(self.busy, BATCH_IN_USE);
