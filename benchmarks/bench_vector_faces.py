@@ -14,8 +14,8 @@ A learner decision is one row of one ``step``: the opponents' moves between two 
 learner's decisions are inside it, as are the autoresets and the learner's sampling
 (one float32 uniform per action, the argmax over the legal ones). For the ``table`` and
 ``python`` paths also prints the share of the CPU time spent in the opponents' method
-(``_play_opponents``). CPU time is ``time.process_time``: other processes do not inflate
-it.
+(the batched table's ``play_agents``). CPU time is ``time.process_time``: other
+processes do not inflate it.
 """
 
 from __future__ import annotations
@@ -46,14 +46,15 @@ def rate(
     )
     in_opponents = [0.0]
     if not venv.batched:
-        play = venv._play_opponents
+        engine = venv.tables.engine
+        play = engine.play_agents
 
         def timed_play(tables: list[int]) -> None:  # the opponents' share, timed where it runs
             before = time.process_time()
             play(tables)
             in_opponents[0] += time.process_time() - before
 
-        venv._play_opponents = timed_play
+        engine.play_agents = timed_play
     rng = np.random.default_rng(seed)
     obs, _ = venv.reset(seed=seed)
     decisions = episodes = 0

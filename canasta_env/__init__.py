@@ -5,10 +5,10 @@ play; ``canasta_env.raw_env(...)`` raises on illegal actions. The same two under
 PettingZoo's versioned name: ``from canasta_env import canasta_v0``, then
 ``canasta_v0.env(...)``. See :mod:`canasta_env.env` for the full documentation.
 Every face plays its hands on a :class:`~canasta_env.table.Table` (one game: views,
-int8 masks, steps, the outcome); :class:`~canasta_env.table.BatchedTable` steps N of
-them into preallocated arrays. ``canasta_env.vector_env(...)`` steps N tables with one
-array of actions, on the compiled core (:mod:`canasta_env.core`, ``docs/core.md``) where
-it is built.
+int8 masks, steps, the outcome); :class:`~canasta_env.batched_table.BatchedTable` steps N
+of them on either engine into preallocated arrays, and every batched face is a thin
+layer over it. ``canasta_env.vector_env(...)`` steps N tables with one array of actions,
+on the compiled core (:mod:`canasta_env.core`, ``docs/core.md``) where it is built.
 Importing the package registers the Gymnasium single-agent env
 ``gymnasium.make("canasta_env/Canasta-v0", ...)`` (:mod:`canasta_env.gym_env`) and its
 vector face ``gymnasium.make_vec("canasta_env/Canasta-v0", num_envs=N, ...)``
@@ -21,10 +21,11 @@ import gymnasium
 
 from canasta_env import canasta_v0
 from canasta_env.actions import NUM_ACTIONS, action_to_str, str_to_action
+from canasta_env.batched_table import BatchedTable
 from canasta_env.env import env, raw_env  # binds the functions over the submodule name
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import PRESETS, Rules, make_rules
-from canasta_env.table import BatchedTable, Table
+from canasta_env.table import Table
 from canasta_env.vector import vector_env
 
 try:  # one version source: pyproject.toml, as the installed metadata carries it

@@ -15,7 +15,10 @@ Usage::
 Each table is what one :class:`~canasta_env.gym_env.CanastaGymEnv` with the same
 options would be (``docs/vector.md``): a step is one decision of the learner's seat to
 act at every table; the other seats are played by the opponents between the learner's
-decisions, through :meth:`Table.play <canasta_env.table.Table.play>`. The rewards, the
+decisions. The face is a thin layer over one
+:class:`~canasta_env.batched_table.BatchedTable` (``envs.tables``), which steps the
+tables, plays the opponents, books each hand and deals; the face draws each episode's
+seeds from its table's generator and gathers Gymnasium's returns. The rewards, the
 episode ends and the seeding are the single env's: table ``k`` reset with seed ``s + k``
 and stepped with the same actions gives the rewards that ``CanastaGymEnv`` reset with
 ``s + k`` gives (``tests/test_vector_faces.py``).
@@ -38,8 +41,8 @@ Autoreset
 
 Infos
     Every step: ``seat`` (the seat to act, a learner seat) and ``deal_seed`` of each
-    table. A hand that ends adds its result for the learner's team
-    (:meth:`Table.result <canasta_env.table.Table.result>`, the one convention of
+    table. A hand that ends adds its result for the learner's team (its
+    :class:`~canasta_env.batched_table.HandEnd`, by the one convention of
     :mod:`canasta_env.engine.outcome`): ``outcome`` (+1/0/-1), ``margin`` (points minus
     the other teams' mean) and ``points`` (every team's hand total, ``(N, teams)``),
     with ``end_reason``, ``hand_scores`` and ``scores`` as the single env gives them; in
@@ -52,10 +55,10 @@ Engines and opponents
     with every opponent a house bot that has a twin in the batched core
     (:func:`canasta_env.core.batch_twin`) and no ``max_cycles``, the tables are one
     ``_core.Batch`` and one call plays the learner's moves and the opponents' (the fast
-    path, ``batched``); otherwise the opponents' moves are made by
-    :meth:`CanastaVectorEnv._play_opponents` through ``Table.play``. Both give the same
-    steps, bit for bit; ``batched=False`` forces the second, ``batched=True`` requires
-    the first (``docs/vector.md``).
+    path, ``batched``); otherwise each table is a ``Table`` and the opponents play
+    through ``Table.play``: the batched table's two engines. Both give the same steps,
+    bit for bit; ``batched=False`` forces the second, ``batched=True`` requires the first
+    (``docs/vector.md``).
 
 Threads
     One face is stepped by one thread at a time: a ``reset`` or ``step`` while another
@@ -77,42 +80,35 @@ from gymnasium.vector.utils import batch_space
 
 from canasta_env import core, gym_env
 from canasta_env.actions import NUM_ACTIONS
-from canasta_env.engine.game import IllegalActionError
-from canasta_env.engine.outcome import Result
-from canasta_env.engine.scoring import SHEET_ROWS
-from canasta_env.engine.state import END_REASONS, team_of_seat
+from canasta_env.batched_table import CALLER, TRUNCATED, BatchedTable, HandEnd
+from canasta_env.engine.state import team_of_seat
 from canasta_env.env import OPTIONS, check_options, observation_space
 from canasta_env.gym_env import GYM_OPTIONS, MAX_REDEALS, opponent_list
-from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import Rules, check_player_count, make_rules, unknown_fields_text
-from canasta_env.table import MASK_DTYPE, OBS_DTYPE, Table, resolve_backend
+from canasta_env.table import resolve_backend
 from canasta_env.threads import OneThread
-from canasta_env.vector import seed_words
-
-if core.AVAILABLE:
-    from canasta_env import _core
 
 _SEED_BOUND = 2**31 - 1  # the single env's bound of drawn seeds
-_INT64 = np.iinfo(np.int64)
-
-
-def _seed_array(seeds: list[int]) -> np.ndarray:
-    """The tables' deal seeds as an ``int64`` array, or an ``object`` array of Python
-    integers where one is past int64 (a seed given at ``reset``: every size is taken)."""
-    fits = all(_INT64.min <= seed <= _INT64.max for seed in seeds)
-    return np.array(seeds, np.int64 if fits else object)
-
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 _RULES_FIELDS = frozenset(field.name for field in dataclasses.fields(Rules))
 #: The single env's options this face takes (render_mode aside: a batch is not drawn).
 _FACE_OPTIONS = ("learner", "seat", "illegal_action")
 _AEC_OPTIONS = ("num_players", "reward", "reward_scale", "episode", "max_cycles")
 
-# What a table waits for once its moves are settled.
-LEARNER, OPPONENTS, TERMINATED, TRUNCATED = "learner", "opponents", "terminated", "truncated"
-#: the keys of a score sheet (engine/scoring.py), in the order _core.Batch.hand_sheets holds them
-_SHEET_KEYS = (*(key for key, _ in SHEET_ROWS), "canastas")
-_SHEET_TOTAL = _SHEET_KEYS.index("total")
+
+def _hand_info_of(hand: HandEnd, team: int) -> dict:
+    """The info of a hand that ended, for ``team`` (the learner's): its result by the one
+    convention, then the single env's end-of-hand keys."""
+    result = hand.result
+    return {
+        "outcome": result.outcome(team),
+        "margin": float(result.margin(team)),
+        "points": np.array(result.points, np.int64),
+        "hand_scores": hand.hand_scores,
+        "scores": hand.scores,
+        "end_reason": hand.end_reason,
+    }
 
 
 class _RandomMove:
@@ -219,23 +215,32 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         self._resolve = None  # the agent-name resolver, looked up once (entry points are slow)
         self._specs = self._check_opponents(opponents)
         self._rngs: list[np.random.Generator | None] = [None] * n
-        self.tables: list[Table | None] = [None] * n
-        self._seat = [0] * n  # each table's learner seat (drawn at its reset)
-        self._learner_seats: list[frozenset[int]] = [frozenset()] * n
-        self._opponents: list[dict] = [{}] * n  # seat -> agent, each table's other seats
-        self._deal_seeds = [0] * n
-        self._moves = [0] * n  # every seat's decisions this episode (max_cycles counts them)
-        self._owed = [0.0] * n  # the learner's rewards not yet returned
-        self._hand_info: list[dict | None] = [None] * n  # the last hand ended since a step
-        self._obs = np.zeros((n, OBS_SIZE), OBS_DTYPE)
-        self._mask = np.zeros((n, NUM_ACTIONS), MASK_DTYPE)
+        self._seat = np.zeros(n, np.int64)  # each table's learner seat (drawn at its reset)
+        # the other seats of each learner seat, in seat order (the opponents')
+        self._other_seats = [
+            [s for s in range(self.num_players) if s not in self._seats_of(seat)]
+            for seat in range(self.num_players)
+        ]
+        # each table's deal seed: as int64, and as given where one is past int64 (a seed
+        # given at reset: every size is taken; the infos then hold them as objects)
+        self._deal_seeds = np.zeros(n, np.int64)
+        self._big_seeds: dict[int, int] = {}
+        self._everywhere = np.ones(n, bool)
         self._has_reset = False
-        self._batch = None  # the fast path's _core.Batch (None: Table.play)
-        self._twins: list = []  # its bot of each other seat, in seat order
-        self._choose_path(batched)
+        #: the tables: one ``_core.Batch`` on the fast path, else a ``Table`` each
+        self.tables = BatchedTable(
+            self.rules,
+            self.num_players,
+            n,
+            reward=self.reward_mode,
+            reward_scale=self.reward_scale,
+            episode=self.episode_mode,
+            backend=self.backend,
+            batched=self._choose_path(batched),
+            max_cycles=self.max_cycles,
+        )
 
-    # -------------------------------------------------------------- the fast path
-    def _choose_path(self, batched: bool | None) -> None:
+    def _choose_path(self, batched: bool | None) -> bool:
         """The fast path where it can run (``batched`` None), required (True) or not
         (False): the core, no ``max_cycles``, and every opponent a house bot with a twin in
         the batched core (:func:`canasta_env.core.batch_twin`)."""
@@ -248,93 +253,20 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
             why_not = "max_cycles"
         elif self._specs is None:
             why_not = "the default random opponent (numpy draws)"
-        else:
-            self._twins = [core.batch_twin(agent) for _, agent in self._specs[0]]
-            if any(twin is None for twin in self._twins):
-                why_not = "an opponent without a twin in the core"
+        elif any(core.batch_twin(agent) is None for _, agent in self._specs[0]):
+            why_not = "an opponent without a twin in the core"
         if batched and why_not is not None:
             raise ValueError(f"batched=True: no batched path with {why_not}")
-        if batched is False or why_not is not None:
-            self._twins = []
-            return
-        self._core_rules = core.core_rules(self.rules, self.num_players)
-        batch = self._batch = _core.Batch(
-            self._core_rules, self.rules.name, self.num_players, self.num_envs
-        )
-        self._twins = [twin._bot for twin in self._twins]
-        # the batch's buffers, seen once: the env's rows are the batch's (copied out once
-        # per step) and an ended hand is read from its hand-end rows
-        self._obs, self._mask, self._acting = batch.obs, batch.mask, batch.seat
-        self._hand_over, self._game_over = batch.hand_over, batch.game_over
-        self._hand_sheets, self._game_scores = batch.hand_sheets, batch.game_scores
-        self._end_reason, self._winner_team = batch.end_reason, batch.winner_team
-        self._team_of = tuple(team_of_seat(self.num_players, s) for s in range(self.num_players))
-        seats = range(self.num_players)
-        self._seat_sets = [self._seats_of(seat) for seat in seats]  # learner seat -> its seats
-        self._seat_bots = []  # learner seat -> the bot at each seat (None: a learner's)
-        for seat in seats:
-            others = [s for s in seats if s not in self._seat_sets[seat]]
-            bots = [None] * self.num_players
-            for s, twin in zip(others, self._twins):
-                bots[s] = twin
-            self._seat_bots.append(bots)
+        return batched is not False and why_not is None
 
     @property
     def batched(self) -> bool:
         """Whether the tables are one ``_core.Batch`` with the opponents inside it."""
-        return self._batch is not None
-
-    def _deal_batched(self, k: int, rng: np.random.Generator, deal_seed: int | None) -> int:
-        """Deal table ``k`` with its opponents inside the batch: the seeds drawn from
-        ``rng`` as :meth:`_deal_opponents` and the single env draw them."""
-        bots = self._seat_bots[self._seat[k]]
-        bot_seeds = [0 if bot is None else int(rng.integers(_SEED_BOUND)) for bot in bots]
-        if deal_seed is None:
-            deal_seed = int(rng.integers(_SEED_BOUND))
-        self._batch.deal_table(k, *seed_words(deal_seed), bots, bot_seeds)
-        return deal_seed
-
-    def _settle_batched(self, k: int) -> str:
-        """:meth:`_settle` of a batch table: its bots have played up to the learner's seat
-        or the hand's end."""
-        while self._hand_over[k]:
-            if self._book_hand(k):
-                return TERMINATED
-            self._batch.next_hand(k)
-        return LEARNER
-
-    def _book_hand(self, k: int) -> bool:
-        """Book the hand that ended at batch table ``k`` as :meth:`_settle` books a
-        table's (the learner's seat's share of ``Table.seat_rewards``, the hand's result);
-        whether it ends the episode."""
-        sheets = self._hand_sheets[k].tolist()
-        scores = self._game_scores[k].tolist()
-        hand = Result.of([sheet[_SHEET_TOTAL] for sheet in sheets], self._team_of)
-        episode_ends = self.episode_mode == "hand" or bool(self._game_over[k])
-        team = self._team_of[self._seat[k]]
-        margin = hand.margin(team)
-        if self.reward_mode == "score":
-            self._owed[k] += margin / self.reward_scale
-        elif episode_ends:  # "win": zeros until the episode's end
-            result = hand
-            if self.episode_mode == "game":  # the game's result, its winner the rules'
-                winner = int(self._winner_team[k])
-                result = Result.of(scores, self._team_of, None if winner < 0 else winner)
-            self._owed[k] += float(result.outcome(team))
-        self._hand_info[k] = {
-            "outcome": hand.outcome(team),
-            "margin": float(margin),
-            "points": np.array(hand.points, np.int64),
-            "hand_scores": [dict(zip(_SHEET_KEYS, sheet)) for sheet in sheets],
-            "scores": scores,
-            "end_reason": END_REASONS[self._end_reason[k]],
-        }
-        return episode_ends
+        return self.tables.batched
 
     def _start_episode(self, k: int, seed: int | None, attempt: int) -> np.random.Generator:
         """Table ``k``'s generator (seeded anew on a reset's first deal that gives a seed)
-        and the learner's seat drawn from it, as the single env does; both paths' resets
-        draw in this order."""
+        and the learner's seat drawn from it, as the single env does."""
         if attempt == 0 and (seed is not None or self._rngs[k] is None):
             self._rngs[k] = seeding.np_random(seed)[0]
         rng = self._rngs[k]
@@ -342,30 +274,25 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         if seat is None:
             seat = int(rng.integers(self.num_players))
         self._seat[k] = seat
-        self._learner_seats[k] = self._seats_of(seat)
         return rng
 
-    def _reset_batched(self, tables: list[int], seeds: list[int | None]) -> None:
-        """:meth:`_reset_tables` on the batch: the same draws from each table's generator,
-        the opponents dealt inside the batch, the views left in the batch's rows."""
-        pending = dict(zip(tables, seeds))
-        attempt = 0
-        while pending:
-            if attempt == MAX_REDEALS:
-                raise RuntimeError(f"no deal in {MAX_REDEALS} in which the learner acts")
-            again = {}
-            for k, seed in pending.items():
-                rng = self._start_episode(k, seed, attempt)
-                self._moves[k] = 0
-                self._owed[k] = 0.0
-                deal_seed = seed if attempt == 0 and seed is not None else None
-                self._deal_seeds[k] = self._deal_batched(k, rng, deal_seed)
-                if self._settle_batched(k) != LEARNER:
-                    again[k] = None
-            pending = again
-            attempt += 1
-        for k in tables:
-            self._hand_info[k] = None  # a hand over before the learner's first decision
+    def _set_deal_seed(self, k: int, seed: int) -> None:
+        if _INT64_MIN <= seed <= _INT64_MAX:
+            self._deal_seeds[k] = seed
+            self._big_seeds.pop(k, None)
+        else:
+            self._big_seeds[k] = seed
+
+    def _deal_seed(self, k: int) -> int:
+        """Table ``k``'s deal seed, as given."""
+        return self._big_seeds.get(k, int(self._deal_seeds[k]))
+
+    def _seed_infos(self) -> np.ndarray:
+        """The tables' deal seeds as an ``int64`` array, or an ``object`` array of Python
+        integers where one is past int64."""
+        if not self._big_seeds:
+            return self._deal_seeds.copy()
+        return np.array([self._deal_seed(k) for k in range(self.num_envs)], object)
 
     # -------------------------------------------------------------- opponents
     def _check_opponents(self, opponents) -> list[list] | None:
@@ -386,54 +313,27 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         except ValueError as error:
             raise ValueError(f"opponents: {error}") from error
 
-    def _deal_opponents(self, k: int, rng: np.random.Generator) -> dict:
-        """Table ``k``'s opponents for its episode, seeded and reset as the single env does."""
-        seats = [s for s in range(self.num_players) if s not in self._learner_seats[k]]
+    def _deal_opponents(self, k: int, rng: np.random.Generator) -> tuple[list, list[int]]:
+        """Table ``k``'s opponents for its episode, by seat (None: a learner's), and their
+        seeds, drawn as the single env draws them (the table seeds and resets them)."""
+        agents: list = [None] * self.num_players
+        seeds = [0] * self.num_players
+        seats = self._other_seats[self._seat[k]]
         if self._specs is None:
             random_move = _RandomMove(rng)
-            return {s: random_move for s in seats}
+            for s in seats:
+                agents[s] = random_move
+            return agents, seeds
         specs = self._specs[k]
-        opponents = {}
         for index, (s, (name, opponent)) in enumerate(zip(seats, specs)):
-            seed = int(rng.integers(_SEED_BOUND))
-            if callable(getattr(opponent, "act", None)):
-                if callable(getattr(opponent, "seed", None)):
-                    opponent.seed(seed)
-                elif name is not None:  # an agent without seed(): built again, seeded
-                    opponent = self._agent_by_name(name, seed)
-                    specs[index] = (name, opponent)
-                if callable(getattr(opponent, "reset", None)):
-                    opponent.reset(s, self.num_players, self.rules)
-                opponents[s] = opponent
-            else:
-                opponents[s] = _Callable(opponent)
-        return opponents
-
-    def _play_opponents(self, tables: list[int]) -> None:
-        """Play the other seats at each of ``tables`` (an opponent is to act at each) until
-        a learner seat is to act, the hand is over or ``max_cycles`` decisions are played,
-        adding the decisions to ``self._moves``.
-
-        The one place the opponents move: a batched path (bots stepped inside the compiled
-        core) replaces this method, and nothing else, to play every listed table at once.
-        """
-        limit = self.max_cycles
-        for k in tables:
-            played = [0]
-
-            def count(seat, observation, mask, action, played=played) -> None:
-                played[0] += 1
-
-            # the single env truncates after a decision that leaves the hand on with
-            # max_cycles decisions played; never before the first of this call
-            until = None
-            if limit is not None:
-                start = self._moves[k]
-
-                def until(table, played=played, start=start) -> bool:
-                    return played[0] > 0 and start + played[0] >= limit
-
-            self._moves[k] += self.tables[k].play(self._opponents[k], until, count)
+            seeds[s] = int(rng.integers(_SEED_BOUND))
+            if not callable(getattr(opponent, "act", None)):
+                opponent = _Callable(opponent)
+            elif not callable(getattr(opponent, "seed", None)) and name is not None:
+                opponent = self._agent_by_name(name, seeds[s])  # built again, seeded
+                specs[index] = (name, opponent)
+            agents[s] = opponent
+        return agents, seeds
 
     # -------------------------------------------------------------- seats
     def _seats_of(self, seat: int) -> frozenset[int]:
@@ -445,84 +345,35 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         )
 
     # -------------------------------------------------------------- one table's course
-    def _settle(self, k: int, moved: bool) -> str:
-        """Book what the last move (``moved``) or deal did at table ``k``: pay the hands
-        that ended, deal the game's next hand, truncate; say who is to act now."""
-        table = self.tables[k]
-        while table.hand_over:
-            self._owed[k] += table.seat_rewards(
-                self.reward_mode, self.reward_scale, self.episode_mode
-            )[self._seat[k]]
-            self._hand_info[k] = self._hand_result(k, table)
-            if table.episode_ends(self.episode_mode):
-                return TERMINATED
-            table.next_hand()
-            moved = False  # the single env checks max_cycles only after a move
-        if moved and self.max_cycles is not None and self._moves[k] >= self.max_cycles:
-            return TRUNCATED
-        return LEARNER if table.current in self._learner_seats[k] else OPPONENTS
-
-    def _run(self, statuses: dict[int, str]) -> dict[int, str]:
-        """Let the opponents play at the tables waiting for them, round after round, until
-        every table waits for its learner or has ended."""
-        waiting = [k for k, status in statuses.items() if status == OPPONENTS]
-        while waiting:
-            self._play_opponents(waiting)
-            for k in waiting:
-                statuses[k] = self._settle(k, moved=True)
-            waiting = [k for k in waiting if statuses[k] == OPPONENTS]
-        return statuses
-
     def _reset_tables(self, tables: list[int], seeds: list[int | None]) -> None:
         """Deal each of ``tables`` a new episode as the single env's ``reset(seed)`` does:
         the learner's seat, the opponents' seeds and the deal from its generator, dealt
         again (seed drawn) while the episode ends before the learner acts."""
-        if self._batch is not None:
-            self._reset_batched(tables, seeds)
-            return
         pending = dict(zip(tables, seeds))
         attempt = 0
         while pending:
             if attempt == MAX_REDEALS:
                 raise RuntimeError(f"no deal in {MAX_REDEALS} in which the learner acts")
-            statuses = {}
+            deals = []
             for k, seed in pending.items():
                 rng = self._start_episode(k, seed, attempt)
+                agents, agent_seeds = self._deal_opponents(k, rng)
                 deal_seed = seed if attempt == 0 and seed is not None else None
-                self._moves[k] = 0
-                self._owed[k] = 0.0
-                self._hand_info[k] = None
-                self._opponents[k] = self._deal_opponents(k, rng)
                 if deal_seed is None:
                     deal_seed = int(rng.integers(_SEED_BOUND))
-                self._deal_seeds[k] = deal_seed
-                self.tables[k] = Table(
-                    self.rules, self.num_players, seed=deal_seed, backend=self.backend
-                )
-                statuses[k] = self._settle(k, moved=False)
-            self._run(statuses)
-            pending = {k: None for k, status in statuses.items() if status != LEARNER}
+                self._set_deal_seed(k, deal_seed)
+                deals.append((k, deal_seed, agents, agent_seeds))
+            self.tables.deal(deals)
+            status = self.tables.status
+            pending = {k: None for k in pending if status[k] != CALLER}
             attempt += 1
         for k in tables:
-            self._hand_info[k] = None  # a hand over before the learner's first decision
-            self._write_view(k)
+            self.tables.hand_ends.pop(k, None)  # a hand over before the learner's first decision
 
-    def _write_view(self, k: int) -> None:
-        table = self.tables[k]
-        view = table.view(table.current)
-        self._obs[k] = view["observation"]
-        self._mask[k] = view["action_mask"]
-
-    def _hand_result(self, k: int, table: Table) -> dict:
-        """The hand that ended at ``table`` (table ``k``), from the learner's team's side."""
-        result = table.result("hand")
+    def _hand_info(self, k: int) -> dict:
+        """The hand that ended at table ``k``, from the learner's team's side."""
         team = team_of_seat(self.num_players, self._seat[k])
-        return {
-            "outcome": result.outcome(team),
-            "margin": float(result.margin(team)),
-            "points": np.array(result.points, np.int64),
-            **table.outcome(),
-        }
+        return _hand_info_of(self.tables.hand_ends[k], team)
 
     # -------------------------------------------------------------- gym API
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options=None):
@@ -555,188 +406,99 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
     def _step(self, actions):
         if not self._has_reset:
             raise RuntimeError("reset() must be called before step()")
-        ids = self._ids(actions)
-        legal = self._mask[np.arange(self.num_envs), ids].astype(bool)
-        if self.illegal_action == "raise" and not legal.all():
-            k = int(np.flatnonzero(~legal)[0])
-            seat = self._acting[k] if self._batch is not None else self.tables[k].current
-            raise IllegalActionError(f"table {k}: illegal action {int(ids[k])} for seat {seat}")
-        if self._batch is not None:
-            return self._step_batched(ids, legal)
-        acting = [table.current for table in self.tables]
-        statuses = {}
-        for k in np.flatnonzero(legal).tolist():
-            self.tables[k].step(int(ids[k]))
-            self._moves[k] += 1
-            statuses[k] = self._settle(k, moved=True)
-        self._run(statuses)
-
-        rewards, terminated, truncated, ended = self._step_ends(statuses, legal)
-        info: dict = {}
-        for k in range(self.num_envs):
-            if self._hand_info[k] is not None and k not in ended:
-                info = self._add_info(info, self._hand_info[k], k)  # episode="game"
-        final_obs = np.full(self.num_envs, None, dtype=object)
-        final_info: dict = {}
+        tables = self.tables
+        actions = np.asarray(actions)
+        acting = tables.seat.copy()
+        # every id checked, then each action (raised, or its table not played)
+        tables.play(actions, raise_illegal=self.illegal_action == "raise")
+        legal = tables.legal
+        all_legal = bool(legal.all())
+        terminated = np.zeros(self.num_envs, bool)
+        truncated = np.zeros(self.num_envs, bool)
+        ended = tables.ended
         for k in ended:
-            table = self.tables[k]
-            final_obs[k], final_info = self._final(
-                k, table, acting[k], int(ids[k]), legal[k], final_info
-            )
-        for k in statuses:
-            if k not in ended:
-                self._write_view(k)
-        return self._step_result(ended, rewards, terminated, truncated, info, final_obs, final_info)
-
-    def _step_batched(self, ids: np.ndarray, legal: np.ndarray):
-        """:meth:`step` on the batch: one call plays the learner's actions and the
-        opponents' moves; the tables whose hand ended are booked here, from the batch's
-        hand-end rows, and their infos gathered as ``_add_info`` gathers the other path's."""
-        acting = self._acting.copy()
-        self._batch.step_learner(ids, legal)
-        all_legal = legal.all()
-        terminated = ~legal
-        top_rows = []  # episode="game": a hand's result at the top level
-        for k in np.flatnonzero(self._hand_over & legal).tolist():
-            if self._settle_batched(k) == TERMINATED:
-                terminated[k] = True
+            if tables.status[k] == TRUNCATED:
+                truncated[k] = True
             else:
-                top_rows.append((k, self._hand_info[k]))
-        rewards = np.array(self._owed, np.float64)
+                terminated[k] = True
+        rewards = tables.take_rewards(self._seat)
         if not all_legal:
             rewards[~legal] += self.illegal_reward
-        self._owed = [0.0] * self.num_envs
-        ended = np.flatnonzero(terminated).tolist()
+            terminated |= ~legal
+            ended = np.flatnonzero(terminated | truncated).tolist()
+        hands = tables.hand_ends
+        top_rows = []  # episode="game": a hand's result at the top level
+        if hands:
+            over = set(ended)
+            top_rows = [(k, self._hand_info(k)) for k in sorted(hands) if k not in over]
         final_obs = np.empty(self.num_envs, dtype=object)  # all None
         final_rows = []
         for k in ended:
-            info = {"seat": int(acting[k]), "deal_seed": self._deal_seeds[k]}
+            info = {"seat": int(acting[k]), "deal_seed": self._deal_seed(k)}
             if legal[k]:
-                observation, mask = _core.view(self._batch.game(k), int(acting[k]), False)
-                final_obs[k] = {"observation": observation, "action_mask": mask}
-                info.update(self._hand_info[k])
+                final_obs[k] = tables.final_view(k)
+                if k in tables.hand_ends:
+                    info.update(self._hand_info(k))
             else:  # ended by the illegal action: the position is the one the learner saw
                 final_obs[k] = {
-                    "observation": self._obs[k].copy(),
-                    "action_mask": np.zeros_like(self._mask[k]),
+                    "observation": tables.obs[k].copy(),
+                    "action_mask": np.zeros_like(tables.mask[k]),
                 }
-                info["illegal_action"] = int(ids[k])
+                info["illegal_action"] = int(actions[k])
             final_rows.append((k, info))
-        return self._step_result(
-            ended,
-            rewards,
-            terminated,
-            np.zeros(self.num_envs, bool),
-            self._gather_infos(top_rows),
-            final_obs,
-            self._gather_infos(final_rows),
-        )
+        tables.hand_ends.clear()
+        self._reset_tables(ended, [None] * len(ended))
+        info = {**self._info(), **self._gather_infos(top_rows)}
+        if ended:
+            ends = np.zeros(self.num_envs, bool)
+            ends[ended] = True
+            info.update(
+                final_obs=final_obs, _final_obs=ends, final_info=self._gather_infos(final_rows)
+            )
+            info["_final_info"] = ends.copy()
+        return self._observation(), rewards, terminated, truncated, info
 
     def _gather_infos(self, rows: list[tuple[int, dict]]) -> dict:
         """The tables' infos (``(k, info)`` in ascending ``k``) as Gymnasium's
         ``_add_info`` gathers them one by one: the same keys in the same order, each with
         its ``_key`` mask, the same dtypes; flat infos only."""
-        infos: dict = {}
+        gathered: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # key -> (values, has)
         for k, info in rows:
             for key, value in info.items():
-                array = infos.get(key)
-                if array is None:
+                pair = gathered.get(key)
+                if pair is None:
                     if type(value) in (int, float, bool) or issubclass(type(value), np.number):
                         array = np.zeros(self.num_envs, dtype=type(value))
                     elif isinstance(value, np.ndarray):
                         array = np.zeros((self.num_envs, *value.shape), dtype=value.dtype)
                     else:  # an object array is made all None
                         array = np.empty(self.num_envs, dtype=object)
-                    infos[key] = array
-                    infos["_" + key] = np.zeros(self.num_envs, np.bool_)
-                array[k] = value
-                infos["_" + key][k] = True
+                    pair = gathered[key] = (array, np.zeros(self.num_envs, np.bool_))
+                pair[0][k] = value
+                pair[1][k] = True
+        infos: dict = {}
+        for key, (array, has) in gathered.items():
+            infos[key] = array
+            infos["_" + key] = has
         return infos
 
-    def _step_ends(self, statuses: dict[int, str], legal: np.ndarray):
-        """The step's rewards (the owed ones paid), terminations, truncations and the
-        tables whose episode ended."""
-        rewards = np.array(self._owed, np.float64)
-        terminated = np.zeros(self.num_envs, bool)
-        truncated = np.zeros(self.num_envs, bool)
-        for k in np.flatnonzero(~legal).tolist():
-            rewards[k] += self.illegal_reward
-            terminated[k] = True
-        for k, status in statuses.items():
-            terminated[k] = status == TERMINATED
-            truncated[k] = status == TRUNCATED
-        self._owed = [0.0] * self.num_envs
-        return rewards, terminated, truncated, np.flatnonzero(terminated | truncated).tolist()
-
-    def _step_result(self, ended, rewards, terminated, truncated, info, final_obs, final_info):
-        """Deal the ended tables again and gather the step's return."""
-        self._reset_tables(ended, [None] * len(ended))
-        self._hand_info = [None] * self.num_envs
-        info = {**self._info(), **info}
-        if ended:
-            ends = np.zeros(self.num_envs, bool)
-            ends[ended] = True
-            info.update(final_obs=final_obs, _final_obs=ends, final_info=final_info)
-            info["_final_info"] = ends.copy()
-        return self._observation(), rewards, terminated, truncated, info
-
-    def _final(
-        self, k: int, table: Table | None, acting: int, action: int, legal: bool, final_info: dict
-    ):
-        """Table ``k``'s last observation (the seat that acted, shown as not to act) and
-        its info, added to ``final_info``."""
-        if legal:
-            view = table.view(acting, live=False)
-        else:  # ended by the illegal action: the position is the one the learner saw
-            view = {"observation": self._obs[k].copy(), "action_mask": np.zeros_like(self._mask[k])}
-        info = {"seat": acting, "deal_seed": self._deal_seeds[k]}
-        if self._hand_info[k] is not None:
-            info.update(self._hand_info[k])
-        if not legal:
-            info["illegal_action"] = action
-        return view, self._add_info(final_info, info, k)
-
-    def _ids(self, actions) -> np.ndarray:
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
-            raise IllegalActionError(
-                f"actions must be {self.num_envs} integer ids, got shape {actions.shape} "
-                f"of {actions.dtype}"
-            )
-        outside = (actions < 0) | (actions >= NUM_ACTIONS)
-        if outside.any():
-            k = int(np.flatnonzero(outside)[0])
-            raise IllegalActionError(
-                f"table {k}: action id {int(actions[k])} is outside 0..{NUM_ACTIONS - 1}"
-            )
-        return actions.astype(np.int64)
-
     def _observation(self) -> dict[str, np.ndarray]:
-        return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
+        return {"observation": self.tables.obs.copy(), "action_mask": self.tables.mask.copy()}
 
     def _info(self) -> dict:
-        everywhere = np.ones(self.num_envs, bool)
-        if self._batch is not None:
-            seats = self._acting.copy()
-        else:
-            seats = np.array([table.current for table in self.tables], np.int64)
         return {
-            "seat": seats,
-            "_seat": everywhere,
-            "deal_seed": _seed_array(self._deal_seeds),
-            "_deal_seed": everywhere.copy(),
+            "seat": self.tables.seat.copy(),
+            "_seat": self._everywhere.copy(),
+            "deal_seed": self._seed_infos(),
+            "_deal_seed": self._everywhere.copy(),
         }
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of the learner's seat to act at every table, ``(N, 500)`` bool."""
-        return self._mask.astype(bool)
+        return self.tables.mask.astype(bool)
 
     def close_extras(self, **kwargs) -> None:
-        n = getattr(self, "num_envs", 0)  # 0: __init__ refused its arguments before the tables
-        self._batch = None
-        self._twins = []
-        self.tables = [None] * n
-        self._opponents = [{}] * n
+        self.tables = None  # the batch's games and buffers let go
 
 
 __all__ = ["CanastaVectorEnv"]

@@ -33,11 +33,8 @@ a search agent's world    ``world_for(seat, rng)``: a determinized copy
                           one before it acts
 ========================  ==================================================================
 
-:class:`BatchedTable` holds N tables and steps them with an array of actions, writing
-observations (``obs[N, OBS_SIZE]`` float32) and masks (``mask[N, NUM_ACTIONS]`` int8)
-into arrays it allocated once; it deals a new hand where one ended if asked. Its
-``reset(seed)`` / ``step(actions)`` over those arrays is the seam where a compiled core
-plugs in.
+:class:`~canasta_env.batched_table.BatchedTable` holds N tables on either engine (the
+batched faces' one object).
 
 Rewards (``seat_rewards``), given when a hand ends:
 
@@ -62,7 +59,7 @@ from canasta_env.actions import NUM_ACTIONS
 from canasta_env.engine.determinize import act_with_world, determinize
 from canasta_env.engine.game import PHASE_HAND_OVER, Game, IllegalActionError
 from canasta_env.engine.outcome import Result
-from canasta_env.observation import OBS_SIZE, ObservationBuilder
+from canasta_env.observation import ObservationBuilder
 from canasta_env.rules import Rules
 
 #: The one dtype of every action mask a table gives (PettingZoo's classic envs use int8).
@@ -425,144 +422,14 @@ def play_together(
     return rounds
 
 
-class BatchedTable:
-    """N tables of one rules object stepped together, their views in preallocated arrays.
+def __getattr__(name: str):
+    """``canasta_env.table.BatchedTable``, where it was: it lives in
+    :mod:`canasta_env.batched_table` (which builds on this module)."""
+    if name == "BatchedTable":
+        from canasta_env.batched_table import BatchedTable
 
-    After :meth:`reset` and after each :meth:`step`, row ``k`` holds table ``k``:
-
-    * ``obs[k]`` (float32, ``OBS_SIZE``) and ``mask[k]`` (int8, ``NUM_ACTIONS``): the
-      view of ``seat[k]``, the seat to act; where the episode ended and no new hand was
-      dealt, the view of the seat that acted last, shown as not to act, mask all zero;
-    * ``rewards[k]`` (float64, per seat): what the seats earned on this step, exactly as
-      the env's rewards (``seat_rewards``, summed over the hands that ended);
-    * ``done[k]``: the episode ended on this step; ``finished[k]`` is then its table
-      (read its outcome there), else None.
-
-    ``auto_deal`` True deals a new game where an episode ended, in the same step.
-    Deals are numbered over the batch in the order they are made (the first ``n`` to
-    tables ``0..n-1`` at reset, then each new game in table order) and deal ``h`` uses
-    seed ``seed + h``; ``deal_seeds[k]`` is table ``k``'s seed. A new game whose hand
-    ends during its deal (rare) is skipped for the next deal. With ``episode="game"`` a
-    hand that ends deals the game's next hand until the game is over.
-    """
-
-    def __init__(
-        self,
-        rules: Rules,
-        num_players: int,
-        num_tables: int,
-        reward: str = "score",
-        reward_scale: float = 1000.0,
-        episode: str = "hand",
-        auto_deal: bool = True,
-        backend: str = "python",
-    ):
-        self.backend = resolve_backend(backend)
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
-        if episode not in EPISODE_MODES:
-            raise ValueError(f"episode must be one of {EPISODE_MODES}, got {episode!r}")
-        if isinstance(num_tables, bool) or not isinstance(num_tables, int) or num_tables < 1:
-            raise ValueError(f"num_tables must be a positive integer, got {num_tables!r}")
-        self.rules = rules
-        self.num_players = num_players
-        self.num_tables = num_tables
-        self.reward_mode = reward
-        self.reward_scale = float(reward_scale)
-        self.episode_mode = episode
-        self.auto_deal = auto_deal
-        self.obs = np.zeros((num_tables, OBS_SIZE), OBS_DTYPE)
-        self.mask = np.zeros((num_tables, NUM_ACTIONS), MASK_DTYPE)
-        self.rewards = np.zeros((num_tables, num_players), np.float64)
-        self.done = np.zeros(num_tables, bool)
-        self.seat = np.zeros(num_tables, np.int64)
-        self.tables: list[Table] = []
-        self.finished: list[Table | None] = [None] * num_tables
-        self.deal_seeds: list[int] = []
-        self._next_deal = 0
-
-    def reset(self, seed: int = 0) -> None:
-        """Deal every table a new game (seeds ``seed``, ``seed + 1``, ...) and write views."""
-        self._seed = int(seed)
-        self._next_deal = 0
-        self.tables = []
-        self.deal_seeds = []
-        for _ in range(self.num_tables):
-            table, deal_seed = self._deal()
-            self.tables.append(table)
-            self.deal_seeds.append(deal_seed)
-        self.rewards.fill(0.0)
-        self.done.fill(False)
-        self.finished = [None] * self.num_tables
-        for k in range(self.num_tables):
-            self._write_view(k)
-
-    def _deal(self) -> tuple[Table, int]:
-        for _ in range(MAX_REDEALS):
-            deal_seed = self._seed + self._next_deal
-            self._next_deal += 1
-            table = Table(self.rules, self.num_players, seed=deal_seed, backend=self.backend)
-            if not table.hand_over:
-                return table, deal_seed
-        raise RuntimeError(f"no deal in {MAX_REDEALS} in which a seat acts")
-
-    def _write_view(self, k: int) -> None:
-        table = self.tables[k]
-        row = self.mask[k]
-        row.fill(0)
-        to_act = not table.hand_over
-        if to_act:
-            row[table.legal_actions()] = 1  # into the row itself: no mask array per step
-        self.seat[k] = table.current
-        self.obs[k] = table.observation(table.current, to_act)
-
-    def step(self, actions: Sequence[int] | np.ndarray) -> None:
-        """Play ``actions[k]`` at each table ``k`` whose episode is on (the entries of
-        ended ones are ignored). If any action is not legal, raises
-        :class:`~canasta_env.engine.game.IllegalActionError` naming the table before
-        anything changes."""
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_tables,) or actions.dtype.kind not in "iu":
-            raise IllegalActionError(
-                f"actions must be {self.num_tables} integer ids, got shape {actions.shape} "
-                f"of {actions.dtype}"
-            )
-        ids = actions.tolist()
-        for k, action in enumerate(ids):
-            live = not self.tables[k].hand_over
-            if live and not (0 <= action < NUM_ACTIONS and self.mask[k, action]):
-                raise IllegalActionError(
-                    f"table {k}: illegal action {action} for seat {int(self.seat[k])}"
-                )
-        self.rewards.fill(0.0)
-        self.done.fill(False)
-        self.finished = [None] * self.num_tables
-        for k, action in enumerate(ids):
-            table = self.tables[k]
-            if table.hand_over:
-                continue  # an ended episode that was not dealt again
-            table.step(action)
-            if table.hand_over:
-                self._hand_ended(k)
-            self._write_view(k)
-
-    def _hand_ended(self, k: int) -> None:
-        """Pay the hand(s) that ended, as the env does, and deal what comes next."""
-        table = self.tables[k]
-        rewards = self.rewards[k]
-        while True:
-            earned = table.seat_rewards(self.reward_mode, self.reward_scale, self.episode_mode)
-            for seat, value in enumerate(earned):
-                rewards[seat] += value
-            if table.episode_ends(self.episode_mode):
-                break
-            table.next_hand()
-            if not table.hand_over:
-                return
-        self.done[k] = True
-        self.finished[k] = table
-        if self.auto_deal:
-            self.tables[k], self.deal_seeds[k] = self._deal()
+        return BatchedTable
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
@@ -571,7 +438,6 @@ __all__ = [
     "MASK_DTYPE",
     "OBS_DTYPE",
     "REWARD_MODES",
-    "BatchedTable",
     "RefusedAction",
     "Table",
     "play_together",

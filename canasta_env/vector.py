@@ -8,8 +8,8 @@ Usage::
     obs, mask, seat = venv.reset()
     obs, mask, seat, rewards, done = venv.step(actions)
 
-Each table is :class:`~canasta_env.table.BatchedTable`'s (auto-deal on): row ``k`` of
-every array is table ``k``.
+The env is a face over one :class:`~canasta_env.batched_table.BatchedTable` (``venv.tables``,
+every seat the caller's, auto-deal on): row ``k`` of every array is table ``k``.
 
 ========  ========================  ===============================================================
 array     shape, dtype              row ``k`` after ``reset`` and after each ``step``
@@ -36,8 +36,8 @@ Arguments
     ``seed + h``, as ``random.Random(seed + h)``: any Python integer, negative or past
     64 bits, deals the same tables on both backends. ``backend``: "core" steps the
     compiled core (:mod:`canasta_env.core`; the GIL is released while it steps, so
-    threads may step separate envs at once), "python" the pure-Python
-    :class:`~canasta_env.table.BatchedTable`; None takes the core where it is built.
+    threads may step separate envs at once), "python" the pure-Python engine, a
+    :class:`~canasta_env.table.Table` per table; None takes the core where it is built.
     Both give the same arrays, bit for bit (``tests/test_core_vector.py``).
 
 Self-play
@@ -64,17 +64,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from canasta_env import core
 from canasta_env.actions import NUM_ACTIONS
+from canasta_env.batched_table import BatchedTable, seed_words
 from canasta_env.engine.game import IllegalActionError
 from canasta_env.env import OPTIONS, check_options
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import Rules, check_player_count, make_rules
-from canasta_env.table import MASK_DTYPE, OBS_DTYPE, BatchedTable, resolve_backend
+from canasta_env.table import MASK_DTYPE, OBS_DTYPE, resolve_backend
 from canasta_env.threads import OneThread
-
-if core.AVAILABLE:
-    from canasta_env import _core
 
 #: The dtype of the rewards array (BatchedTable's float64 sums, cast).
 REWARD_DTYPE = np.dtype(np.float32)
@@ -83,17 +80,39 @@ _OPTIONS = ("num_players", "reward", "reward_scale", "episode")
 
 
 class VectorEnv:
-    """N tables of one rules object; see the module docstring. Made by :func:`vector_env`."""
+    """N tables of one rules object; see the module docstring. Made by :func:`vector_env`:
+    a face over one :class:`~canasta_env.batched_table.BatchedTable` (``self.tables``)."""
 
     observation_size = OBS_SIZE
     num_actions = NUM_ACTIONS
-    backend = ""
 
-    def __init__(self, rules: Rules, num_players: int, num_envs: int, seed: int):
+    def __init__(
+        self,
+        rules: Rules,
+        num_players: int,
+        num_envs: int,
+        seed: int,
+        reward: str,
+        reward_scale: float,
+        episode: str,
+        backend: str,
+    ):
         self.rules = rules
         self.num_players = num_players
         self.num_envs = num_envs
         self.seed = seed
+        self.backend = backend
+        #: the tables: on the core one ``_core.Batch`` (every step in C++), else tables
+        self.tables = BatchedTable(
+            rules,
+            num_players,
+            num_envs,
+            reward=reward,
+            reward_scale=reward_scale,
+            episode=episode,
+            backend=backend,
+        )
+        self._rewards = np.zeros((num_envs, num_players), REWARD_DTYPE)
         self._reset_seed: int | None = None  # the seed of the last reset (None: not yet)
         self._one_thread = OneThread("this vector_env")
 
@@ -110,10 +129,23 @@ class VectorEnv:
             return self._step(actions)
 
     def _reset(self, seed: int | None):
-        raise NotImplementedError
+        tables = self.tables
+        seed = self._seed(seed)
+        tables.reset(seed)
+        self._reset_seed = seed
+        self._rewards.fill(0.0)
+        return tables.obs, tables.mask, tables.seat
 
     def _step(self, actions):
-        raise NotImplementedError
+        tables = self.tables
+        tables.step(self._ids(actions))
+        self._rewards[...] = tables.rewards
+        return tables.obs, tables.mask, tables.seat, self._rewards, tables.done
+
+    @property
+    def deal_seeds(self) -> list[int]:
+        """The seed of each table's game (the reset's seed plus the table's deal number)."""
+        return list(self.tables.deal_seeds)
 
     def _seed(self, seed: int | None) -> int:
         if seed is None:
@@ -136,77 +168,6 @@ class VectorEnv:
         if not actions.dtype.isnative:  # '>i8' from a big-endian source: the same ids
             actions = actions.astype(actions.dtype.newbyteorder("="))
         return actions
-
-
-def seed_words(seed: int) -> tuple[bool, list[int]]:
-    """``seed`` as the core's batch takes it: (negative, the 32-bit words of ``|seed|``,
-    least significant first); any Python integer."""
-    magnitude = abs(seed)
-    count = max(1, (magnitude.bit_length() + 31) // 32)
-    return seed < 0, [(magnitude >> (32 * i)) & 0xFFFFFFFF for i in range(count)]
-
-
-class _CoreVectorEnv(VectorEnv):
-    backend = "core"
-
-    def __init__(self, rules, num_players, num_envs, seed, reward, reward_scale, episode):
-        super().__init__(rules, num_players, num_envs, seed)
-        core_rules = core.core_rules(rules, num_players)
-        self._batch = _core.Batch(
-            core_rules, rules.name, num_players, num_envs, reward, reward_scale, episode
-        )
-        batch = self._batch
-        self._views = (batch.obs, batch.mask, batch.seat, batch.rewards, batch.done)
-
-    def _reset(self, seed):
-        seed = self._seed(seed)
-        self._batch.reset(*seed_words(seed))
-        self._reset_seed = seed
-        return self._views[:3]
-
-    def _step(self, actions):
-        ids = self._ids(actions)
-        try:
-            self._batch.step(ids)
-        except ValueError as error:  # the core's IllegalAction, as BatchedTable raises it
-            raise IllegalActionError(str(error)) from None
-        return self._views
-
-    @property
-    def deal_seeds(self) -> list[int]:
-        """The seed of each table's game (the reset's seed plus the table's deal number)."""
-        if self._reset_seed is None:
-            return []
-        return [self._reset_seed + number for number in self._batch.deal_numbers]
-
-
-class _PythonVectorEnv(VectorEnv):
-    backend = "python"
-
-    def __init__(self, rules, num_players, num_envs, seed, reward, reward_scale, episode):
-        super().__init__(rules, num_players, num_envs, seed)
-        self._table = BatchedTable(
-            rules, num_players, num_envs, reward=reward, reward_scale=reward_scale, episode=episode
-        )
-        self._rewards = np.zeros((num_envs, num_players), REWARD_DTYPE)
-
-    def _reset(self, seed):
-        table = self._table
-        seed = self._seed(seed)
-        table.reset(seed)
-        self._reset_seed = seed
-        self._rewards.fill(0.0)
-        return table.obs, table.mask, table.seat
-
-    def _step(self, actions):
-        table = self._table
-        table.step(self._ids(actions))
-        self._rewards[...] = table.rewards
-        return table.obs, table.mask, table.seat, self._rewards, table.done
-
-    @property
-    def deal_seeds(self) -> list[int]:
-        return list(self._table.deal_seeds)
 
 
 def seat_credit(
@@ -302,8 +263,9 @@ def vector_env(
     rules = make_rules(variant, **(house_rules or {}))
     num_players = int(num_players)
     check_player_count(rules, num_players)
-    make = _CoreVectorEnv if backend == "core" else _PythonVectorEnv
-    return make(rules, num_players, int(num_envs), int(seed), reward, float(reward_scale), episode)
+    return VectorEnv(
+        rules, num_players, int(num_envs), int(seed), reward, float(reward_scale), episode, backend
+    )
 
 
 __all__ = [
@@ -312,5 +274,6 @@ __all__ = [
     "REWARD_DTYPE",
     "VectorEnv",
     "seat_credit",
+    "seed_words",
     "vector_env",
 ]

@@ -84,6 +84,31 @@ std::vector<uint32_t> SeedValue::key(uint64_t offset) const {
   return out;
 }
 
+void check_reward_scale(double reward_scale) {
+  // env.py MIN_REWARD_SCALE..MAX_REWARD_SCALE (_core.REWARD_SCALE_RANGE, compared by the
+  // tests): every reward finite; NaN fails both comparisons
+  if (!(reward_scale >= MIN_REWARD_SCALE && reward_scale <= MAX_REWARD_SCALE))
+    throw std::invalid_argument("reward_scale must be a number in 1e-3..1e9, got " +
+                                number_text(reward_scale));
+}
+
+bool book_hand(const GameState& s, RewardMode reward, double reward_scale, EpisodeMode episode,
+               double* out) {
+  const bool ends = episode == EpisodeMode::HAND || s.game_over;
+  if (reward == RewardMode::SCORE) {
+    const Result hand = hand_result(s);
+    for (int seat = 0; seat < s.num_players; ++seat)
+      out[seat] = hand.margin(s.team_of[seat]) / reward_scale;
+  } else if (!ends) {  // WIN: zeros until the episode's end
+    std::fill(out, out + s.num_players, 0.0);
+  } else {
+    const Result result = episode == EpisodeMode::HAND ? hand_result(s) : game_result(s);
+    for (int seat = 0; seat < s.num_players; ++seat)
+      out[seat] = static_cast<double>(result.outcome(s.team_of[seat]));
+  }
+  return ends;
+}
+
 Batch::Batch(std::shared_ptr<const Rules> rules, std::string rules_name, int players, int tables,
              RewardMode reward, double reward_scale, EpisodeMode episode)
     : num_tables(tables),
@@ -100,11 +125,7 @@ Batch::Batch(std::shared_ptr<const Rules> rules, std::string rules_name, int pla
   if (players != 2 && players != 3 && players != 4 && players != 6)
     throw std::invalid_argument("a table seats 2, 3, 4 or 6 players");
   rules_->check_players(players);
-  // env.py MIN_REWARD_SCALE..MAX_REWARD_SCALE (_core.REWARD_SCALE_RANGE, compared by the
-  // tests): every reward finite; NaN fails both comparisons
-  if (!(reward_scale >= MIN_REWARD_SCALE && reward_scale <= MAX_REWARD_SCALE))
-    throw std::invalid_argument("reward_scale must be a number in 1e-3..1e9, got " +
-                                number_text(reward_scale));
+  check_reward_scale(reward_scale);
   const size_t n = static_cast<size_t>(tables);
   obs_.reset(new float[n * OBS_SIZE]());
   mask_.reset(new int8_t[n * NUM_ACTIONS]());
@@ -112,12 +133,17 @@ Batch::Batch(std::shared_ptr<const Rules> rules, std::string rules_name, int pla
   rewards_.reset(new float[n * players]());
   done_.reset(new bool[n]());
   hand_over_.reset(new bool[n]());
+  legal_.reset(new bool[n]());
+  acted_.reset(new int64_t[n]());
+  final_obs_.reset(new float[n * OBS_SIZE]());
   hand_sheets_.reset(new int64_t[n * num_teams * SHEET_VALUES]());
   game_scores_.reset(new int64_t[n * num_teams]());
   end_reason_.reset(new int64_t[n]());
   game_over_.reset(new bool[n]());
   winner_team_.reset(new int64_t[n]());
+  hand_rewards_.reset(new double[n * players]());
   earned_.assign(players, 0.0);
+  booked_.assign(players, 0.0);
   bots_.resize(n * players);
   paid_.assign(n * players, 0.0);
   bot_obs_.reset(new float[OBS_SIZE]());
@@ -166,6 +192,11 @@ void Batch::deal_table(int k, const SeedValue& seed, const std::vector<const bot
   learner_table_settled(k);
 }
 
+std::shared_ptr<Game> Batch::finished(int k) const {
+  check_table(k);
+  return finished_.empty() ? nullptr : finished_[k];
+}
+
 std::shared_ptr<Game> Batch::game_at(int k) {
   check_table(k);
   if (!dealt(k)) throw std::invalid_argument("no game at table " + std::to_string(k));
@@ -201,6 +232,10 @@ void Batch::learner_table_settled(int k) {
   end_reason_[k] = s.end_reason;
   game_over_[k] = s.game_over;
   winner_team_[k] = s.winner_team;
+  write_observation(*games_[k], static_cast<int>(acted_[k]), false,
+                    final_obs_.get() + static_cast<size_t>(k) * OBS_SIZE);
+  book_hand(s, reward_, reward_scale_, episode_,
+            &hand_rewards_[static_cast<size_t>(k) * num_players]);
 }
 
 void Batch::step_learner(const int64_t* actions, const bool* play) {
@@ -218,10 +253,18 @@ void Batch::step_learner(const int64_t* actions, const bool* play) {
   }
   for (int k = 0; k < num_tables; ++k) {
     if (!play[k]) continue;
+    acted_[k] = games_[k]->current_player();
     games_[k]->apply(static_cast<int>(actions[k]));
     play_bots(k);
     learner_table_settled(k);
   }
+}
+
+bool Batch::learner_legal(int k, int64_t action) {
+  check_table(k);
+  Game* game = games_.empty() ? nullptr : games_[k].get();
+  return game && !game->hand_over() && action >= 0 && action < NUM_ACTIONS &&
+         game->is_legal(static_cast<int>(action));
 }
 
 void Batch::set_bot(int table, int seat, const bots::Bot* bot) {
@@ -288,6 +331,7 @@ void Batch::reset(SeedValue seed) {
   games.reserve(num_tables);
   for (int k = 0; k < num_tables; ++k) games.push_back(deal(&numbers[k]));
   games_ = std::move(games);
+  finished_.assign(num_tables, nullptr);
   deal_numbers_ = std::move(numbers);
   std::fill(rewards_.get(), rewards_.get() + static_cast<size_t>(num_tables) * num_players, 0.0f);
   std::fill(paid_.begin(), paid_.end(), 0.0);
@@ -337,6 +381,7 @@ void Batch::step(const int64_t* actions) {
   std::fill(rewards_.get(), rewards_.get() + static_cast<size_t>(num_tables) * num_players, 0.0f);
   std::fill(paid_.begin(), paid_.end(), 0.0);
   std::fill(done_.get(), done_.get() + num_tables, false);
+  std::fill(finished_.begin(), finished_.end(), nullptr);
   for (int k = 0; k < num_tables; ++k) {
     Game& game = *games_[k];
     if (game.hand_over()) continue;  // an ended episode that was not dealt again
@@ -352,56 +397,15 @@ std::string Batch::illegal_message(int table, const std::string& action) const {
          std::to_string(seat_[table]);
 }
 
-bool Batch::episode_ends(const Game& game) const {
-  return episode_ == EpisodeMode::HAND || game.s.game_over;
-}
-
-// table.py Table.seat_rewards, added to earned_ in float64.
-void Batch::add_seat_rewards(const Game& game) {
-  const GameState& s = game.s;
-  const int teams = s.num_teams;
-  int64_t totals[MAX_TEAMS];
-  for (int team = 0; team < teams; ++team) totals[team] = s.hand_scores[team].total;
-  if (reward_ == RewardMode::SCORE) {
-    for (int seat = 0; seat < num_players; ++seat) {
-      const int team = s.team_of[seat];
-      int64_t others = 0;
-      for (int t = 0; t < teams; ++t)
-        if (t != team) others += totals[t];
-      // Python's int / int is the correctly rounded quotient, as double / double here
-      const double diff = static_cast<double>(totals[team]) -
-                          static_cast<double>(others) / static_cast<double>(teams - 1);
-      earned_[seat] += diff / reward_scale_;
-    }
-    return;
-  }
-  if (!episode_ends(game)) return;  // zeros until the episode's end
-  const int64_t* final_scores = episode_ == EpisodeMode::HAND ? totals : s.scores;
-  bool best[MAX_TEAMS] = {};
-  int num_best = 0;
-  if (s.winner_team >= 0 && episode_ == EpisodeMode::GAME) {
-    best[s.winner_team] = true;
-    num_best = 1;
-  } else {
-    const int64_t top = *std::max_element(final_scores, final_scores + teams);
-    for (int t = 0; t < teams; ++t)
-      if (final_scores[t] == top) {
-        best[t] = true;
-        ++num_best;
-      }
-  }
-  const double won = num_best == 1 ? 1.0 : 0.0;
-  for (int seat = 0; seat < num_players; ++seat) earned_[seat] += best[s.team_of[seat]] ? won : -1.0;
-}
-
 // Pay the hand(s) that ended, as the env does, and deal what comes next.
 void Batch::hand_ended(int k) {
   Game* game = games_[k].get();
   std::fill(earned_.begin(), earned_.end(), 0.0);
   bool over = true;
   while (true) {
-    add_seat_rewards(*game);
-    if (episode_ends(*game)) break;
+    const bool ends = book_hand(game->s, reward_, reward_scale_, episode_, booked_.data());
+    for (int seat = 0; seat < num_players; ++seat) earned_[seat] += booked_[seat];
+    if (ends) break;
     game->next_hand(nullptr);
     if (!game->hand_over()) {
       over = false;
@@ -416,6 +420,7 @@ void Batch::hand_ended(int k) {
   }
   if (!over) return;
   done_[k] = true;
+  finished_[k] = games_[k];
   games_[k] = deal(&deal_numbers_[k]);
   reset_bots(k);
 }

@@ -20,11 +20,13 @@
 // The learner's face (canasta_env/gym_vector.py's fast path) drives a batch another way:
 // deal_table deals one table from the caller's seeds with the bots of its episode (each
 // bot's generator seeded as random.Random(seed)), and step_learner plays the learner's
-// actions. Neither deals a new game nor pays rewards: a hand that ends stops its table
-// (hand_over[k]) for the caller to read and to go on with next_hand (a game's next hand)
-// or deal_table (a new episode); the bots' seats are played in C++ up to a seat without a
-// bot or the hand's end. The call that ends a hand also writes, at row k, how it ended
-// (hand_sheets, game_scores, end_reason, game_over, winner_team), so the face books the
+// actions (the binding's play_learner checks every id and action first and plays the
+// legal ones). Neither deals a new game: a hand that ends stops its table (hand_over[k])
+// for the caller to go on with next_hand (a game's next hand) or deal_table (a new
+// episode); the bots' seats are played in C++ up to a seat without a bot or the hand's
+// end. The call that ends a hand also writes, at row k, how it ended (hand_sheets,
+// game_scores, end_reason, game_over, winner_team), each seat's reward (hand_rewards,
+// book_hand) and the last view of the seat that acted (final_obs), so the face books the
 // ended hands from arrays, without reading the game's state.
 //
 // A batch touches only its own games and buffers (the turn search's memo is per thread),
@@ -39,6 +41,7 @@
 #include "bots/bot.hpp"
 #include "game.hpp"
 #include "observation.hpp"
+#include "outcome.hpp"
 
 namespace canasta {
 
@@ -69,6 +72,16 @@ struct SeedValue {
   // python_seeded_rng's key for seed + offset
   std::vector<uint32_t> key(uint64_t offset) const;
 };
+
+// The batch's one booking of a hand that ended at `s` (its phase PHASE_HAND_OVER): what
+// each seat earns, out[seat] in float64, as table.py Table.seat_rewards books it through
+// the one Result (outcome.hpp): SCORE, the seat's team's hand margin / reward_scale; WIN,
+// the seat's team's outcome of the episode (the hand's, or the game's with its winner)
+// once the hand ends it, zeros before. Returns whether the hand ends the episode.
+bool book_hand(const GameState& s, RewardMode reward, double reward_scale, EpisodeMode episode,
+               double* out);
+// env.py's bounds of reward_scale: std::invalid_argument for a value outside them (or NaN)
+void check_reward_scale(double reward_scale);
 
 class Batch {
  public:
@@ -103,19 +116,27 @@ class Batch {
   // not), its bots played.
   void next_hand_of(int table);
   // The learner's face: actions[k] played at every table k with play[k] (throws
-  // IllegalAction before anything changes for an illegal one), then its bots.
+  // IllegalAction before anything changes for an illegal one), then its bots. The seat
+  // that plays actions[k] is kept, and once the table's hand is over (after this step or
+  // a next_hand of its game) final_obs[k] is what that seat sees, shown as not to act.
   void step_learner(const int64_t* actions, const bool* play);
+  // Whether `action` is legal at `table` (dealt, its hand on, an id of the layout).
+  bool learner_legal(int table, int64_t action);
+  bool* legal() { return legal_.get(); }  // play_learner's flags (batch_bindings.cpp)
+  float* final_obs() { return final_obs_.get(); }
   bool* hand_over() { return hand_over_.get(); }
   // The learner's face, row k written when table k's hand ends: each team's score sheet
   // ([table][team][SHEET_VALUES]: engine/scoring.py SHEET_ROWS, then canastas), the game's
   // totals ([table][team]), the END_* reason, whether the game is over, its winner (-1:
-  // none).
+  // none), and each seat's reward for the hand (hand_rewards, [table][seat] float64:
+  // book_hand with the batch's reward and episode modes).
   static constexpr int SHEET_VALUES = 9;
   const int num_teams;
   int64_t* hand_sheets() { return hand_sheets_.get(); }
   int64_t* game_scores() { return game_scores_.get(); }
   int64_t* end_reason() { return end_reason_.get(); }
   bool* game_over() { return game_over_.get(); }
+  double* hand_rewards() { return hand_rewards_.get(); }
   int64_t* winner_team() { return winner_team_.get(); }
   // the game at `table` (throws where none was dealt); shared, so a caller that keeps it
   // past the table's next deal keeps the old game, never a freed one
@@ -126,12 +147,16 @@ class Batch {
   // learner's face dealt a table
   void check_step() const;
 
-  // the buffers (row-major, num_tables rows), written by reset and step
+  // the buffers (row-major, num_tables rows), written by reset and step; paid: the float64
+  // sums that rewards holds as float32
   float* obs() { return obs_.get(); }
   int8_t* mask() { return mask_.get(); }
   int64_t* seat() { return seat_.get(); }
   float* rewards() { return rewards_.get(); }
+  double* paid() { return paid_.data(); }
   bool* done() { return done_.get(); }
+  // the game whose episode ended at `table` on the last step (done), null for the others
+  std::shared_ptr<Game> finished(int table) const;
   // the deal number h of each table's game (its seed is the reset's seed + h)
   const std::vector<int64_t>& deal_numbers() const { return deal_numbers_; }
   bool was_reset() const { return !games_.empty(); }
@@ -145,6 +170,7 @@ class Batch {
   SeedValue seed_;
   int64_t next_deal_ = 0;
   std::vector<std::shared_ptr<Game>> games_;
+  std::vector<std::shared_ptr<Game>> finished_;  // [table] the game ended on this step
   std::vector<int64_t> deal_numbers_;
   std::unique_ptr<float[]> obs_;
   std::unique_ptr<int8_t[]> mask_;
@@ -152,10 +178,15 @@ class Batch {
   std::unique_ptr<float[]> rewards_;
   std::unique_ptr<bool[]> done_;
   std::unique_ptr<bool[]> hand_over_;  // the learner's face: each table's hand is over
+  std::unique_ptr<bool[]> legal_;      // the learner's face: each table's action is legal
+  std::unique_ptr<int64_t[]> acted_;   // the learner's face: the seat of its last action
+  std::unique_ptr<float[]> final_obs_;  // the learner's face: acted_'s view at a hand's end
   std::unique_ptr<int64_t[]> hand_sheets_, game_scores_, end_reason_, winner_team_;
   std::unique_ptr<bool[]> game_over_;
+  std::unique_ptr<double[]> hand_rewards_;
   bool auto_deal_ = true;              // false once the learner's face deals a table
   std::vector<double> earned_;  // [seat] this step's rewards of one table, in float64
+  std::vector<double> booked_;  // [seat] one hand's rewards (book_hand)
   std::vector<double> paid_;    // [table * num_players + seat] this step's rewards, float64
   std::vector<std::unique_ptr<bots::Bot>> bots_;  // [table * num_players + seat], null: none
   std::unique_ptr<float[]> bot_obs_;  // a bot's observation, written before it acts
@@ -167,8 +198,6 @@ class Batch {
   void hand_ended(int table);
   void reset_bots(int table);
   void play_bots(int table);
-  bool episode_ends(const Game& game) const;
-  void add_seat_rewards(const Game& game);
 };
 
 }  // namespace canasta

@@ -1,13 +1,13 @@
-// _core.Batch, _core.observation, _core.view and _core.observation_spans: typed arrays
-// in and out.
+// _core.Batch, _core.observation, _core.view, _core.seat_rewards and
+// _core.observation_spans: typed arrays in and out.
 //
-// A Batch owns its buffers; its obs, mask, seat, rewards, done, hand_over and hand-end
-// properties (hand_sheets, game_scores, end_reason, game_over, winner_team) are numpy
-// views of them that keep the Batch alive, rewritten in place by reset and step. reset and
-// step release the GIL (each batch touches only its own games), so threads may step
-// separate batches at once; one batch is stepped by one thread at a time: every method
-// holds the batch's BusyFlag (and those of the games and bots it touches) for the call,
-// and a second thread gets RuntimeError (busy.hpp).
+// A Batch owns its buffers; its obs, mask, seat, rewards, paid, done, hand_over and hand-end
+// properties (hand_sheets, game_scores, end_reason, game_over, winner_team, hand_rewards)
+// are numpy views of them that keep the Batch alive, rewritten in place by reset and
+// step. reset and step release the GIL (each batch touches only its own games), so
+// threads may step separate batches at once; one batch is stepped by one thread at a
+// time: every method holds the batch's BusyFlag (and those of the games and bots it
+// touches) for the call, and a second thread gets RuntimeError (busy.hpp).
 #include "batch_bindings.hpp"
 
 #include <nanobind/nanobind.h>
@@ -201,6 +201,23 @@ void bind_batch(nb::module_& m) {
       "and the hand is on (then the observation shows it to act), as Table.view.");
 
   m.def(
+      "seat_rewards",
+      [](Game& game, const std::string& reward, double reward_scale, const std::string& episode) {
+        const Hold hold(game.busy, GAME_IN_USE);
+        const RewardMode reward_in = reward_mode(reward);
+        const EpisodeMode episode_in = episode_mode(episode);
+        check_reward_scale(reward_scale);
+        if (!game.hand_over()) throw std::invalid_argument("the hand has no result before it ends");
+        double out[MAX_PLAYERS];
+        book_hand(game.s, reward_in, reward_scale, episode_in, out);
+        return std::vector<double>(out, out + game.s.num_players);
+      },
+      nb::arg("game"), nb::arg("reward") = "score", nb::arg("reward_scale") = 1000.0,
+      nb::arg("episode") = "hand",
+      "The batch's booking of the hand that ended (book_hand): each seat's reward, as "
+      "Table.seat_rewards(reward, reward_scale, episode) gives it (the tests compare them).");
+
+  m.def(
       "observation_spans",
       []() {
         nb::list out;
@@ -308,6 +325,51 @@ void bind_batch(nb::module_& m) {
           "bots, up to a seat without one or the hand's end (hand_over); an illegal action "
           "raises ValueError before anything changes.")
       .def(
+          "play_learner",
+          [](PyBatch& self, const Actions& actions, bool raise_illegal) {
+            const BatchHold hold(self, true);
+            Batch& batch = self.batch;
+            const int n = batch.num_tables;
+            read_actions(actions, n, self.actions);
+            const int64_t* ids = self.actions.data();
+            for (int k = 0; k < n; ++k)  // every id first, then every action
+              if (ids[k] < 0 || ids[k] >= NUM_ACTIONS)
+                throw IllegalAction("table " + std::to_string(k) + ": action id " +
+                                    action_text(actions, k) + " is outside 0.." +
+                                    std::to_string(NUM_ACTIONS - 1));
+            bool* legal = batch.legal();
+            for (int k = 0; k < n; ++k) {
+              legal[k] = batch.learner_legal(k, ids[k]);
+              if (raise_illegal && !legal[k])
+                throw IllegalAction(batch.illegal_message(k, action_text(actions, k)));
+            }
+            std::vector<int> ended;
+            {
+              nb::gil_scoped_release release;
+              batch.step_learner(ids, legal);
+              for (int k = 0; k < n; ++k)
+                if (legal[k] && batch.hand_over()[k]) ended.push_back(k);
+            }
+            return ended;
+          },
+          nb::arg("actions"), nb::arg("raise_illegal"),
+          "The learner's face in one call: every id checked to be 0..NUM_ACTIONS-1 (else "
+          "ValueError naming the first table), then legal[k] set for each table's action "
+          "(raise_illegal: ValueError for the first illegal one), then step_learner with "
+          "legal: nothing changes before a refusal. Returns the tables played whose hand is "
+          "over, in order.")
+      .def_prop_ro("legal",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.legal(),
+                                    {static_cast<size_t>(self.batch.num_tables)});
+                   })
+      .def_prop_ro("final_obs",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.final_obs(),
+                                    {static_cast<size_t>(self.batch.num_tables),
+                                     static_cast<size_t>(OBS_SIZE)});
+                   })
+      .def(
           "game",
           [](PyBatch& self, int table) {
             const Hold hold(self.busy, BATCH_IN_USE);
@@ -316,6 +378,15 @@ void bind_batch(nb::module_& m) {
           nb::arg("table"),
           "The game at `table` (a _core.Game, not a copy) until that table is dealt again; "
           "kept past it, the old game, which the batch no longer plays.")
+      .def(
+          "finished",
+          [](PyBatch& self, int table) {
+            const Hold hold(self.busy, BATCH_IN_USE);
+            return self.batch.finished(table);
+          },
+          nb::arg("table"),
+          "The game whose episode ended at `table` on the last step (done), which the batch "
+          "no longer plays; None where none ended.")
       .def_prop_ro("hand_over",
                    [](PyBatch& self) {
                      return view_of(self, self.batch.hand_over(),
@@ -343,6 +414,12 @@ void bind_batch(nb::module_& m) {
                    [](PyBatch& self) {
                      return view_of(self, self.batch.game_over(),
                                     {static_cast<size_t>(self.batch.num_tables)});
+                   })
+      .def_prop_ro("hand_rewards",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.hand_rewards(),
+                                    {static_cast<size_t>(self.batch.num_tables),
+                                     static_cast<size_t>(self.batch.num_players)});
                    })
       .def_prop_ro("winner_team",
                    [](PyBatch& self) {
@@ -376,6 +453,12 @@ void bind_batch(nb::module_& m) {
       .def_prop_ro("rewards",
                    [](PyBatch& self) {
                      return view_of(self, self.batch.rewards(),
+                                    {static_cast<size_t>(self.batch.num_tables),
+                                     static_cast<size_t>(self.batch.num_players)});
+                   })
+      .def_prop_ro("paid",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.paid(),
                                     {static_cast<size_t>(self.batch.num_tables),
                                      static_cast<size_t>(self.batch.num_players)});
                    })

@@ -6,7 +6,7 @@ naming what is wrong; never a signal, never a hang.
   entries, entries not whole, in-range nonsense) and masks mutated, given to every
   ``CoreBot`` name at several tables;
 * :func:`bad_calls`: bad arguments and calls out of order on ``_core.Rules``, ``Game``,
-  ``Bot``, ``Batch``, ``play_bots``, ``view`` and ``vector_env``;
+  ``Bot``, ``Batch``, ``play_bots``, ``view``, ``seat_rewards`` and ``vector_env``;
 * :func:`hammer_all`: four threads on one object (a vector env, the Gymnasium vector face
   on both its paths, a batch, a game, a bot shared by two games): each call works or
   raises the one-thread rule's ``RuntimeError``.
@@ -331,6 +331,40 @@ def bad_calls() -> int:
     refused(lambda: batch.step(np.zeros(3)), ValueError, match="integer ids")
     refused(lambda: batch.step(np.zeros((3, 1), np.int64)), ValueError)
     refused(lambda: batch.step(np.full(3, 2**62)), ValueError)
+    for table in (-1, 3):
+        refused(lambda table=table: batch.finished(table), ValueError)
+    batch.step(np.argmax(batch.mask, axis=1).astype(np.int64))
+    assert batch.finished(0) is None or batch.done[0]
+
+    # play_learner: every id checked, then every action, before anything changes
+    learner = _core.Batch(rules2, "classic", 2, 2)
+    two = np.zeros(2, np.int64)
+    refused(lambda: learner.play_learner(two, True), ValueError, match="illegal action")
+    assert learner.play_learner(two, False) == [] and not learner.legal.any()  # none dealt
+    for k in (0, 1):
+        learner.deal_table(k, False, [k + 1], [None, expert], [0, 0])
+    for bad, match in (
+        (np.full(2, NUM_ACTIONS), "outside 0..499"),
+        (np.full(2, -1), "action id -1 is outside"),
+        (np.array([0, 2**64 - 1], np.uint64), "table 1: action id 18446744073709551615"),
+        (np.zeros(3, np.int64), "integer ids"),
+        (np.zeros(2), "integer ids"),
+    ):
+        refused(lambda bad=bad: learner.play_learner(bad, False), ValueError, match=match)
+    wrong = np.array([int(np.flatnonzero(learner.mask[k] == 0)[0]) for k in (0, 1)])
+    seen = learner.obs.copy()
+    refused(lambda: learner.play_learner(wrong, True), ValueError, match="table 0: illegal")
+    assert learner.play_learner(wrong, False) == [] and not learner.legal.any()
+    assert np.array_equal(learner.obs, seen)  # not played: nothing changed
+    assert learner.final_obs.shape == (2, OBS_SIZE)
+
+    # the batch's booking of a hand (book_hand): before the hand's end, bad modes and scales
+    ended = core.CoreGame(rules, 2, seed=3)
+    refused(lambda: _core.seat_rewards(ended._game), ValueError, match="no result before")
+    ended.random_steps(10_000, 0)
+    for bad in ({"reward": "x"}, {"episode": "x"}, {"reward_scale": 0.0}, {"reward_scale": 1e300}):
+        refused(lambda bad=bad: _core.seat_rewards(ended._game, **bad), ValueError)
+    assert len(_core.seat_rewards(ended._game, "win", 1.0, "game")) == 2
 
     # play_bots: a stuck position ends, one bot at two seats plays both
     game = core.CoreGame(rules, 2, seed=3)
@@ -412,8 +446,7 @@ def hammer_vector_env(backend: str, rounds: int = 40) -> tuple[int, int]:
         if rng.random() < 0.05:
             venv.reset(rng.randrange(100))
             return
-        mask = venv._batch.mask if backend == "core" else venv._table.mask
-        venv.step(_legal(mask, rng))
+        venv.step(_legal(venv.tables.mask, rng))
 
     return hammer(step, rounds=rounds)
 
@@ -449,7 +482,7 @@ def hammer_face(batched: bool, rounds: int = 40, sb3: bool = False) -> tuple[int
 
 def hammer_batch(rounds: int = 40) -> tuple[int, int]:
     """Four threads on one ``_core.Batch`` driven by the learner's face (deal_table,
-    step_learner, game and a view of it)."""
+    step_learner, play_learner, game and a view of it)."""
     from canasta_env import _core
 
     rules2 = core.core_rules(make_rules("classic"), 2)
@@ -468,8 +501,10 @@ def hammer_batch(rounds: int = 40) -> tuple[int, int]:
         elif batch.hand_over.any():
             for table in np.flatnonzero(batch.hand_over).tolist():
                 batch.deal_table(table, False, [rng.randrange(100)], [None, expert], [0, 1])
-        else:
+        elif rng.random() < 0.5:
             batch.step_learner(_legal(batch.mask, rng), np.ones(4, bool))
+        else:
+            batch.play_learner(_legal(batch.mask, rng), False)
 
     return hammer(use, rounds=rounds)
 

@@ -82,7 +82,7 @@ def test_a_second_thread_is_refused_naming_the_rule() -> None:
 
     def step() -> None:
         try:
-            venv.step(np.argmax(venv._batch.mask, axis=1))
+            venv.step(np.argmax(venv.tables.mask, axis=1))
         except RuntimeError as error:
             errors.append(str(error))
 

@@ -15,12 +15,13 @@ import pytest
 
 import canasta_env
 from canasta_env.actions import NUM_ACTIONS, str_to_action
+from canasta_env.batched_table import BatchedTable
 from canasta_env.cards import NUM_KINDS, RED3
 from canasta_env.engine.game import IllegalActionError
 from canasta_env.engine.state import same_state, state_snapshot
 from canasta_env.observation import OBS_SIZE, ObservationBuilder
 from canasta_env.rules import make_rules
-from canasta_env.table import MASK_DTYPE, BatchedTable, Table
+from canasta_env.table import MASK_DTYPE, Table
 from tests.scenario import counts, stacked_deck
 
 
@@ -347,7 +348,7 @@ def test_batched_table_is_n_envs_stepped_one_by_one(variant, players, episode, r
     assert episodes >= 3
     if episode == "game":  # some games went on to a second hand
         assert max_hand >= 1
-    assert batch._next_deal == 3 + episodes  # deals only where episodes ended
+    assert batch.engine.next_deal == 3 + episodes  # deals only where episodes ended
 
 
 def test_batched_table_without_auto_deal_keeps_ended_rows():
@@ -386,6 +387,42 @@ def test_batched_illegal_action_names_the_table_and_changes_nothing():
     np.testing.assert_array_equal(batch.mask, mask)
     with pytest.raises(IllegalActionError, match="3 integer ids"):
         batch.step(actions[:2])
+
+
+@pytest.mark.parametrize(
+    ("players", "episode", "reward"), [(2, "hand", "score"), (3, "game", "win")]
+)
+def test_the_cores_batch_is_the_tables(players, episode, reward):
+    """On the core the tables are one ``_core.Batch``: the same arrays as the Python
+    engine's tables at every step, the same ended tables and deal seeds."""
+    if not canasta_env.core.AVAILABLE:
+        pytest.skip(canasta_env.core.WHY_NOT)
+    rules = make_rules("classic", target_score=1500)
+    batches = [
+        BatchedTable(rules, players, 3, reward=reward, episode=episode, backend=backend)
+        for backend in ("core", "python")
+    ]
+    core, python = batches
+    assert core.batched and not python.batched
+    for batch in batches:
+        batch.reset(seed=7)
+    rng = random.Random(0)
+    ended = 0
+    for _ in range(400):
+        for name in ("obs", "mask", "seat", "rewards", "done"):
+            a, b = getattr(core, name), getattr(python, name)
+            assert a.dtype == b.dtype and np.array_equal(a, b), name
+        assert core.deal_seeds == python.deal_seeds
+        for mine, theirs in zip(core.finished, python.finished):
+            assert (mine is None) == (theirs is None)
+            if mine is not None:
+                ended += 1
+                assert mine.outcome() == theirs.outcome()
+        assert [t.current for t in core.tables] == [t.current for t in python.tables]
+        actions = random_actions(python, rng)
+        for batch in batches:
+            batch.step(actions)
+    assert ended >= 2
 
 
 @pytest.mark.parametrize(

@@ -554,7 +554,7 @@ def test_a_batch_tables_hand_end_rows_are_its_games_end_of_hand():
     venv = CanastaVectorEnv(
         8, num_players=3, episode="game", target_score=1500, opponents="expert", batched=True
     )
-    batch = venv._batch
+    batch = venv.tables.engine.batch
     rng = np.random.default_rng(5)
     obs, _ = venv.reset(seed=5)
     checked = games_over = 0

@@ -26,11 +26,9 @@ chosen ones (the imitation data set).
 Each hand is a :class:`~canasta_env.table.Table`: views, masks and steps come from
 it and every bot (a shadow teacher too) acts through ``Table.choose_action``, so a
 search agent gets a determinized world as at any other table. The hands are a list
-of tables, not a :class:`~canasta_env.table.BatchedTable`: one batch mixes variants
-and player counts, deals each hand from a seed the job draws (or a duplicate deal's),
-and plays a hand's bot seats through until a network must act, while a batched
-table holds one rules object and player count, numbers its own deals and steps
-every table once per step.
+of tables, not a :class:`~canasta_env.batched_table.BatchedTable`: one batch mixes
+variants and player counts and refills a slot with a hand of any kind as one ends,
+while a batched table holds one rules object and player count.
 
 :class:`RolloutWorker` serves these jobs; :class:`WorkerPool` runs ``--jobs`` of
 them in worker processes of :class:`canasta_arena.workers.Workers` (the arena's runner:

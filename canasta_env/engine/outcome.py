@@ -40,13 +40,13 @@ class Result:
     def of(cls, points: Sequence[int], team_of: Sequence[int], winner: int | None = None) -> Result:
         """The result of ``points`` (per team) at a table of ``team_of`` (per seat);
         ``winner``: a team the rules declared the winner (a game's), else the highest."""
-        points = tuple(int(p) for p in points)
+        points = tuple(map(int, points))
         if winner is not None:
             winners: tuple[int, ...] = (int(winner),)
         else:
             top = max(points)
             winners = tuple(t for t, p in enumerate(points) if p == top)
-        return cls(points, tuple(int(t) for t in team_of), winners)
+        return cls(points, tuple(map(int, team_of)), winners)
 
     # ------------------------------------------------------------------ per team
     @property
