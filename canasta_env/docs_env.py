@@ -107,6 +107,7 @@ GYM_MEANINGS: dict[str, str] = {
     "illegal_reward": "as for the AEC env",
     "render_mode": "as for the AEC env, but always the view of the learner's seat to act: no "
     "other hand is shown",
+    "backend": "as for the AEC env",
     "rule_overrides": "as for the AEC env",
 }
 

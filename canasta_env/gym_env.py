@@ -71,8 +71,8 @@ Vector Envs and Autoreset
 
 Arguments
     ``variant``, ``num_players``, ``reward``, ``reward_scale``, ``episode``,
-    ``max_cycles``, ``illegal_reward`` and rules fields as keywords (house rules)
-    mean what they mean for :func:`canasta_env.env`, and are checked by it.
+    ``max_cycles``, ``illegal_reward``, ``backend`` and rules fields as keywords (house
+    rules) mean what they mean for :func:`canasta_env.env`, and are checked by it.
     ``opponents``: None (default: a uniformly random legal action, drawn from the
     env's seeded generator), or one opponent for every other seat, or a sequence
     with one per other seat in seat order. An opponent is an agent name, an agent
@@ -264,6 +264,7 @@ class CanastaGymEnv(gym.Env):
         illegal_action: str = "terminate",
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
+        backend: str | None = None,
         **rule_overrides,
     ):
         super().__init__()
@@ -294,6 +295,7 @@ class CanastaGymEnv(gym.Env):
             max_cycles=max_cycles,
             illegal_action="raise",
             illegal_reward=illegal_reward,
+            backend=backend,
             **rule_overrides,
         )
         self.num_players = self.aec.num_players

@@ -18,6 +18,7 @@ import canasta_env
 import canasta_env.gym_env as gym_env
 from agents.base import RandomAgent
 from agents.registry import make_agent
+from canasta_env import core
 from canasta_env.engine import IllegalActionError
 from canasta_env.gym_env import (
     AGENT_NAMES_GROUP,
@@ -355,11 +356,28 @@ def test_an_illegal_opponent_move_raises():
         ({"opponents": ["random", 7]}, "a sequence of 1"),
         ({"num_players": 4, "opponents": [RandomAgent(0), 7]}, "each opponent must be.*7"),
         ({"opponents": "nobody"}, "opponents: unknown agent 'nobody'"),
+        ({"backend": "gpu"}, "backend must be one of"),
     ],
 )
 def test_bad_arguments_raise_naming_them(names, kwargs, message):
     with pytest.raises(ValueError, match=message):
         CanastaGymEnv(**kwargs)
+
+
+@pytest.mark.skipif(not core.AVAILABLE, reason=f"core not built: {core.WHY_NOT}")
+def test_backend_picks_the_engine_and_the_game_is_the_same(names):
+    """``backend`` reaches the AEC env, as the vector face's does (``gym.make(...,
+    backend="core")`` was refused, suggesting 'backend'), and both engines play the same
+    episode: observations, rewards and the end."""
+    episodes = {}
+    for backend in ("python", "core"):
+        env = gym.make(ENV_ID, num_players=2, opponents="expert", backend=backend)
+        assert env.unwrapped.aec.backend == backend
+        episodes[backend] = _episode(env, seed=11)
+    (trace_p, rewards_p, info_p), (trace_c, rewards_c, info_c) = episodes.values()
+    assert len(trace_p) == len(trace_c) > 5
+    assert all(np.array_equal(a, b) for a, b in zip(trace_p, trace_c))
+    assert rewards_p == rewards_c and info_p["hand_scores"] == info_c["hand_scores"]
 
 
 # ---------------------------------------------------------------------- rewards and views
