@@ -66,7 +66,6 @@ import numpy as np
 
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.batched_table import BatchedTable, seed_words
-from canasta_env.engine.game import IllegalActionError
 from canasta_env.env import OPTIONS, check_options
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import Rules, check_player_count, make_rules
@@ -154,19 +153,11 @@ class VectorEnv:
             raise ValueError(f"seed must be an integer, got {seed!r}")
         return int(seed)
 
-    def _ids(self, actions) -> np.ndarray:
-        """``actions`` as one integer id per table in native byte order; what both
-        backends refuse before either engine sees it, in one message."""
+    def _ids(self, actions):
+        """``actions``, once the env is reset: :class:`BatchedTable` checks them (one
+        integer id per table, in one message for both backends)."""
         if self._reset_seed is None:
             raise RuntimeError("reset() must be called before step()")
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
-            raise IllegalActionError(
-                f"actions must be {self.num_envs} integer ids, got shape {actions.shape} "
-                f"of {actions.dtype}"
-            )
-        if not actions.dtype.isnative:  # '>i8' from a big-endian source: the same ids
-            actions = actions.astype(actions.dtype.newbyteorder("="))
         return actions
 
 
