@@ -38,15 +38,11 @@ from canasta_env.actions import (
 from canasta_env.cards import KIND_NAMES, NUM_NATURALS, SUITS, deck_counts
 from canasta_env.engine.scoring import SHEET_ROWS
 from canasta_env.engine.state import END_REASONS, team_of_seat
-from canasta_env.env import (
-    ILLEGAL_ACTION_MODES,
-    OPTIONS,
-    RESET_OPTIONS,
-    REWARD_SCALE_RANGE,
-)
+from canasta_env.env import OPTIONS, RESET_OPTIONS
 from canasta_env.gym_env import ENV_ID, GYM_OPTIONS, CanastaGymEnv
 from canasta_env.gym_vector import CanastaVectorEnv
 from canasta_env.observation import HIGHS, LAYOUT, LOWS, OBS_SIZE, OBS_SIZE_V0, OBS_SIZE_V1
+from canasta_env.options import ILLEGAL_ACTION_MODES, REWARD_SCALE_RANGE
 from canasta_env.rules import MAX_COUNT, MAX_DECK_CARDS, MAX_SCORE, PLAYER_COUNTS, PRESETS
 from canasta_env.table import EPISODE_MODES, REWARD_MODES
 
@@ -338,7 +334,7 @@ def _arguments(aec) -> list[str]:
         "",
         "`canasta_v0.env(...)` and `canasta_v0.raw_env(...)` (the same objects as "
         "`canasta_env.env` and `canasta_env.raw_env`) take these keywords. `env()` differs in "
-        f"one default: `illegal_action={_text(aec.illegal_action)}` where `raw_env` has "
+        f"one default: `illegal_action={_text(aec.options.illegal_action)}` where `raw_env` has "
         f"`{_text(aec_default)}` (PettingZoo's TerminateIllegalWrapper, built in). Every bad "
         "argument raises `ValueError` naming it and what it may be.",
         "",
@@ -638,7 +634,8 @@ def _episode_end(aec, gym_env, end_info: dict) -> list[str]:
         f"**Illegal actions.** `illegal_action` is one of "
         f"{', '.join(f'`{_text(m)}`' for m in ILLEGAL_ACTION_MODES)}. `raw_env` "
         f"(`{_text(defaults['illegal_action'])}`) raises `IllegalActionError` naming the "
-        f"action and why, and changes nothing; `env()` (`{_text(aec.illegal_action)}`) ends "
+        "action and why, and changes nothing; "
+        f"`env()` (`{_text(aec.options.illegal_action)}`) ends "
         "the episode: every agent terminated, `illegal_reward` and "
         '`info["illegal_action"]` to the offender. An id outside the action space, or '
         "anything that is not one id, always raises.",

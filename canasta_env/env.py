@@ -47,6 +47,9 @@ Arguments
     ``env(variant="spanish", target_score=5000)``. Each rules field is checked
     against its declared range (``canasta_env.rules.BOUNDS``); every bad argument
     raises ``ValueError`` naming it and what it may be (table in :data:`OPTIONS`).
+    The options but ``render_mode`` are kept checked in one frozen object, ``env.options``
+    (:class:`~canasta_env.options.TableOptions`); ``raw_env.from_options(options,
+    render_mode)`` makes an env from one.
     ``reset(seed, options={"deck": "AS TH ..."})`` stacks the first cards of the
     deck in draw order; ``options={"state": {...}}`` loads a saved state. ``seed``
     is None, an integer or a string. ``step`` takes an int, a numpy integer or a
@@ -71,12 +74,9 @@ Version History
 
 from __future__ import annotations
 
-import dataclasses
-import math
-import numbers
 import operator
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 import numpy as np
 from gymnasium import spaces
@@ -86,28 +86,23 @@ from pettingzoo.utils.env_logger import EnvLogger
 from canasta_env.actions import NUM_ACTIONS, action_to_str
 from canasta_env.engine.game import Game, IllegalActionError
 from canasta_env.observation import HIGHS, LOWS
-from canasta_env.rules import Rules, check_player_count, make_rules, unknown_fields_text
-from canasta_env.table import (
-    BACKENDS,
-    EPISODE_MODES,
-    MASK_DTYPE,
-    REWARD_MODES,
-    Table,
-    resolve_backend,
+from canasta_env.options import (
+    RULES_FIELDS,
+    TABLE_CHECKS,
+    Check,
+    TableOptions,
+    check_options,
+    face_arguments,
+    is_integer,
+    one_of,
 )
+from canasta_env.rules import Rules, make_rules, unknown_fields_text
+from canasta_env.table import MASK_DTYPE, Table
 
 RENDER_MODES = ("human", "ansi", "rgb_array")
-ILLEGAL_ACTION_MODES = ("raise", "terminate")
 RESET_OPTIONS = ("deck", "state")
 #: What ``step`` takes from a live agent: exactly what ``Discrete(NUM_ACTIONS).contains`` takes.
 ACTION_TYPES = f"an int, a numpy integer or a 0-d integer array in 0..{NUM_ACTIONS - 1}"
-_RULES_FIELDS = frozenset(f.name for f in dataclasses.fields(Rules))
-#: ``reward_scale``'s range. A hand's score difference is at most some 10**10 points even with
-#: every house-rule bonus at ``MAX_POINTS`` and at least 1/5 of a point when not 0, so divided by
-#: a scale in this range it stays a finite, normal float (5e-324 gave rewards of ``inf``).
-MIN_REWARD_SCALE = 1e-3
-MAX_REWARD_SCALE = 1e9
-REWARD_SCALE_RANGE = "1e-3..1e9"
 
 
 def observation_space() -> spaces.Dict:
@@ -129,57 +124,15 @@ class UnknownAgentError(KeyError, ValueError):
         return str(self.args[0])
 
 
-def is_integer(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
-
-
-def is_finite_number(value) -> bool:
-    return (
-        isinstance(value, numbers.Real)
-        and not isinstance(value, (bool, np.bool_))
-        and math.isfinite(value)
-    )
-
-
-def one_of(choices: tuple) -> Callable[[object], bool]:
-    return lambda value: isinstance(value, str) and value in choices
-
-
-#: The env's own arguments (the rest are rules fields): what each may be, and its test.
-OPTIONS: dict[str, tuple[str, Callable[[object], bool]]] = {
-    "num_players": ("an integer", is_integer),
+#: The env's own arguments (the rest are rules fields): what each may be, and its test. All
+#: but ``render_mode`` are the table's, checked by :class:`~canasta_env.options.TableOptions`.
+OPTIONS: dict[str, Check] = {
     "render_mode": (
         f"one of {(None, *RENDER_MODES)}",
         lambda value: value is None or one_of(RENDER_MODES)(value),
     ),
-    "reward": (f"one of {REWARD_MODES}", one_of(REWARD_MODES)),
-    "reward_scale": (
-        f"a number in {REWARD_SCALE_RANGE}",
-        lambda value: is_finite_number(value) and MIN_REWARD_SCALE <= value <= MAX_REWARD_SCALE,
-    ),
-    "episode": (f"one of {EPISODE_MODES}", one_of(EPISODE_MODES)),
-    "max_cycles": (
-        "a positive integer or None",
-        lambda value: value is None or (is_integer(value) and value >= 1),
-    ),
-    "illegal_action": (f"one of {ILLEGAL_ACTION_MODES}", one_of(ILLEGAL_ACTION_MODES)),
-    "illegal_reward": ("a finite number", is_finite_number),
-    "backend": (
-        f"one of {(None, *BACKENDS)}",
-        lambda value: value is None or one_of(BACKENDS)(value),
-    ),
+    **TABLE_CHECKS,
 }
-
-
-def check_options(
-    values: dict, options: Mapping[str, tuple[str, Callable[[object], bool]]] | None = None
-) -> None:
-    """Raise ``ValueError`` naming the first option of ``options`` (default :data:`OPTIONS`)
-    that is bad; ``values`` holds every one of them."""
-    for name, (allowed, is_ok) in (OPTIONS if options is None else options).items():
-        value = values[name]
-        if not is_ok(value):
-            raise ValueError(f"{name} must be {allowed}, got {value!r}")
 
 
 class raw_env(AECEnv):
@@ -187,6 +140,8 @@ class raw_env(AECEnv):
 
     The hand is played on a :class:`~canasta_env.table.Table` (``self.table``, a new one
     at each reset) on ``self.backend``'s engine; ``self.game`` is its game, for reading.
+    ``self.options`` holds the checked options (``rules``, ``num_players`` and ``backend``
+    are its own, kept as attributes too).
     """
 
     metadata = {
@@ -210,40 +165,48 @@ class raw_env(AECEnv):
         backend: str | None = None,
         **rule_overrides,
     ):
-        super().__init__()
-        check_options(
-            {
-                "num_players": num_players,
-                "render_mode": render_mode,
-                "reward": reward,
-                "reward_scale": reward_scale,
-                "episode": episode,
-                "max_cycles": max_cycles,
-                "illegal_action": illegal_action,
-                "illegal_reward": illegal_reward,
-                "backend": backend,
-            }
-        )
-        unknown = set(rule_overrides) - _RULES_FIELDS
-        if unknown:  # neither an option nor a rules field: suggest the nearest of both
+        check_options({"render_mode": render_mode}, OPTIONS)
+        unknown = set(rule_overrides) - RULES_FIELDS
+        if unknown:  # neither an argument nor a rules field: suggest the nearest of both
+            own = face_arguments(raw_env)
             raise ValueError(
-                f"unknown rules field(s) {unknown_fields_text(unknown, tuple(OPTIONS))}; "
-                f"the env's own options are variant, {', '.join(OPTIONS)}"
+                f"unknown rules field(s) {unknown_fields_text(unknown, own)}; "
+                f"the env's own options are {', '.join(own)}"
             )
-        self.rules = make_rules(variant, **rule_overrides)
-        num_players = int(num_players)
-        check_player_count(self.rules, num_players)
-        self.num_players = num_players
-        self.render_mode = render_mode
-        self.reward_mode = reward
-        self.reward_scale = float(reward_scale)
-        self.episode_mode = episode
-        self.max_cycles = None if max_cycles is None else int(max_cycles)
-        self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
+        options = TableOptions(
+            rules=make_rules(variant, **rule_overrides),
+            num_players=num_players,
+            reward=reward,
+            reward_scale=reward_scale,
+            episode=episode,
+            max_cycles=max_cycles,
+            illegal_action=illegal_action,
+            illegal_reward=illegal_reward,
+            backend=backend,
+        )
+        self._seat_options(options, render_mode)
+
+    @classmethod
+    def from_options(cls, options: TableOptions, render_mode: str | None = None) -> raw_env:
+        """The env on options already checked: how a face over this one (the Gymnasium
+        env) passes its own down, as they are."""
+        if not isinstance(options, TableOptions):
+            raise ValueError(f"options must be a TableOptions, got {options!r}")
+        check_options({"render_mode": render_mode}, OPTIONS)
+        env = cls.__new__(cls)
+        env._seat_options(options, render_mode)
+        return env
+
+    def _seat_options(self, options: TableOptions, render_mode: str | None) -> None:
+        super().__init__()
+        #: the table's options, checked (:class:`~canasta_env.options.TableOptions`)
+        self.options = options
+        self.rules = options.rules
+        self.num_players = options.num_players
         #: the engine the hands are played on: "core" or "python"
-        self.backend = resolve_backend(backend)
-        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.backend = options.backend
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.agent_name_mapping = {name: i for i, name in enumerate(self.possible_agents)}
         obs_space = observation_space()
         self.observation_spaces = {name: obs_space for name in self.possible_agents}
@@ -349,13 +312,14 @@ class raw_env(AECEnv):
             index = action  # the common case, checked without the general conversion
         else:
             index = action_index(action)  # raises on anything outside the action space
-        if self.illegal_action == "raise":
+        try:
             table.step(index)  # an illegal action raises IllegalActionError; nothing changes
-            legal = True
+        except IllegalActionError:
+            if self.options.illegal_action == "raise":
+                raise
+            legal = False
         else:
-            legal = table.is_legal(index)
-            if legal:
-                table.step(index)
+            legal = True
         # the action is accepted (or ends the episode): only now clear what the agent was owed
         self._cumulative_rewards[agent] = 0.0
         if self._rewards_set:  # rewards are non-zero only on the step that ended a hand
@@ -372,7 +336,7 @@ class raw_env(AECEnv):
             self._accumulate_rewards()
             if not self.terminations[agent]:  # episode="game": the next hand is dealt
                 self.agent_selection = self.possible_agents[table.current]
-        elif self.max_cycles is not None and self.num_moves >= self.max_cycles:
+        elif self.options.max_cycles is not None and self.num_moves >= self.options.max_cycles:
             self.truncations = {name: True for name in self.agents}
         else:
             self.agent_selection = self.possible_agents[table.current]
@@ -383,15 +347,15 @@ class raw_env(AECEnv):
         EnvLogger.warn_on_illegal_move()
         self.infos[agent] = {"illegal_action": str(action)}
         self.terminations = {name: True for name in self.agents}
-        self.rewards[agent] = self.illegal_reward
+        self.rewards[agent] = self.options.illegal_reward
         self._illegal_ended = True
         self._rewards_set = True
         self._accumulate_rewards()
 
     def _hand_ended(self) -> None:
-        table = self.table
-        episode_over = table.episode_ends(self.episode_mode)
-        earned = table.seat_rewards(self.reward_mode, self.reward_scale, self.episode_mode)
+        table, options = self.table, self.options
+        episode_over = table.episode_ends(options.episode)
+        earned = table.seat_rewards(options.reward, options.reward_scale, options.episode)
         for name, seat in self.agent_name_mapping.items():
             if name in self.rewards:
                 self.rewards[name] += earned[seat]
@@ -462,10 +426,11 @@ def action_index(action) -> int:
 class CanastaEnv(raw_env):
     """``raw_env`` that ends the episode on an illegal action instead of raising."""
 
+    _has_reset = False  # set by the first reset (from_options skips __init__)
+
     def __init__(self, **kwargs):
         kwargs.setdefault("illegal_action", "terminate")
         super().__init__(**kwargs)
-        self._has_reset = False
 
     def reset(self, seed=None, options=None):
         self._has_reset = True

@@ -72,7 +72,10 @@ Vector Envs and Autoreset
 Arguments
     ``variant``, ``num_players``, ``reward``, ``reward_scale``, ``episode``,
     ``max_cycles``, ``illegal_reward``, ``backend`` and rules fields as keywords (house
-    rules) mean what they mean for :func:`canasta_env.env`, and are checked by it.
+    rules) mean what they mean for :func:`canasta_env.env`, and are checked as it checks
+    them: with ``learner`` and ``seat`` they make one frozen
+    :class:`~canasta_env.options.LearnerOptions`, ``env.options``, which the AEC env
+    (``env.aec``) is made with too.
     ``opponents``: None (default: a uniformly random legal action, drawn from the
     env's seeded generator), or one opponent for every other seat, or a sequence
     with one per other seat in seat order. An opponent is an agent name, an agent
@@ -104,7 +107,6 @@ Version History
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import sys
 from collections.abc import Callable, Sequence
@@ -117,27 +119,33 @@ import numpy as np
 from canasta_env.actions import DRAW
 from canasta_env.engine.game import IllegalActionError
 from canasta_env.engine.state import team_of_seat
-from canasta_env.env import OPTIONS, action_index, check_options, is_integer, one_of, raw_env
+from canasta_env.env import action_index, raw_env
+from canasta_env.options import (
+    LEARNER_CHECKS,
+    RULES_FIELDS,
+    Check,
+    LearnerOptions,
+    check_options,
+    face_arguments,
+    one_of,
+)
 from canasta_env.render import render_table
-from canasta_env.rules import Rules, unknown_fields_text
+from canasta_env.rules import Rules, make_rules, unknown_fields_text
 from canasta_env.table import MASK_DTYPE
 
 ENV_ID = "canasta_env/Canasta-v0"
 #: The entry-point group of agent-name resolvers: ``NAME = "module:function"``, where
 #: ``function(name, seed=None)`` returns an agent (``act``, optional ``reset`` / ``seed``).
 AGENT_NAMES_GROUP = "canasta_env.agent_names"
-LEARNER_MODES = ("team", "seat")
 GYM_RENDER_MODES = ("ansi", "rgb_array", "human")
 #: Redeals tried at reset when the hand ends before the learner acts (it ends in the deal).
 MAX_REDEALS = 100
 _SEED_BOUND = 2**31 - 1
-_RULES_FIELDS = frozenset(field.name for field in dataclasses.fields(Rules))
 
-#: The options this face adds to the AEC env's :data:`~canasta_env.env.OPTIONS`.
-GYM_OPTIONS: dict[str, tuple[str, Callable[[object], bool]]] = {
-    "learner": (f"one of {LEARNER_MODES}", one_of(LEARNER_MODES)),
-    "seat": ("None or an integer seat", lambda value: value is None or is_integer(value)),
-    "illegal_action": OPTIONS["illegal_action"],
+#: The options this face adds to the AEC env's :data:`~canasta_env.env.OPTIONS` (its own
+#: render modes: always the learner's view).
+GYM_OPTIONS: dict[str, Check] = {
+    **LEARNER_CHECKS,
     "render_mode": (
         f"one of {(None, *GYM_RENDER_MODES)}",
         lambda value: value is None or one_of(GYM_RENDER_MODES)(value),
@@ -218,7 +226,7 @@ def _shadowed_text(target: str, error: ImportError) -> str:
 def opponent_list(opponents, others: int, env) -> list:
     """``opponents`` as one entry per other seat (``others`` of them): one opponent for
     every seat, or a sequence of ``others``; ``ValueError`` naming what is wrong. ``env``
-    gives the message its table (``num_players``, ``learner_mode``)."""
+    gives the message its table (``num_players``, ``options.learner``)."""
     if _is_opponent(opponents):
         given = [opponents] * others
     elif isinstance(opponents, Sequence):
@@ -227,7 +235,7 @@ def opponent_list(opponents, others: int, env) -> list:
             raise ValueError(
                 f"opponents must be one opponent for every other seat or a sequence of "
                 f"{others} (one per other seat at {env.num_players} players, "
-                f"learner={env.learner_mode!r}), got {len(given)}"
+                f"learner={env.options.learner!r}), got {len(given)}"
             )
     else:
         given = [opponents]
@@ -239,6 +247,18 @@ def opponent_list(opponents, others: int, env) -> list:
                 f"-> action, got {opponent!r}"
             )
     return given
+
+
+def check_keywords(face: Callable, rule_overrides: dict) -> None:
+    """Refuse (``ValueError``) keywords of a single-learner face that are neither its
+    arguments nor rules fields, suggesting the nearest of both."""
+    unknown = set(rule_overrides) - RULES_FIELDS
+    if unknown:
+        own = face_arguments(face)
+        raise ValueError(
+            f"unknown argument(s) {unknown_fields_text(unknown, own)}; the env's own "
+            f"arguments are {', '.join(own)}, the rest are rules fields"
+        )
 
 
 def _is_opponent(value) -> bool:
@@ -268,43 +288,26 @@ class CanastaGymEnv(gym.Env):
         **rule_overrides,
     ):
         super().__init__()
-        check_options(
-            {
-                "learner": learner,
-                "seat": seat,
-                "illegal_action": illegal_action,
-                "render_mode": render_mode,
-            },
-            GYM_OPTIONS,
-        )
-        unknown = set(rule_overrides) - _RULES_FIELDS
-        if unknown:
-            own = ("variant", "opponents", *GYM_OPTIONS, *OPTIONS)
-            raise ValueError(
-                f"unknown argument(s) {unknown_fields_text(unknown, own)}; the env's own "
-                f"arguments are {', '.join(dict.fromkeys(own))}, the rest are rules fields"
-            )
-        # the AEC env checks its options and the rules; it raises on illegal actions, which
-        # this face checks first where it terminates instead
-        self.aec = raw_env(
-            variant=variant,
+        check_options({"render_mode": render_mode}, GYM_OPTIONS)
+        check_keywords(CanastaGymEnv, rule_overrides)
+        #: the checked options, the AEC env's own object: this face checks every action
+        #: against the mask before the AEC env plays it (and ends the episode itself where
+        #: ``illegal_action`` is "terminate"), so the AEC env never meets an illegal one
+        self.options = LearnerOptions(
+            rules=make_rules(variant, **rule_overrides),
             num_players=num_players,
             reward=reward,
             reward_scale=reward_scale,
             episode=episode,
             max_cycles=max_cycles,
-            illegal_action="raise",
+            illegal_action=illegal_action,
             illegal_reward=illegal_reward,
             backend=backend,
-            **rule_overrides,
+            learner=learner,
+            seat=seat,
         )
-        self.num_players = self.aec.num_players
-        if seat is not None and not 0 <= seat < self.num_players:
-            raise ValueError(f"seat must be None or a seat 0..{self.num_players - 1}, got {seat!r}")
-        self.learner_mode = learner
-        self.fixed_seat = None if seat is None else int(seat)
-        self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
+        self.aec = raw_env.from_options(self.options)
+        self.num_players = self.options.num_players
         self.render_mode = render_mode
         self._opponent_specs = self._check_opponents(opponents)
         self.observation_space = self.aec.observation_space(self.aec.possible_agents[0])
@@ -364,7 +367,7 @@ class CanastaGymEnv(gym.Env):
 
     # -------------------------------------------------------------- seats
     def _seats_of(self, seat: int) -> frozenset[int]:
-        if self.learner_mode == "seat":
+        if self.options.learner == "seat":
             return frozenset((seat,))
         team = team_of_seat(self.num_players, seat)
         return frozenset(
@@ -408,8 +411,8 @@ class CanastaGymEnv(gym.Env):
         for attempt in range(MAX_REDEALS):
             self._choose_table(rng)
             self.seat = (
-                self.fixed_seat
-                if self.fixed_seat is not None
+                self.options.seat
+                if self.options.seat is not None
                 else int(rng.integers(self.num_players))
             )
             self.learner_seats = self._seats_of(self.seat)
@@ -443,7 +446,7 @@ class CanastaGymEnv(gym.Env):
         aec = self.aec
         index = action_index(action)  # raises on anything that is not an id in 0..499
         acting = aec.agent_selection
-        if not self._last["action_mask"][index] and self.illegal_action == "terminate":
+        if not self._last["action_mask"][index] and self.options.illegal_action == "terminate":
             self._over = True
             self._last = {
                 "observation": self._last["observation"].copy(),  # a new array per call
@@ -451,7 +454,7 @@ class CanastaGymEnv(gym.Env):
             }
             info = self._info()
             info["illegal_action"] = index
-            reward = self._reward_owed + self.illegal_reward
+            reward = self._reward_owed + self.options.illegal_reward
             self._reward_owed = 0.0
             return self._observation(), reward, True, False, info
         aec.step(index)  # raises IllegalActionError with the reason; nothing changes

@@ -69,7 +69,6 @@ Threads
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 import gymnasium as gym
@@ -82,19 +81,14 @@ from canasta_env import core, gym_env
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.batched_table import CALLER, TRUNCATED, BatchedTable, HandEnd
 from canasta_env.engine.state import team_of_seat
-from canasta_env.env import OPTIONS, check_options, observation_space
-from canasta_env.gym_env import GYM_OPTIONS, MAX_REDEALS, opponent_list
-from canasta_env.rules import Rules, check_player_count, make_rules, unknown_fields_text
-from canasta_env.table import resolve_backend
+from canasta_env.env import observation_space
+from canasta_env.gym_env import MAX_REDEALS, check_keywords, opponent_list
+from canasta_env.options import LearnerOptions
+from canasta_env.rules import Rules, make_rules
 from canasta_env.threads import OneThread
 
 _SEED_BOUND = 2**31 - 1  # the single env's bound of drawn seeds
 _INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
-
-_RULES_FIELDS = frozenset(field.name for field in dataclasses.fields(Rules))
-#: The single env's options this face takes (render_mode aside: a batch is not drawn).
-_FACE_OPTIONS = ("learner", "seat", "illegal_action")
-_AEC_OPTIONS = ("num_players", "reward", "reward_scale", "episode", "max_cycles")
 
 
 def _hand_info_of(hand: HandEnd, team: int) -> dict:
@@ -167,43 +161,25 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if render_mode is not None:
             raise ValueError(f"render_mode must be None for the vector face, got {render_mode!r}")
-        values = {
-            "num_players": num_players,
-            "reward": reward,
-            "reward_scale": reward_scale,
-            "episode": episode,
-            "max_cycles": max_cycles,
-            "learner": learner,
-            "seat": seat,
-            "illegal_action": illegal_action,
-            "illegal_reward": illegal_reward,
-            "backend": backend,
-        }
-        checks = {name: OPTIONS[name] for name in (*_AEC_OPTIONS, "illegal_reward", "backend")}
-        checks.update({name: GYM_OPTIONS[name] for name in _FACE_OPTIONS})
-        check_options(values, checks)
-        unknown = set(rule_overrides) - _RULES_FIELDS
-        if unknown:
-            own = ("num_envs", "variant", "opponents", "batched", *checks)
-            raise ValueError(
-                f"unknown argument(s) {unknown_fields_text(unknown, own)}; the env's own "
-                f"arguments are {', '.join(own)}, the rest are rules fields"
-            )
-        self.rules = make_rules(variant, **rule_overrides)
-        self.num_players = int(num_players)
-        check_player_count(self.rules, self.num_players)
-        if seat is not None and not 0 <= seat < self.num_players:
-            raise ValueError(f"seat must be None or a seat 0..{self.num_players - 1}, got {seat!r}")
+        check_keywords(CanastaVectorEnv, rule_overrides)
+        #: the checked options, as the single env's (:class:`LearnerOptions`)
+        self.options = options = LearnerOptions(
+            rules=make_rules(variant, **rule_overrides),
+            num_players=num_players,
+            reward=reward,
+            reward_scale=reward_scale,
+            episode=episode,
+            max_cycles=max_cycles,
+            illegal_action=illegal_action,
+            illegal_reward=illegal_reward,
+            backend=backend,
+            learner=learner,
+            seat=seat,
+        )
+        self.rules = options.rules
+        self.num_players = options.num_players
+        self.backend = options.backend
         self.num_envs = int(num_envs)
-        self.backend = resolve_backend(backend)
-        self.learner_mode = learner
-        self.fixed_seat = None if seat is None else int(seat)
-        self.reward_mode = reward
-        self.reward_scale = float(reward_scale)
-        self.episode_mode = episode
-        self.max_cycles = None if max_cycles is None else int(max_cycles)
-        self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
         self.render_mode = None
 
         self.single_observation_space = observation_space()
@@ -229,15 +205,15 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         self._has_reset = False
         #: the tables: one ``_core.Batch`` on the fast path, else a ``Table`` each
         self.tables = BatchedTable(
-            self.rules,
-            self.num_players,
+            options.rules,
+            options.num_players,
             n,
-            reward=self.reward_mode,
-            reward_scale=self.reward_scale,
-            episode=self.episode_mode,
-            backend=self.backend,
+            reward=options.reward,
+            reward_scale=options.reward_scale,
+            episode=options.episode,
+            backend=options.backend,
             batched=self._choose_path(batched),
-            max_cycles=self.max_cycles,
+            max_cycles=options.max_cycles,
         )
 
     def _choose_path(self, batched: bool | None) -> bool:
@@ -249,7 +225,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         why_not = None
         if self.backend != "core":
             why_not = "the Python engine"
-        elif self.max_cycles is not None:
+        elif self.options.max_cycles is not None:
             why_not = "max_cycles"
         elif self._specs is None:
             why_not = "the default random opponent (numpy draws)"
@@ -270,7 +246,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         if attempt == 0 and (seed is not None or self._rngs[k] is None):
             self._rngs[k] = seeding.np_random(seed)[0]
         rng = self._rngs[k]
-        seat = self.fixed_seat
+        seat = self.options.seat
         if seat is None:
             seat = int(rng.integers(self.num_players))
         self._seat[k] = seat
@@ -337,7 +313,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
 
     # -------------------------------------------------------------- seats
     def _seats_of(self, seat: int) -> frozenset[int]:
-        if self.learner_mode == "seat":
+        if self.options.learner == "seat":
             return frozenset((seat,))
         team = team_of_seat(self.num_players, seat)
         return frozenset(
@@ -410,7 +386,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         actions = np.asarray(actions)
         acting = tables.seat.copy()
         # every id checked, then each action (raised, or its table not played)
-        tables.play(actions, raise_illegal=self.illegal_action == "raise")
+        tables.play(actions, raise_illegal=self.options.illegal_action == "raise")
         legal = tables.legal
         all_legal = bool(legal.all())
         terminated = np.zeros(self.num_envs, bool)
@@ -423,7 +399,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
                 terminated[k] = True
         rewards = tables.take_rewards(self._seat)
         if not all_legal:
-            rewards[~legal] += self.illegal_reward
+            rewards[~legal] += self.options.illegal_reward
             terminated |= ~legal
             ended = np.flatnonzero(terminated | truncated).tolist()
         hands = tables.hand_ends

@@ -31,7 +31,8 @@ Arguments
     ``variant`` and ``house_rules`` (a dict of rules fields) make the rules as the
     PettingZoo env does (:func:`~canasta_env.rules.make_rules`); ``num_players``,
     ``reward`` ("score" or "win"), ``reward_scale`` and ``episode`` ("hand" or "game")
-    are the env's options, checked by the same checks; ``num_envs`` tables; ``seed``:
+    are the env's options, checked as the env checks them (``venv.options``, a
+    :class:`~canasta_env.options.TableOptions`); ``num_envs`` tables; ``seed``:
     deal ``h`` (numbered over the batch in the order the deals are made) is seeded
     ``seed + h``, as ``random.Random(seed + h)``: any Python integer, negative or past
     64 bits, deals the same tables on both backends. ``backend``: "core" steps the
@@ -66,16 +67,14 @@ import numpy as np
 
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.batched_table import BatchedTable, seed_words
-from canasta_env.env import OPTIONS, check_options
 from canasta_env.observation import OBS_SIZE
-from canasta_env.rules import Rules, check_player_count, make_rules
-from canasta_env.table import MASK_DTYPE, OBS_DTYPE, resolve_backend
+from canasta_env.options import TableOptions
+from canasta_env.rules import Rules, make_rules
+from canasta_env.table import MASK_DTYPE, OBS_DTYPE
 from canasta_env.threads import OneThread
 
 #: The dtype of the rewards array (BatchedTable's float64 sums, cast).
 REWARD_DTYPE = np.dtype(np.float32)
-#: The env's options that a vector env takes, checked as the env checks them.
-_OPTIONS = ("num_players", "reward", "reward_scale", "episode")
 
 
 class VectorEnv:
@@ -85,31 +84,23 @@ class VectorEnv:
     observation_size = OBS_SIZE
     num_actions = NUM_ACTIONS
 
-    def __init__(
-        self,
-        rules: Rules,
-        num_players: int,
-        num_envs: int,
-        seed: int,
-        reward: str,
-        reward_scale: float,
-        episode: str,
-        backend: str,
-    ):
-        self.rules = rules
-        self.num_players = num_players
+    def __init__(self, options: TableOptions, num_envs: int, seed: int):
+        #: the checked options (:class:`~canasta_env.options.TableOptions`)
+        self.options = options
+        self.rules = options.rules
+        self.num_players = num_players = options.num_players
         self.num_envs = num_envs
         self.seed = seed
-        self.backend = backend
+        self.backend = options.backend
         #: the tables: on the core one ``_core.Batch`` (every step in C++), else tables
         self.tables = BatchedTable(
-            rules,
+            options.rules,
             num_players,
             num_envs,
-            reward=reward,
-            reward_scale=reward_scale,
-            episode=episode,
-            backend=backend,
+            reward=options.reward,
+            reward_scale=options.reward_scale,
+            episode=options.episode,
+            backend=options.backend,
         )
         self._rewards = np.zeros((num_envs, num_players), REWARD_DTYPE)
         self._reset_seed: int | None = None  # the seed of the last reset (None: not yet)
@@ -235,28 +226,21 @@ def vector_env(
     Raises ``ValueError`` naming a bad argument; ``RuntimeError`` for backend "core"
     when the core is not built (``canasta_env.core.WHY_NOT`` says why).
     """
-    check_options(
-        {
-            "num_players": num_players,
-            "reward": reward,
-            "reward_scale": reward_scale,
-            "episode": episode,
-        },
-        {name: OPTIONS[name] for name in _OPTIONS},
-    )
     if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
         raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise ValueError(f"seed must be an integer, got {seed!r}")
-    backend = resolve_backend(backend)  # None: CANASTA_BACKEND, else the core where built
     if house_rules is not None and not isinstance(house_rules, dict):
         raise ValueError(f"house_rules must be a dict of rules fields, got {house_rules!r}")
-    rules = make_rules(variant, **(house_rules or {}))
-    num_players = int(num_players)
-    check_player_count(rules, num_players)
-    return VectorEnv(
-        rules, num_players, int(num_envs), int(seed), reward, float(reward_scale), episode, backend
+    options = TableOptions(  # checked as the env checks them; backend None: the core if built
+        rules=make_rules(variant, **(house_rules or {})),
+        num_players=num_players,
+        reward=reward,
+        reward_scale=reward_scale,
+        episode=episode,
+        backend=backend,
     )
+    return VectorEnv(options, int(num_envs), int(seed))
 
 
 __all__ = [

@@ -341,7 +341,7 @@ def test_bad_option_or_field_names_it_and_what_it_may_be(make, kwargs, message):
 def test_numpy_integers_are_integer_options():
     env = raw_env(variant="classic", num_players=np.int64(2), max_cycles=np.int32(7))
     assert type(env.num_players) is int and env.num_players == 2
-    assert type(env.max_cycles) is int and env.max_cycles == 7
+    assert type(env.options.max_cycles) is int and env.options.max_cycles == 7
     env.reset(seed=np.int64(3))
     assert type(env.game.seed) is int
     same = raw_env(variant="classic", num_players=2)

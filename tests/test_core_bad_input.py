@@ -624,6 +624,6 @@ def test_step_learner_before_deal_table_is_refused() -> None:
 
 
 def test_the_core_reward_scale_range_is_the_envs() -> None:
-    from canasta_env.env import MAX_REWARD_SCALE, MIN_REWARD_SCALE
+    from canasta_env.options import MAX_REWARD_SCALE, MIN_REWARD_SCALE
 
     assert _core.REWARD_SCALE_RANGE == (MIN_REWARD_SCALE, MAX_REWARD_SCALE)
