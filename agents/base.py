@@ -136,7 +136,7 @@ class HandRecord:
 def play_hands(
     agents: Sequence[Agent],
     num_hands: int,
-    variant: str = "classic",
+    variant: str | Rules = "classic",
     seed: int = 0,
     episode: str = "hand",
     deck_seeds: Sequence[int] | None = None,
@@ -146,8 +146,10 @@ def play_hands(
     """Play ``num_hands`` episodes with ``agents[i]`` in seat ``i``.
 
     Episode ``k`` is dealt with seed ``deck_seeds[k]`` (default ``seed + k``), so the
-    same seeds with the seats permuted replay the same decks (duplicate deals). ``rules``
-    are house rules of ``variant`` (:func:`~canasta_env.rules.make_rules`); ``backend``
+    same seeds with the seats permuted replay the same decks (duplicate deals).
+    ``variant`` is a preset's name or a :class:`~canasta_env.rules.Rules` object (played as
+    it is: the arena's, checked once a run); ``rules`` are house rules on top of it
+    (:func:`~canasta_env.rules.make_rules`); ``backend``
     the engine (:func:`~canasta_env.table.resolve_backend`). Rewards are the env's
     default (``"score"``, scale 1000). An action the table refuses raises
     ``IllegalActionError`` naming the agent, its seat, the step and the deal seed.

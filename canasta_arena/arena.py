@@ -59,7 +59,7 @@ from canasta_arena.schedule import (
 )
 from canasta_arena.stats import mean_interval, wilson_interval
 from canasta_env.engine.game import teams_of
-from canasta_env.rules import check_player_count, make_rules
+from canasta_env.rules import Rules, check_player_count, make_rules
 from canasta_env.safe_write import atomic_file, atomic_write, check_folder
 from canasta_env.table import Table, agent_label
 
@@ -456,7 +456,7 @@ def check_out_dir(out_dir: str | Path, overwrite: bool) -> None:
 
 def run_arena(
     agents: Sequence[str],
-    variant: str = "classic",
+    variant: str | Rules = "classic",
     num_players: int = 4,
     hands: int = 2000,
     seed: int = 0,
@@ -475,7 +475,11 @@ def run_arena(
 ) -> ArenaResult:
     """Run a tournament (see the module doc); write the outputs when ``out_dir`` is given.
 
-    ``rules`` are field overrides of the preset (house rules, e.g. ``{"sequences": True}``).
+    ``variant``: a preset's name, or a checked :class:`~canasta_env.rules.Rules` object
+    (``make_rules``; the command passes one). ``rules`` are field overrides on top of it
+    (house rules, e.g. ``{"sequences": True}``). The rules are made and checked here once;
+    that object is what every process plays, and the config names it by its preset and
+    house rules (:meth:`~canasta_env.rules.Rules.house_rules`).
     ``ray``: play the hands as Ray tasks (:mod:`canasta_arena.ray_arena`), on a local
     instance (``"local"``) or the cluster at that address, ``ray_batch`` hands per
     task, a lost task submitted again up to ``ray_retries`` times.
@@ -487,9 +491,8 @@ def run_arena(
     true`` in results.json), then :class:`~canasta_arena.schedule.ArenaInterrupted` is
     raised with that partial :class:`ArenaResult` as its ``result``.
     """
-    overrides = dict(rules or {})
-    rules = make_rules(variant, **overrides)
-    check_player_count(rules, num_players)
+    table_rules = make_rules(variant, **(rules or {}))  # checked once: every hand plays it
+    check_player_count(table_rules, num_players)
     if hands < 1:
         raise ValueError(f"hands must be at least 1, got {hands}")
     if jobs < 1:
@@ -505,7 +508,7 @@ def run_arena(
     try:
         if ray is None:
             results = play_tasks(
-                tasks, variant, num_players, seed, jobs, progress, overrides, trust_pickle
+                tasks, table_rules, num_players, seed, jobs, progress, trust_pickle
             )
         else:
             from canasta_arena.ray_arena import play_tasks_ray
@@ -513,7 +516,7 @@ def run_arena(
             names = (n for t in tasks for _a, _s, seats in t.hands for n in seats)
             results, ray_run = play_tasks_ray(
                 tasks,
-                variant,
+                table_rules,
                 num_players,
                 seed,
                 address=ray,
@@ -521,7 +524,6 @@ def run_arena(
                 retries=ray_retries,
                 cpus=jobs if jobs > 1 else None,
                 factories=registered_factories(names),
-                rules=overrides,
                 progress=progress,
                 trust_pickle=trust_pickle,
             )
@@ -529,8 +531,8 @@ def run_arena(
         interrupted, results = error, error.results
     summary = summarize(results, agents, num_players)
     config = {
-        "variant": variant,
-        "rules": overrides,
+        "variant": table_rules.preset,
+        "rules": table_rules.house_rules(),
         "players": num_players,
         "agents": list(agents),
         "hands_per_pairing": hands,

@@ -61,7 +61,7 @@ from agents.registry import LOADER_GROUP, make_agent
 from canasta_arena.arena import run_arena
 from canasta_arena.schedule import pair_pattern, seat_arrangements
 from canasta_arena.stats import mean_interval
-from canasta_env.rules import PRESETS
+from canasta_env.rules import PRESETS, make_rules
 
 #: The built-in bots: every table seats them.
 BOTS = ("random", "greedy", "expert")
@@ -182,14 +182,13 @@ def play_table(
     hands = deals * table.arrangements
     result = run_arena(
         agents,
-        variant=table.variant,
+        variant=make_rules(table.variant, **table.rules),  # checked once for the tournament
         num_players=table.players,
         hands=hands,
         seed=seed,
         jobs=jobs,
         progress=progress,
         plot=False,
-        rules=table.rules,
         trust_pickle=trust_pickle,
     )
     ranking = result.summary["ranking"]  # the arena's order: by Elo

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from agents.base import HandRecord
 from canasta_arena.progress import progress_bar
 from canasta_arena.schedule import ArenaInterrupted, Task, init_worker_once, play_task
+from canasta_env.rules import Rules
 
 #: ``--ray`` without an address: a local Ray instance.
 LOCAL = "local"
@@ -82,21 +83,20 @@ def make_batches(tasks: Sequence[Task], batch: int) -> list[list[Task]]:
 
 def _play_batch(
     tasks: list[Task],
-    variant: str,
+    rules: Rules,
     num_players: int,
     seed: int,
-    rules: dict,
     factories: bytes,
     trust_pickle: bool = False,
 ) -> tuple[int, list[HandRecord]]:
     """The body of one Ray task: (worker pid, the hands of ``tasks``).
 
     A worker process keeps its agents from one batch to the next of the same
-    arena (same table, seed, house rules, registered names and ``trust_pickle``).
+    arena (same rules, table, seed, registered names and ``trust_pickle``).
     """
     import os
 
-    init_worker_once(variant, num_players, seed, rules, factories, trust_pickle)
+    init_worker_once(rules, num_players, seed, factories, trust_pickle)
     results: list[HandRecord] = []
     for task in tasks:
         results += play_task(task)
@@ -145,7 +145,7 @@ def connect(address: str, cpus: int | None = None):
 
 def play_tasks_ray(
     tasks: Sequence[Task],
-    variant: str,
+    rules: Rules,
     num_players: int,
     seed: int,
     address: str = LOCAL,
@@ -153,13 +153,13 @@ def play_tasks_ray(
     retries: int = 3,
     cpus: int | None = None,
     factories: dict | None = None,
-    rules: dict | None = None,
     progress: bool = True,
     trust_pickle: bool = False,
 ) -> tuple[list[HandRecord], RayRun]:
     """Play every task as Ray tasks; the hands in schedule order, and what the run did.
 
-    ``trust_pickle`` reaches :func:`~agents.registry.make_agent` on every worker.
+    ``rules`` (checked) go to every task as they are. ``trust_pickle`` reaches
+    :func:`~agents.registry.make_agent` on every worker.
     Raises ``ValueError`` for a bad batch size or retry count, or when Ray is
     missing or the address has no cluster; ``RuntimeError`` when a batch is lost
     more than ``retries`` times; an agent's or the game's error as it is;
@@ -175,7 +175,7 @@ def play_tasks_ray(
     remote = ray.remote(num_cpus=1, max_retries=0)(_play_batch)
     # registered names travel as the multiprocessing pool's do: pickled factories
     factories = cloudpickle.dumps(factories or {})
-    shared = (variant, num_players, seed, dict(rules or {}), factories, trust_pickle)
+    shared = (rules, num_players, seed, factories, trust_pickle)
     run = RayRun(batches=len(batches))
 
     def submit(index: int):

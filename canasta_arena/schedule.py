@@ -30,7 +30,9 @@ of the parent, whatever it has imported or run (a forked child of a process that
 run torch's OpenMP thread pool, as loading a ``ppo:`` agent does, blocks forever in its
 first parallel torch call), each with one OpenMP/BLAS thread (the processes already use
 the cores). The parent streams the deals to them a few at a time as they free up
-(:func:`arena_worker` sets one up). Each worker builds its own agents by name; names
+(:func:`arena_worker` sets one up). The rules travel as one checked
+:class:`~canasta_env.rules.Rules`, built once a run by the caller and played as they are
+in every hand. Each worker builds its own agents by name; names
 added with ``register_agent`` in the parent are handed over with the workers' setup
 arguments, so their factories must be picklable (module-level functions or classes, not
 lambdas). An import path (``mypkg.bots:MyAgent``) is not handed over: a worker starts in
@@ -56,6 +58,7 @@ from agents.registry import make_agent, register_agent, registered_factories, re
 from canasta_arena.progress import progress_bar
 from canasta_arena.workers import Workers, limit_torch_threads
 from canasta_env.engine.game import team_of_seat
+from canasta_env.rules import Rules
 
 PAIRINGS = ("round-robin", "given")
 
@@ -164,16 +167,16 @@ _WORKER: dict = {}
 
 
 def init_worker(
-    variant: str,
+    rules: Rules,
     num_players: int,
     seed: int,
-    rules: dict | None = None,
     factories: bytes | None = None,
     trust_pickle: bool = False,
 ) -> None:
     """Set up the playing state of this process.
 
-    ``factories`` (worker processes only) are the parent's ``register_agent``
+    ``rules`` are the arena's, checked once by the caller and played as they are in every
+    hand. ``factories`` (worker processes only) are the parent's ``register_agent``
     names, pickled. ``trust_pickle`` is handed to :func:`make_agent` (the
     command's ``--trust-pickle``). A worker keeps OpenMP (torch) to one thread: through
     ``OMP_NUM_THREADS`` before anything imports torch, and through
@@ -182,11 +185,10 @@ def init_worker(
     """
     _WORKER.clear()
     _WORKER.update(
-        variant=variant,
+        rules=rules,
         num_players=num_players,
         seed=seed,
         agents={},
-        rules=rules or {},
         worker=factories is not None,
         error=None,
         trust_pickle=trust_pickle,
@@ -203,19 +205,18 @@ def init_worker(
 
 
 def init_worker_once(
-    variant: str,
+    rules: Rules,
     num_players: int,
     seed: int,
-    rules: dict,
     factories: bytes,
     trust_pickle: bool = False,
 ) -> None:
     """:func:`init_worker`, unless this process is set up for the same arena already
-    (same table, seed, house rules, registered names and ``trust_pickle``): a Ray
-    worker keeps its agents from one batch of hands to the next."""
-    key = (variant, num_players, seed, repr(sorted(rules.items())), factories, trust_pickle)
+    (same rules, table, seed, registered names and ``trust_pickle``): a Ray worker keeps
+    its agents from one batch of hands to the next."""
+    key = (rules, num_players, seed, factories, trust_pickle)
     if _WORKER.get("key") != key:
-        init_worker(variant, num_players, seed, rules, factories, trust_pickle)
+        init_worker(rules, num_players, seed, factories, trust_pickle)
         _WORKER["key"] = key
 
 
@@ -245,14 +246,14 @@ def play_task_hands(task: Task) -> Iterator[HandRecord]:
     """:func:`play_task` hand by hand: each hand as soon as it is played."""
     if _WORKER.get("error") is not None:
         raise RuntimeError("the arena worker could not be set up") from _WORKER["error"]
-    variant, seed = _WORKER["variant"], _WORKER["seed"]
+    rules, seed = _WORKER["rules"], _WORKER["seed"]
     for arrangement, deal_seed, seats in task.hands:
         agents = []
         for seat, name in enumerate(seats):
             agent = _agent_for(name, seat)
             reseed(agent, agent_seed(seed, task.pairing, task.deal, arrangement, seat))
             agents.append(agent)
-        record = play_hands(agents, 1, variant, deck_seeds=[deal_seed], **_WORKER["rules"])[0]
+        record = play_hands(agents, 1, rules, deck_seeds=[deal_seed])[0]
         # the seats as the arena names them (labels included), and the hand's place
         yield replace(
             record,
@@ -265,20 +266,21 @@ def play_task_hands(task: Task) -> Iterator[HandRecord]:
 
 def play_tasks(
     tasks: Sequence[Task],
-    variant: str,
+    rules: Rules,
     num_players: int,
     seed: int,
     jobs: int = 1,
     progress: bool = True,
-    rules: dict | None = None,
     trust_pickle: bool = False,
 ) -> list[HandRecord]:
     """Play every task (in ``jobs`` spawned processes); results in schedule order.
 
-    ``trust_pickle`` reaches :func:`make_agent` in every process. Raises
-    ``ValueError`` when ``jobs`` is above 1 and an agent registered in this process
-    has a factory that cannot be pickled for the workers; :class:`ArenaInterrupted`
-    (a ``KeyboardInterrupt``) with the hands finished so far on Ctrl-C.
+    ``rules`` (checked: :func:`~canasta_env.rules.make_rules`) are sent to every process
+    as they are, and every hand is played by them. ``trust_pickle`` reaches
+    :func:`make_agent` in every process. Raises ``ValueError`` when ``jobs`` is above 1
+    and an agent registered in this process has a factory that cannot be pickled for the
+    workers; :class:`ArenaInterrupted` (a ``KeyboardInterrupt``) with the hands finished
+    so far on Ctrl-C.
     """
     factories = b""
     if jobs > 1:
@@ -296,13 +298,13 @@ def play_tasks(
     results: list[HandRecord] = []
     try:
         if jobs <= 1:
-            init_worker(variant, num_players, seed, rules, trust_pickle=trust_pickle)
+            init_worker(rules, num_players, seed, trust_pickle=trust_pickle)
             for task in tasks:
                 for hand in play_task_hands(task):  # one by one: Ctrl-C loses none
                     results.append(hand)
                     bar.update(1)
         else:
-            setup_args = (variant, num_players, seed, rules, factories, trust_pickle)
+            setup_args = (rules, num_players, seed, factories, trust_pickle)
             chunk = max(1, min(16, len(tasks) // (jobs * 8)))
             batches = -(-len(tasks) // chunk)
             if batches:  # no worker for an empty schedule

@@ -32,7 +32,7 @@ from canasta_cli.options import (
     missing_extra,
     table_notes,
 )
-from canasta_env.rules import parse_rule_overrides
+from canasta_env.rules import make_rules, parse_rule_overrides
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -104,12 +104,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     started = time.perf_counter()
     try:
-        overrides = parse_rule_overrides(args.rule)
+        # the rules, checked once: the object every process plays
+        rules = make_rules(args.variant, **parse_rule_overrides(args.rule))
         for note in table_notes(args.agents, args.variant, args.players, args.trust_pickle):
             print(f"canasta arena: {note}", file=sys.stderr)
         result = arena.run_arena(
             args.agents,
-            variant=args.variant,
+            variant=rules,
             num_players=args.players,
             hands=args.hands,
             seed=args.seed,
@@ -119,7 +120,6 @@ def main(argv: list[str] | None = None) -> int:
             out_dir=args.out,
             progress=not args.no_progress,
             plot=not args.no_plot,
-            rules=overrides,
             ray=args.ray,
             ray_batch=args.ray_batch,
             ray_retries=args.ray_retries,

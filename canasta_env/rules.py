@@ -565,6 +565,22 @@ class Rules:
             return table[count]
         return table[-1] + (count - len(table) + 1) * self.red3_extra_each
 
+    @property
+    def preset(self) -> str:
+        """The preset these rules are house rules of: their name where it names one, else
+        classic (the base :func:`rules_from_dict` takes)."""
+        return self.name if self.name in PRESETS else CLASSIC.name
+
+    def house_rules(self) -> dict:
+        """The fields that differ from :attr:`preset`'s (``name`` too, for rules renamed), in
+        field order: ``make_rules(rules.preset, **rules.house_rules()) == rules``."""
+        base = PRESETS[self.preset]
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if getattr(self, f.name) != getattr(base, f.name)
+        }
+
     def describe(self) -> dict:
         return dataclasses.asdict(self)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import pickle
 import sys
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 
 import canasta_arena.arena as arena
 import canasta_arena.schedule as schedule
+import canasta_env.rules as rules_module
 from agents.base import Agent, HandRecord, RandomAgent, play_hands
 from agents.registry import register_agent
 from canasta_arena.stats import Z_95, mean_interval, t_quantile_95, wilson_interval
@@ -297,6 +299,46 @@ def test_house_rules_reach_every_hand_the_agents_and_the_config(tmp_path, capsys
     }
     assert arena_command.main(argv + ["--rule", "sequences"]) == 2
     assert "KEY=VALUE" in capsys.readouterr().err
+
+
+def test_the_rules_are_made_once_a_run_and_every_hand_plays_that_object(monkeypatch, tmp_path):
+    """Issue 46 item 3: the command makes the checked rules once and hands the object down;
+    no worker rebuilds them from a dict for every hand (the check ran 1 + hands times)."""
+    checked, given = [], []
+    check_rules, play_hands = rules_module.check_rules, schedule.play_hands
+
+    def counted_check(rules):
+        checked.append(rules)
+        check_rules(rules)
+
+    def watched_play_hands(agents, num_hands, rules, **kwargs):
+        given.append(rules)
+        return play_hands(agents, num_hands, rules, **kwargs)
+
+    monkeypatch.setattr(rules_module, "check_rules", counted_check)
+    monkeypatch.setattr(schedule, "play_hands", watched_play_hands)
+    argv = ["--variant", "spanish", "--players", "2", "--agents", "random", "greedy"]
+    argv += ["--rule", "sequences=true", "--hands", "6", "--out", str(tmp_path)]
+    assert arena_command.main(argv + ["--no-plot", "--no-progress", "--jobs", "1"]) == 0
+    assert len(checked) == 1 and len(given) == 6
+    assert all(rules is checked[0] for rules in given)  # the very object, every hand
+    assert checked[0] == make_rules("spanish", sequences=True)
+
+
+def test_a_rules_object_is_named_in_the_config_by_its_preset_and_house_rules():
+    house = {"sequences": True, "target_score": 3000}
+    rules = make_rules("spanish", **house)
+    assert pickle.loads(pickle.dumps(rules)) == rules  # what the worker processes receive
+    assert (rules.preset, rules.house_rules()) == ("spanish", house)
+    kwargs = dict(num_players=2, hands=2, seed=1, plot=False)
+    by_object = arena.run_arena(["random", "greedy"], rules, **kwargs)
+    by_name = arena.run_arena(["random", "greedy"], "spanish", rules=house, **kwargs)
+    assert by_object.config == by_name.config and by_object.config["variant"] == "spanish"
+    assert [h.team_scores for h in by_object.hands] == [h.team_scores for h in by_name.hands]
+    renamed = make_rules("classic", name="mine", draw_count=2)
+    assert renamed.preset == "classic"
+    assert renamed.house_rules() == {"name": "mine", "draw_count": 2}
+    assert make_rules(renamed.preset, **renamed.house_rules()) == renamed
 
 
 def test_a_label_names_a_long_agent_in_the_tables(tmp_path):
