@@ -130,7 +130,7 @@ class Batch {
   // totals ([table][team]), the END_* reason, whether the game is over, its winner (-1:
   // none), and each seat's reward for the hand (hand_rewards, [table][seat] float64:
   // book_hand with the batch's reward and episode modes).
-  static constexpr int SHEET_VALUES = 9;
+  static constexpr int SHEET_VALUES = NUM_SHEET_ROWS + 1;
   const int num_teams;
   int64_t* hand_sheets() { return hand_sheets_.get(); }
   int64_t* game_scores() { return game_scores_.get(); }

@@ -19,9 +19,6 @@ using namespace canasta;
 
 namespace {
 
-const char* const SHEET_KEYS[8] = {"melded", "canasta_bonus", "sequences", "red3",
-                                    "count_bonus", "going_out", "hand_penalty", "total"};
-
 Rng rng_from_words(const std::vector<int64_t>& words) {
   if (words.size() != Rng::N + 1)
     throw std::invalid_argument("core: the generator state is 624 words and an index");
@@ -71,9 +68,9 @@ nb::detail::str_key key(const char* name) { return {name, std::strlen(name) + 1}
 
 nb::dict sheet_dict(const Sheet& sheet) {
   nb::dict d;
-  const int64_t values[8] = {sheet.melded, sheet.canasta_bonus, sheet.sequences, sheet.red3,
-                             sheet.count_bonus, sheet.going_out, sheet.hand_penalty, sheet.total};
-  for (int i = 0; i < 8; ++i) d[key(SHEET_KEYS[i])] = values[i];
+#define CANASTA_SHEET_ROW(name) d[key(#name)] = sheet.name;
+  CANASTA_SHEET_ROWS(CANASTA_SHEET_ROW)
+#undef CANASTA_SHEET_ROW
   d["canastas"] = static_cast<int64_t>(sheet.canastas);
   return d;
 }
@@ -467,9 +464,9 @@ void read(Reader& in, const char* name, Sheet (&sheets)[MAX_TEAMS], const field:
     if (!nb::isinstance<nb::dict>(sheet)) Reader::bad(name, "must hold dicts");
     Reader sr{nb::borrow<nb::dict>(sheet)};
     Sheet& out = sheets[t++];
-    int64_t* values[8] = {&out.melded, &out.canasta_bonus, &out.sequences, &out.red3,
-                          &out.count_bonus, &out.going_out, &out.hand_penalty, &out.total};
-    for (int i = 0; i < 8; ++i) *values[i] = sr.integer(SHEET_KEYS[i], -MAX_SCORE, MAX_SCORE);
+#define CANASTA_SHEET_ROW(name) out.name = sr.integer(#name, -MAX_SCORE, MAX_SCORE);
+    CANASTA_SHEET_ROWS(CANASTA_SHEET_ROW)
+#undef CANASTA_SHEET_ROW
     out.canastas = static_cast<int32_t>(sr.integer("canastas", 0, 1 << 20));
   }
 }

@@ -61,7 +61,17 @@ def load_declarations() -> dict[str, types.ModuleType]:
         module = types.ModuleType(package)
         module.__path__ = [str(ROOT.joinpath(*package.split(".")))]
         sys.modules[package] = module
-    names = ("cards", "actions", "rules", "core_values", "engine.sequences", "engine.state")
+    names = (
+        "cards",
+        "actions",
+        "rules",
+        "core_values",
+        "engine.sequences",
+        "engine.state",
+        "engine.scoring",
+        "engine.turn_bounds",
+        "engine.opening",
+    )
     modules = {name: importlib.import_module(f"{PACKAGE}.{name}") for name in names}
     modules["layout"] = importlib.import_module(f"{PACKAGE}.observation.layout")
     return modules
@@ -99,6 +109,21 @@ def cpp_string(text: str) -> str:
     return f'"{text}"'
 
 
+def cpp_row(values) -> str:
+    return "{" + ", ".join(cpp_int(v) for v in values) + "}"
+
+
+def cpp_literal(value) -> str:
+    """A bool, an int or a float as C++ (a float as repr, which reads back as the same double)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return cpp_int(value)
+    if isinstance(value, float):
+        return repr(value)
+    raise TypeError(f"{value!r} is no bool, int or float")
+
+
 def cpp_name(name: str) -> str:
     return name.upper()
 
@@ -110,18 +135,40 @@ class Header:
     def add(self, *lines: str) -> None:
         self.lines.extend(lines)
 
-    def constant(self, name: str, value: int, comment: str = "") -> None:
-        kind = "int" if is_int32(value) else "int64_t"
+    def constant(self, name: str, value: int, comment: str = "", wide: bool = False) -> None:
+        kind = "int" if is_int32(value) and not wide else "int64_t"
         tail = f"  // {comment}" if comment else ""
         self.add(f"constexpr {kind} {name} = {cpp_int(value)};{tail}")
 
+    def array(self, declaration: str, items: list[str]) -> None:
+        """``declaration = {items};`` on one line, or wrapped at 96 columns."""
+        line = f"{declaration} = {{{', '.join(items)}}};"
+        if len(line) <= 96:
+            self.add(line)
+            return
+        self.add(f"{declaration} = {{")
+        row = ""
+        for item in items:
+            if row and len(row) + len(item) + 2 > 96:
+                self.add(row.rstrip())
+                row = ""
+            row += ("    " if not row else "") + item + ", "
+        self.add(row.rstrip(), "};")
+
     def ints(self, name: str, values, size: str | None = None) -> None:
-        body = ", ".join(cpp_int(v) for v in values)
-        self.add(f"inline constexpr int {name}[{size or len(values)}] = {{{body}}};")
+        declaration = f"inline constexpr int {name}[{size or len(values)}]"
+        self.array(declaration, [cpp_int(v) for v in values])
+
+    def chars(self, name: str, text: str) -> None:
+        self.add(f"inline constexpr char {name}[] = {cpp_string(text)};")
 
     def strings(self, name: str, values, size: str | None = None) -> None:
-        body = ", ".join(cpp_string(v) for v in values)
-        self.add(f"inline constexpr const char* {name}[{size or len(values)}] = {{{body}}};")
+        declaration = f"inline constexpr const char* {name}[{size or len(values)}]"
+        self.array(declaration, [cpp_string(v) for v in values])
+
+    def double(self, name: str, value: float) -> None:
+        """A Python float as the same double (repr reads back as it)."""
+        self.add(f"constexpr double {name} = {float(value)!r};")
 
     def text(self) -> str:
         return "\n".join(self.lines) + "\n"
@@ -140,7 +187,7 @@ def write_constants(out: Header, m: dict[str, types.ModuleType]) -> None:
         + "};"
     )
     out.strings("KIND_NAMES", cards.KIND_NAMES, "NUM_KINDS")
-    out.add(f"inline constexpr char SUITS[] = {cpp_string(cards.SUITS)};")
+    out.chars("SUITS", cards.SUITS)
     out.add("// engine/sequences.py: suits of the S-19 runs; naturals counted by kind * 4 + suit")
     out.constant("NUM_SUITS", sequences.NUM_SUITS)
     out.constant("SUITED_SIZE", sequences.SUITED_SIZE)
@@ -204,6 +251,96 @@ def write_constants(out: Header, m: dict[str, types.ModuleType]) -> None:
     for name in ("END_WENT_OUT", "END_STOCK", "END_BLACK3"):
         out.constant(name, state.END_REASONS.index(getattr(state, name)), getattr(state, name))
     out.strings("END_REASONS", state.END_REASONS)
+
+
+# ----------------------------------------------------------------------- engine
+def write_engine(out: Header, m: dict[str, types.ModuleType]) -> None:
+    """What the engine's modules declare beside the constants: the move table and the
+    action texts, card codes and suits, the score sheet's rows, the search's order."""
+    actions, cards, sequences, rules = m["actions"], m["cards"], m["engine.sequences"], m["rules"]
+    out.add("", "// ---- actions.py: the kinds of move (MOVE_KIND_NAMES), in id order")
+    for value, name in enumerate(actions.MOVE_KIND_NAMES):
+        assert getattr(actions, f"MOVE_{name.upper()}") == value, name
+    kinds = ", ".join(f"MOVE_{name.upper()}" for name in actions.MOVE_KIND_NAMES)
+    out.add(f"enum MoveKind : uint8_t {{ {kinds} }};")
+    out.add(
+        "// MOVES: what each id does, one column per field of actions.py's Move (less uses and",
+        "// points, which the core works out where it needs them); COMPOSITIONS (naturals, twos,",
+        "// jokers) and WILD_COMPOSITIONS (twos, jokers) in action order; ACTION_TEXTS.",
+        "namespace moves_decl {",
+    )
+    columns = (
+        ("KIND", "uint8_t", "kind"),
+        ("SLOT", "int8_t", "slot"),
+        ("NATURALS", "uint8_t", "naturals"),
+        ("TWOS", "uint8_t", "twos"),
+        ("JOKERS", "uint8_t", "jokers"),
+        ("NEW", "bool", "new"),
+        ("SUIT", "int8_t", "suit"),
+        ("START", "int8_t", "start"),
+    )
+    for name, kind, field in columns:
+        values = [getattr(move, field) for move in actions.MOVES]
+        out.array(f"inline constexpr {kind} {name}[NUM_ACTIONS]", [cpp_literal(v) for v in values])
+    out.add("}  // namespace moves_decl")
+    out.array(
+        "inline constexpr uint8_t COMPOSITION_ROWS[NUM_COMPOSITIONS][3]",
+        [cpp_row(c) for c in actions.COMPOSITIONS],
+    )
+    out.array(
+        "inline constexpr uint8_t WILD_COMPOSITION_ROWS[NUM_WILD_COMPOSITIONS][2]",
+        [cpp_row(c) for c in actions.WILD_COMPOSITIONS],
+    )
+    out.array(
+        "inline constexpr const char* ACTION_TEXTS[NUM_ACTIONS]",
+        [cpp_string(text) for text in actions.ACTION_TEXTS],
+    )
+
+    out.add(
+        "",
+        "// ---- cards.py: each kind's code (kind_code) and its code in each suit (suited_code);",
+        "// engine/sequences.py: the suits each kind exists in per deck (a joker: -1)",
+    )
+    out.strings("KIND_CODES", [cards.kind_code(k) for k in range(cards.NUM_KINDS)], "NUM_KINDS")
+    suits = range(sequences.NUM_SUITS)
+    out.array(
+        "inline constexpr const char* SUITED_CODES[NUM_KINDS][NUM_SUITS]",
+        [
+            "{" + ", ".join(cpp_string(cards.suited_code(kind, suit)) for suit in suits) + "}"
+            for kind in range(cards.NUM_KINDS)
+        ],
+    )
+    # the kinds suited_deck deals in suits, and a joker's suit (-1) as assign_suits gives it
+    kind_suits = [sequences._KIND_SUITS.get(k, (-1,)) for k in range(cards.NUM_KINDS)]
+    out.ints("KIND_SUIT_COUNT", [len(s) for s in kind_suits], "NUM_KINDS")
+    padded = [(*s, *(-1,) * (sequences.NUM_SUITS - len(s))) for s in kind_suits]
+    out.array("inline constexpr int KIND_SUITS[NUM_KINDS][NUM_SUITS]", [cpp_row(s) for s in padded])
+
+    counts = rules.PLAYER_COUNTS
+    out.add("", "// ---- rules.py: the player counts a table seats")
+    out.ints("PLAYER_COUNTS", counts)
+    words = ", ".join(map(str, counts[:-1])) + f" or {counts[-1]}"
+    out.chars("PLAYER_COUNTS_TEXT", words)
+
+    scoring = m["engine.scoring"]
+    keys = [key for key, _ in scoring.SHEET_ROWS]
+    out.add(
+        "",
+        "// ---- engine/scoring.py SHEET_ROWS: a hand's score sheet, row by row (then canastas)",
+    )
+    out.constant("NUM_SHEET_ROWS", len(keys))
+    out.add("#define CANASTA_SHEET_ROWS(X)" + "".join(f" \\\n  X({key})" for key in keys))
+
+    opening, bounds = m["engine.opening"], m["engine.turn_bounds"]
+    out.add("", "// ---- engine/opening.py: the turn search's budget and its order of the slots")
+    out.constant("DFS_BUDGET", opening.DFS_BUDGET)
+    out.ints("ORDER", opening.ORDER, "NUM_SLOTS")
+    out.constant("FIRST_NATURAL", opening.FIRST_NATURAL)
+    out.add("// ---- engine/turn_bounds.py: the opening's knapsack and the bound of no limit")
+    out.constant("LEAST_WILD_POINTS", bounds.LEAST_WILD_POINTS, wide=True)
+    out.constant("WILD_SLACK", bounds.WILD_SLACK)
+    out.constant("MOST_WILDS_COUNTED", bounds.MOST_WILDS_COUNTED)
+    out.constant("NO_LIMIT", bounds.NO_LIMIT, wide=True)
 
 
 # ------------------------------------------------------------------------ rules
@@ -351,6 +488,7 @@ def header(modules: dict[str, types.ModuleType]) -> str:
         "",
     )
     write_constants(out, modules)
+    write_engine(out, modules)
     write_rules(out, modules)
     write_observation(out, modules)
     out.add("", "}  // namespace canasta")

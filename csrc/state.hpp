@@ -30,6 +30,13 @@ namespace canasta {
 // core_decls.hpp (generated at build time); -1 while the hand goes on.
 constexpr int END_NONE = -1;
 
+// rules.py PLAYER_COUNTS: the tables a game is dealt at.
+inline bool is_player_count(int num_players) {
+  for (int count : PLAYER_COUNTS)
+    if (num_players == count) return true;
+  return false;
+}
+
 // G-3: two partnerships at 4 and 6 players, else one team per player.
 inline int teams_of(int num_players) {
   return (num_players == 4 || num_players == 6) ? 2 : num_players;
@@ -55,9 +62,12 @@ struct Run {
   uint8_t length;
 };
 
-// One team's score sheet of a finished hand (scoring.py score_team's dict).
+// One team's score sheet of a finished hand (scoring.py score_team's dict): a member per
+// row of scoring.py SHEET_ROWS (CANASTA_SHEET_ROWS, generated), then the canastas.
 struct Sheet {
-  int64_t melded, canasta_bonus, sequences, red3, count_bonus, going_out, hand_penalty, total;
+#define CANASTA_SHEET_ROW(name) int64_t name;
+  CANASTA_SHEET_ROWS(CANASTA_SHEET_ROW)
+#undef CANASTA_SHEET_ROW
   int32_t canastas;
 };
 
