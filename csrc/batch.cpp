@@ -85,11 +85,10 @@ std::vector<uint32_t> SeedValue::key(uint64_t offset) const {
 }
 
 void check_reward_scale(double reward_scale) {
-  // env.py MIN_REWARD_SCALE..MAX_REWARD_SCALE (_core.REWARD_SCALE_RANGE, compared by the
-  // tests): every reward finite; NaN fails both comparisons
+  // env.py's bounds: every reward finite; NaN fails both comparisons
   if (!(reward_scale >= MIN_REWARD_SCALE && reward_scale <= MAX_REWARD_SCALE))
-    throw std::invalid_argument("reward_scale must be a number in 1e-3..1e9, got " +
-                                number_text(reward_scale));
+    throw std::invalid_argument(std::string("reward_scale must be a number in ") + REWARD_SCALE_RANGE +
+                                ", got " + number_text(reward_scale));
 }
 
 bool book_hand(const GameState& s, RewardMode reward, double reward_scale, EpisodeMode episode,

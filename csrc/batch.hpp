@@ -45,19 +45,14 @@
 
 namespace canasta {
 
-// table.py REWARD_MODES and EPISODE_MODES
-enum class RewardMode { SCORE, WIN };
-enum class EpisodeMode { HAND, GAME };
+// The reward and episode modes (RewardMode, EpisodeMode, by their names REWARD_MODES and
+// EPISODE_MODES), MAX_REDEALS (deals tried for one new game whose hand ends during its
+// deal) and reward_scale's bounds (MIN_REWARD_SCALE, MAX_REWARD_SCALE, exposed as
+// _core.REWARD_SCALE_RANGE) are table.py's and env.py's, in core_decls.hpp.
 
-// table.py MAX_REDEALS: deals tried for one new game whose hand ends during its deal
-constexpr int MAX_REDEALS = 100;
 // The most tables one batch holds: its buffers and games are allocated at once (about
 // 20 kB a table), so a count past memory is refused rather than half allocated.
 constexpr int MAX_TABLES = 1 << 16;
-// env.py MIN_REWARD_SCALE, MAX_REWARD_SCALE (exposed as _core.REWARD_SCALE_RANGE, which
-// tests/test_core_bad_input.py compares with env.py's)
-constexpr double MIN_REWARD_SCALE = 1e-3;
-constexpr double MAX_REWARD_SCALE = 1e9;
 
 // The generator state of CPython's random.Random(seed) for an integer seed: init_genrand
 // (19650218), then init_by_array with the key: |seed| as 32-bit words, least significant

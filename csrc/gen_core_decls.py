@@ -31,6 +31,8 @@ import sys
 import types
 from pathlib import Path
 
+from py_source import Source
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "canasta_env"
 #: Subpackages whose modules are read; their ``__init__`` is not run.
@@ -78,8 +80,8 @@ def load_declarations() -> dict[str, types.ModuleType]:
 
 
 def read_files() -> set[Path]:
-    """The package's source files imported so far."""
-    found = set()
+    """The package's source files imported so far, and those read as text."""
+    found = set(Source.read)
     for name, module in list(sys.modules.items()):
         path = getattr(module, "__file__", None)
         if path and name.startswith(PACKAGE + "."):
@@ -343,6 +345,34 @@ def write_engine(out: Header, m: dict[str, types.ModuleType]) -> None:
     out.constant("NO_LIMIT", bounds.NO_LIMIT, wide=True)
 
 
+# ------------------------------------------------------------------------ table
+def mode_names(out: Header, enum: str, name: str, modes: tuple[str, ...]) -> None:
+    """``enum class`` of the modes (upper case) and their names, in order."""
+    out.add(f"enum class {enum} {{ {', '.join(mode.upper() for mode in modes)} }};")
+    out.strings(name, modes)
+    out.chars(f"{name}_TEXT", repr(tuple(modes)))
+
+
+def write_table(out: Header, m: dict[str, types.ModuleType]) -> None:
+    table, env = Source("canasta_env/table.py"), Source("canasta_env/env.py")
+    out.add(
+        "",
+        "// ---- core.py, table.py, env.py (read as text: they import numpy): the suits' parts",
+        "// in a state dict; the batch's reward and episode modes, the deals tried for one new",
+        "// game; the bounds of reward_scale",
+    )
+    core = Source("canasta_env/core.py")
+    out.add("// core.py _SUIT_PARTS: the key of each part of the suits (S-19) in a state dict")
+    for key, part in core.value_dict("_SUIT_PARTS").items():
+        out.chars(f"SUIT_PART_{part.upper()}", key)
+    mode_names(out, "RewardMode", "REWARD_MODES", table.value("REWARD_MODES"))
+    mode_names(out, "EpisodeMode", "EPISODE_MODES", table.value("EPISODE_MODES"))
+    out.constant("MAX_REDEALS", table.value("MAX_REDEALS"))
+    out.double("MIN_REWARD_SCALE", env.value("MIN_REWARD_SCALE"))
+    out.double("MAX_REWARD_SCALE", env.value("MAX_REWARD_SCALE"))
+    out.chars("REWARD_SCALE_RANGE", env.value("REWARD_SCALE_RANGE"))
+
+
 # ------------------------------------------------------------------------ rules
 def write_rules(out: Header, m: dict[str, types.ModuleType]) -> None:
     core_values = m["core_values"]
@@ -489,6 +519,7 @@ def header(modules: dict[str, types.ModuleType]) -> str:
     )
     write_constants(out, modules)
     write_engine(out, modules)
+    write_table(out, modules)
     write_rules(out, modules)
     write_observation(out, modules)
     out.add("", "}  // namespace canasta")
