@@ -373,6 +373,71 @@ def write_table(out: Header, m: dict[str, types.ModuleType]) -> None:
     out.chars("REWARD_SCALE_RANGE", env.value("REWARD_SCALE_RANGE"))
 
 
+# ------------------------------------------------------------------------- bots
+def params_macro(out: Header, macro: str, fields) -> None:
+    """X(name, type, default) for each field: the type is the Python annotation (int, float
+    or bool, each a C++ type too), the default a C++ literal."""
+    for name, annotation, default in fields:
+        assert annotation in ("int", "float", "bool"), (name, annotation)
+        assert default is not Source.NO_DEFAULT, name
+    out.add(
+        f"#define {macro}(X)"
+        + "".join(
+            f" \\\n  X({name}, {annotation}, {cpp_literal(default)})"
+            for name, annotation, default in fields
+        )
+    )
+
+
+def write_bots(out: Header, m: dict[str, types.ModuleType]) -> None:
+    """The house bots' numbers and names (agents/, read as text: the bots import numpy)."""
+    heuristics = Source("agents/heuristics.py", m["actions"])
+    greedy, expert = Source("agents/greedy.py"), Source("agents/expert.py")
+    styles, base = Source("agents/styles.py"), Source("agents/base.py")
+    out.add(
+        "",
+        "// ---- agents/ (read as text: the bots import numpy): the house bots' numbers and names",
+        "namespace bots {",
+        "// heuristics.py",
+    )
+    out.constant("CANASTA_SIZE", heuristics.value("CANASTA_SIZE"))
+    out.double("UNKNOWN_CARD_VALUE", heuristics.value("UNKNOWN_CARD_VALUE"))
+    out.constant("CLOSED_DIRTY_TWOS", heuristics.value("CLOSED_DIRTY_TWOS"))
+    out.ints("TAKE_PREFERENCE", heuristics.value("TAKE_PREFERENCE"))
+    out.add("// greedy.py")
+    out.double("POT_LOSS_BASE", greedy.value("POT_LOSS_BASE"))
+    out.double("POT_LOSS_PER_CARD", greedy.value("POT_LOSS_PER_CARD"))
+    out.add("// expert.py ExpertParams: X(name, type, default); TWO_PLAYER_PARAMS: X(name, value)")
+    params_macro(out, "CANASTA_EXPERT_PARAMS", expert.dataclass_fields("ExpertParams"))
+    two_players = expert.call_keywords("TWO_PLAYER_PARAMS")
+    out.add(
+        "#define CANASTA_TWO_PLAYER_PARAMS(X)"
+        + "".join(f" \\\n  X({name}, {cpp_literal(v)})" for name, v in two_players.items())
+    )
+    out.add("// styles.py StyleParams, every field after `expert` (the ExpertParams)")
+    (first, *style_fields) = styles.dataclass_fields("StyleParams")
+    assert first[:2] == ("expert", "ExpertParams"), first
+    params_macro(out, "CANASTA_STYLE_PARAMS", style_fields)
+    families = styles.keys("FAMILIES")
+    out.add("// styles.py FAMILIES, in order: X(family); TRAINING_STYLES by their index in it")
+    out.add("#define CANASTA_STYLE_FAMILIES(X)" + "".join(f" \\\n  X({f})" for f in families))
+    out.constant("NUM_FAMILIES", len(families))
+    out.strings("FAMILY_NAMES", families, "NUM_FAMILIES")
+    training = styles.value("TRAINING_STYLES")
+    out.constant("NUM_TRAINING_FAMILIES", len(training))
+    out.ints("TRAINING_FAMILIES", [families.index(f) for f in training], "NUM_TRAINING_FAMILIES")
+    out.chars("STYLE_PREFIX", styles.value("PREFIX"))
+    out.chars("STYLED", styles.value("STYLED"))
+    out.add("// the agents' names (their class's `name`), and base.py NOT_RESET around its {agent}")
+    for cls, source in (("RandomAgent", base), ("GreedyAgent", greedy), ("ExpertAgent", expert)):
+        name = source.class_attribute(cls, "name")
+        out.chars(f"{cls.removesuffix('Agent').upper()}_NAME", name)
+    before, after = base.value("NOT_RESET").split("{agent}")
+    out.chars("NOT_RESET_BEFORE", before)
+    out.chars("NOT_RESET_AFTER", after)
+    out.add("}  // namespace bots")
+
+
 # ------------------------------------------------------------------------ rules
 def write_rules(out: Header, m: dict[str, types.ModuleType]) -> None:
     core_values = m["core_values"]
@@ -520,6 +585,7 @@ def header(modules: dict[str, types.ModuleType]) -> str:
     write_constants(out, modules)
     write_engine(out, modules)
     write_table(out, modules)
+    write_bots(out, modules)
     write_rules(out, modules)
     write_observation(out, modules)
     out.add("", "}  // namespace canasta")
