@@ -345,6 +345,24 @@ def write_engine(out: Header, m: dict[str, types.ModuleType]) -> None:
     out.constant("NO_LIMIT", bounds.NO_LIMIT, wide=True)
 
 
+# ------------------------------------------------------------------------ state
+def write_state(out: Header, m: dict[str, types.ModuleType]) -> None:
+    state = m["engine.state"]
+    assert set(state.PYTHON_ONLY_FIELDS) <= set(state.STATE_FIELDS)
+    names = [name for name in state.STATE_FIELDS if name not in state.PYTHON_ONLY_FIELDS]
+    out.add(
+        "",
+        "// ---- engine/state.py GameState: the fields the core holds (less PYTHON_ONLY_FIELDS),",
+        "// each by its place; state.hpp's CANASTA_STATE_FIELDS must list exactly these, in order",
+        "namespace state_decl {",
+        "enum Id : int {",
+        *(f"  {name}," for name in names),
+        "  NUM_FIELDS",
+        "};",
+        "}  // namespace state_decl",
+    )
+
+
 # ------------------------------------------------------------------------ table
 def mode_names(out: Header, enum: str, name: str, modes: tuple[str, ...]) -> None:
     """``enum class`` of the modes (upper case) and their names, in order."""
@@ -584,6 +602,7 @@ def header(modules: dict[str, types.ModuleType]) -> str:
     )
     write_constants(out, modules)
     write_engine(out, modules)
+    write_state(out, modules)
     write_table(out, modules)
     write_bots(out, modules)
     write_rules(out, modules)
