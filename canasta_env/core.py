@@ -42,7 +42,13 @@ from canasta_env.engine.game import (
     action_id,
 )
 from canasta_env.engine.outcome import Result, result_of
-from canasta_env.engine.state import PHASE_HAND_OVER, STATE_FIELDS, team_of_seat, teams_of
+from canasta_env.engine.state import (
+    PHASE_HAND_OVER,
+    PYTHON_ONLY_FIELDS,
+    STATE_FIELDS,
+    team_of_seat,
+    teams_of,
+)
 from canasta_env.engine.suits import NO_SUITS, Suits
 from canasta_env.rules import Rules
 
@@ -56,9 +62,10 @@ else:
     AVAILABLE = True
     WHY_NOT = ""
 
-#: State fields the core does not hold: the rules and the seed stay on this side; the
-#: suits component (S-19) crosses as its four parts (:data:`_SUIT_PARTS`).
-_PYTHON_ONLY = ("rules", "seed", "suits")
+#: State fields that do not cross as they are: the rules and the seed stay on this side
+#: (``PYTHON_ONLY_FIELDS``); the suits component (S-19) crosses as its four parts
+#: (:data:`_SUIT_PARTS`).
+_PYTHON_ONLY = (*PYTHON_ONLY_FIELDS, "suits")
 #: The core's suited arrays, by the :class:`~canasta_env.engine.suits.Suits` part each is.
 _SUIT_PARTS = {
     "stock_suits": "stock",

@@ -6,15 +6,14 @@
 // NEW_MELD + rank * NUM_COMPOSITIONS + composition, NEW_BLACK3 + (n - 3), NEW_WILD +
 // composition, ESCALA + suit * NUM_RUNS + run. MOVES[id] says what an id does (kind of
 // move, slot or discarded kind, the cards a meld lays, whether it starts a meld, an S-19
-// run's suit and first rank), built here from those ranges as actions.py builds it.
+// run's suit and first rank): actions.py's MOVES, generated column by column
+// (moves_decl::, with the kinds of move MoveKind, the compositions and ACTION_TEXTS).
 #pragma once
 #include <cstdint>
 
 #include "cards.hpp"
 
 namespace canasta {
-
-enum MoveKind : uint8_t { MOVE_DRAW, MOVE_TAKE, MOVE_PASS, MOVE_DISCARD, MOVE_MELD, MOVE_RUN };
 
 struct Move {
   uint8_t kind;

@@ -88,8 +88,8 @@ void check_reward_scale(double reward_scale) {
   // options.py MIN_REWARD_SCALE..MAX_REWARD_SCALE (_core.REWARD_SCALE_RANGE, compared by the
   // tests): every reward finite; NaN fails both comparisons
   if (!(reward_scale >= MIN_REWARD_SCALE && reward_scale <= MAX_REWARD_SCALE))
-    throw std::invalid_argument("reward_scale must be a number in 1e-3..1e9, got " +
-                                number_text(reward_scale));
+    throw std::invalid_argument(std::string("reward_scale must be a number in ") + REWARD_SCALE_RANGE +
+                                ", got " + number_text(reward_scale));
 }
 
 bool book_hand(const GameState& s, RewardMode reward, double reward_scale, EpisodeMode episode,
@@ -122,8 +122,8 @@ Batch::Batch(std::shared_ptr<const Rules> rules, std::string rules_name, int pla
   if (tables < 1 || tables > MAX_TABLES)
     throw std::invalid_argument("num_tables must be 1.." + std::to_string(MAX_TABLES) + ", got " +
                                 std::to_string(tables));
-  if (players != 2 && players != 3 && players != 4 && players != 6)
-    throw std::invalid_argument("a table seats 2, 3, 4 or 6 players");
+  if (!is_player_count(players))
+    throw std::invalid_argument(std::string("a table seats ") + PLAYER_COUNTS_TEXT + " players");
   rules_->check_players(players);
   check_reward_scale(reward_scale);
   const size_t n = static_cast<size_t>(tables);
@@ -223,10 +223,11 @@ void Batch::learner_table_settled(int k) {
   int64_t* sheet_row = &hand_sheets_[static_cast<size_t>(k) * num_teams * SHEET_VALUES];
   for (int team = 0; team < num_teams; ++team, sheet_row += SHEET_VALUES) {
     const Sheet& sheet = s.hand_scores[team];  // SHEET_ROWS' order, then canastas
-    const int64_t values[SHEET_VALUES] = {sheet.melded,      sheet.canasta_bonus, sheet.sequences,
-                                          sheet.red3,        sheet.count_bonus,   sheet.going_out,
-                                          sheet.hand_penalty, sheet.total,        sheet.canastas};
-    std::copy(values, values + SHEET_VALUES, sheet_row);
+    int64_t* value = sheet_row;
+#define CANASTA_SHEET_ROW(name) *value++ = sheet.name;
+    CANASTA_SHEET_ROWS(CANASTA_SHEET_ROW)
+#undef CANASTA_SHEET_ROW
+    *value = sheet.canastas;
     game_scores_[static_cast<size_t>(k) * num_teams + team] = s.scores[team];
   }
   end_reason_[k] = s.end_reason;

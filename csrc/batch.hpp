@@ -45,19 +45,14 @@
 
 namespace canasta {
 
-// table.py REWARD_MODES and EPISODE_MODES
-enum class RewardMode { SCORE, WIN };
-enum class EpisodeMode { HAND, GAME };
+// The reward and episode modes (RewardMode, EpisodeMode, by their names REWARD_MODES and
+// EPISODE_MODES), MAX_REDEALS (deals tried for one new game whose hand ends during its
+// deal) and reward_scale's bounds (MIN_REWARD_SCALE, MAX_REWARD_SCALE, exposed as
+// _core.REWARD_SCALE_RANGE) are table.py's and options.py's, in core_decls.hpp.
 
-// table.py MAX_REDEALS: deals tried for one new game whose hand ends during its deal
-constexpr int MAX_REDEALS = 100;
 // The most tables one batch holds: its buffers and games are allocated at once (about
 // 20 kB a table), so a count past memory is refused rather than half allocated.
 constexpr int MAX_TABLES = 1 << 16;
-// env.py MIN_REWARD_SCALE, MAX_REWARD_SCALE (exposed as _core.REWARD_SCALE_RANGE, which
-// tests/test_core_bad_input.py compares with env.py's)
-constexpr double MIN_REWARD_SCALE = 1e-3;
-constexpr double MAX_REWARD_SCALE = 1e9;
 
 // The generator state of CPython's random.Random(seed) for an integer seed: init_genrand
 // (19650218), then init_by_array with the key: |seed| as 32-bit words, least significant
@@ -80,7 +75,7 @@ struct SeedValue {
 // once the hand ends it, zeros before. Returns whether the hand ends the episode.
 bool book_hand(const GameState& s, RewardMode reward, double reward_scale, EpisodeMode episode,
                double* out);
-// env.py's bounds of reward_scale: std::invalid_argument for a value outside them (or NaN)
+// options.py's bounds of reward_scale: std::invalid_argument for a value outside them (or NaN)
 void check_reward_scale(double reward_scale);
 
 class Batch {
@@ -130,7 +125,7 @@ class Batch {
   // totals ([table][team]), the END_* reason, whether the game is over, its winner (-1:
   // none), and each seat's reward for the hand (hand_rewards, [table][seat] float64:
   // book_hand with the batch's reward and episode modes).
-  static constexpr int SHEET_VALUES = 9;
+  static constexpr int SHEET_VALUES = NUM_SHEET_ROWS + 1;
   const int num_teams;
   int64_t* hand_sheets() { return hand_sheets_.get(); }
   int64_t* game_scores() { return game_scores_.get(); }

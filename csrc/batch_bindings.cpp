@@ -36,16 +36,22 @@ namespace {
 
 using Actions = nb::ndarray<nb::ro, nb::device::cpu>;
 
+// A mode by its name: its index in `names` (table.py REWARD_MODES, EPISODE_MODES), which is
+// its enumerator's (both generated from the one tuple).
+template <class Mode, size_t N>
+Mode mode_of(const std::string& name, const char* const (&names)[N], const char* option,
+             const char* text) {
+  for (size_t i = 0; i < N; ++i)
+    if (name == names[i]) return static_cast<Mode>(i);
+  throw std::invalid_argument(std::string(option) + " must be one of " + text + ", got '" + name + "'");
+}
+
 RewardMode reward_mode(const std::string& name) {
-  if (name == "score") return RewardMode::SCORE;
-  if (name == "win") return RewardMode::WIN;
-  throw std::invalid_argument("reward must be one of ('score', 'win'), got '" + name + "'");
+  return mode_of<RewardMode>(name, REWARD_MODES, "reward", REWARD_MODES_TEXT);
 }
 
 EpisodeMode episode_mode(const std::string& name) {
-  if (name == "hand") return EpisodeMode::HAND;
-  if (name == "game") return EpisodeMode::GAME;
-  throw std::invalid_argument("episode must be one of ('hand', 'game'), got '" + name + "'");
+  return mode_of<EpisodeMode>(name, EPISODE_MODES, "episode", EPISODE_MODES_TEXT);
 }
 
 // The id at row k of an integer array of 8 to 64 bits (any stride), as a uint64 for an

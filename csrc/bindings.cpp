@@ -19,9 +19,6 @@ using namespace canasta;
 
 namespace {
 
-const char* const SHEET_KEYS[8] = {"melded", "canasta_bonus", "sequences", "red3",
-                                    "count_bonus", "going_out", "hand_penalty", "total"};
-
 Rng rng_from_words(const std::vector<int64_t>& words) {
   if (words.size() != Rng::N + 1)
     throw std::invalid_argument("core: the generator state is 624 words and an index");
@@ -71,9 +68,9 @@ nb::detail::str_key key(const char* name) { return {name, std::strlen(name) + 1}
 
 nb::dict sheet_dict(const Sheet& sheet) {
   nb::dict d;
-  const int64_t values[8] = {sheet.melded, sheet.canasta_bonus, sheet.sequences, sheet.red3,
-                             sheet.count_bonus, sheet.going_out, sheet.hand_penalty, sheet.total};
-  for (int i = 0; i < 8; ++i) d[key(SHEET_KEYS[i])] = values[i];
+#define CANASTA_SHEET_ROW(name) d[key(#name)] = sheet.name;
+  CANASTA_SHEET_ROWS(CANASTA_SHEET_ROW)
+#undef CANASTA_SHEET_ROW
   d["canastas"] = static_cast<int64_t>(sheet.canastas);
   return d;
 }
@@ -160,10 +157,10 @@ void put(nb::dict& d, const char* name, const T& value, const Shape& shape) {
 // S-19: the suits cross as four parts (core.py _SUIT_PARTS), each None without suits.
 void put(nb::dict& d, const char*, const Suits& suits, const field::SuitParts& shape) {
   const bool on = suits.tracked;
-  d["stock_suits"] = on ? nb::object(list_of(suits.stock, shape.stock_len)) : nb::none();
-  d["hand_suits"] = on ? nb::object(rows_of(suits.hands, shape.seats, SUITED_SIZE)) : nb::none();
-  d["pot_suits"] = on ? nb::object(list_of(suits.pot, shape.pot_len)) : nb::none();
-  d["held_suits"] = on ? nb::object(list_of(suits.held, SUITED_SIZE)) : nb::none();
+  d[SUIT_PART_STOCK] = on ? nb::object(list_of(suits.stock, shape.stock_len)) : nb::none();
+  d[SUIT_PART_HANDS] = on ? nb::object(rows_of(suits.hands, shape.seats, SUITED_SIZE)) : nb::none();
+  d[SUIT_PART_POT] = on ? nb::object(list_of(suits.pot, shape.pot_len)) : nb::none();
+  d[SUIT_PART_HELD] = on ? nb::object(list_of(suits.held, SUITED_SIZE)) : nb::none();
 }
 
 nb::dict get_state(Game& game) {
@@ -312,8 +309,8 @@ void check_suits(const GameState& s, const Rules& rules) {
       if (natural) ++seen[kinds[i] * NUM_SUITS + suits[i]];
     }
   };
-  pile("stock_suits", s.stock.items, s.suits.stock, s.stock.len);
-  pile("pot_suits", s.pot.items, s.suits.pot, s.pot.len);
+  pile(SUIT_PART_STOCK, s.stock.items, s.suits.stock, s.stock.len);
+  pile(SUIT_PART_POT, s.pot.items, s.suits.pot, s.pot.len);
   auto counts = [&](const char* field, const int16_t* kinds, const int16_t* suited) {
     for (int k = 0; k < NUM_NATURALS; ++k) {
       int64_t sum = 0;
@@ -324,8 +321,8 @@ void check_suits(const GameState& s, const Rules& rules) {
       if (sum != kinds[k]) Reader::bad(field, std::string("must count the ") + KIND_NAMES[k] + " of its cards suit by suit");
     }
   };
-  for (int seat = 0; seat < s.num_players; ++seat) counts("hand_suits", s.hands[seat], s.suits.hands[seat]);
-  counts("held_suits", s.held, s.suits.held);
+  for (int seat = 0; seat < s.num_players; ++seat) counts(SUIT_PART_HANDS, s.hands[seat], s.suits.hands[seat]);
+  counts(SUIT_PART_HELD, s.held, s.suits.held);
   for (int t = 0; t < s.num_teams; ++t)
     for (int i = 0; i < s.escalas[t].len; ++i) {
       const Run& run = s.escalas[t][i];
@@ -467,9 +464,9 @@ void read(Reader& in, const char* name, Sheet (&sheets)[MAX_TEAMS], const field:
     if (!nb::isinstance<nb::dict>(sheet)) Reader::bad(name, "must hold dicts");
     Reader sr{nb::borrow<nb::dict>(sheet)};
     Sheet& out = sheets[t++];
-    int64_t* values[8] = {&out.melded, &out.canasta_bonus, &out.sequences, &out.red3,
-                          &out.count_bonus, &out.going_out, &out.hand_penalty, &out.total};
-    for (int i = 0; i < 8; ++i) *values[i] = sr.integer(SHEET_KEYS[i], -MAX_SCORE, MAX_SCORE);
+#define CANASTA_SHEET_ROW(name) out.name = sr.integer(#name, -MAX_SCORE, MAX_SCORE);
+    CANASTA_SHEET_ROWS(CANASTA_SHEET_ROW)
+#undef CANASTA_SHEET_ROW
     out.canastas = static_cast<int32_t>(sr.integer("canastas", 0, 1 << 20));
   }
 }
@@ -478,16 +475,16 @@ void read(Reader& in, const char* name, Sheet (&sheets)[MAX_TEAMS], const field:
 // hands'. Whether they agree with the kinds is check_suits', after every field is read.
 void read(Reader& in, const char*, Suits& suits, const field::SuitParts& shape) {
   const bool on = suits.tracked;
-  for (const char* name : {"stock_suits", "hand_suits", "pot_suits", "held_suits"})
+  for (const char* name : {SUIT_PART_STOCK, SUIT_PART_HANDS, SUIT_PART_POT, SUIT_PART_HELD})
     if (in.is_none(name) == on)
       Reader::bad(name, on ? "must be a list (S-19 sequences are on)" : "must be None (S-19 sequences are off)");
   if (!on) return;
-  auto stock = in.ints(in.get("stock_suits"), "stock_suits", shape.stock_len, shape.stock_len, -1, 3);
+  auto stock = in.ints(in.get(SUIT_PART_STOCK), SUIT_PART_STOCK, shape.stock_len, shape.stock_len, -1, NUM_SUITS - 1);
   for (size_t i = 0; i < stock.size(); ++i) suits.stock[i] = static_cast<int8_t>(stock[i]);
-  in.rows("hand_suits", suits.hands, shape.seats, SUITED_SIZE, 0, MAX_CARDS);
-  auto pot = in.ints(in.get("pot_suits"), "pot_suits", shape.pot_len, shape.pot_len, -1, 3);
+  in.rows(SUIT_PART_HANDS, suits.hands, shape.seats, SUITED_SIZE, 0, MAX_CARDS);
+  auto pot = in.ints(in.get(SUIT_PART_POT), SUIT_PART_POT, shape.pot_len, shape.pot_len, -1, NUM_SUITS - 1);
   for (size_t i = 0; i < pot.size(); ++i) suits.pot[i] = static_cast<int8_t>(pot[i]);
-  in.row("held_suits", suits.held, SUITED_SIZE, 0, MAX_CARDS);
+  in.row(SUIT_PART_HELD, suits.held, SUITED_SIZE, 0, MAX_CARDS);
 }
 
 // The totals the engine keeps must agree with the counts (Game.state_changed recounts

@@ -84,9 +84,9 @@ void bind_bots(nb::module_& m) {
       .def("reset",
            [](PyBot& self, int seat, int num_players, const Rules& rules) {
              const Hold hold(self.busy, BOT_IN_USE);
-             if (num_players != 2 && num_players != 3 && num_players != 4 && num_players != 6)
-               throw std::invalid_argument("a table seats 2, 3, 4 or 6 players, not " +
-                                           std::to_string(num_players));
+             if (!is_player_count(num_players))
+               throw std::invalid_argument(std::string("a table seats ") + PLAYER_COUNTS_TEXT +
+                                           " players, not " + std::to_string(num_players));
              if (seat < 0 || seat >= num_players)
                throw std::invalid_argument("seat " + std::to_string(seat) + " is not at a table of " +
                                            std::to_string(num_players));

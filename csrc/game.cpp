@@ -14,35 +14,15 @@ int g_fault = 0;
 
 namespace {
 
-// Suits each kind exists in per 52-card deck (sequences.py _KIND_SUITS).
+// Suits each kind exists in per 52-card deck (sequences.py _KIND_SUITS; a joker's is -1).
 int kind_suits(int kind, int* out) {
-  if (kind < NUM_NATURALS || kind == TWO) {
-    for (int s = 0; s < 4; ++s) out[s] = s;
-    return 4;
-  }
-  if (kind == BLACK3) { out[0] = 0; out[1] = 3; return 2; }
-  if (kind == RED3) { out[0] = 1; out[1] = 2; return 2; }
-  out[0] = -1;  // joker
-  return 1;
+  for (int i = 0; i < KIND_SUIT_COUNT[kind]; ++i) out[i] = KIND_SUITS[kind][i];
+  return KIND_SUIT_COUNT[kind];
 }
 
-std::string kind_code(int kind) {
-  if (kind == JOKER) return "JK";
-  if (kind == TWO) return "2S";
-  if (kind == BLACK3) return "3S";
-  if (kind == RED3) return "3H";
-  return std::string(KIND_NAMES[kind]) + "S";
-}
-
-// cards.py suited_code
+// cards.py suited_code (a suit outside SUITS: the kind's code)
 std::string suited_code(int kind, int suit) {
-  if (suit < 0 || kind == JOKER) return kind_code(kind);
-  if (kind == BLACK3 || kind == RED3) {
-    const bool red_suit = suit == 1 || suit == 2;
-    if (red_suit != (kind == RED3)) return kind_code(kind);
-    return std::string("3") + SUITS[suit];
-  }
-  return std::string(kind == TWO ? "2" : KIND_NAMES[kind]) + SUITS[suit];
+  return suit < 0 || suit >= NUM_SUITS ? KIND_CODES[kind] : SUITED_CODES[kind][suit];
 }
 
 }  // namespace
@@ -50,8 +30,9 @@ std::string suited_code(int kind, int suit) {
 Game::Game(std::shared_ptr<const Rules> r, std::string name, int num_players, const Rng& rng,
            const StackedDeck* deck)
     : rules_ptr(std::move(r)), rules(*rules_ptr), rules_name(std::move(name)), tables(rules), s() {
-  if (num_players != 2 && num_players != 3 && num_players != 4 && num_players != 6)
-    throw IllegalAction("core: a table seats 2, 3, 4 or 6 players, not " + std::to_string(num_players));
+  if (!is_player_count(num_players))
+    throw IllegalAction(std::string("core: a table seats ") + PLAYER_COUNTS_TEXT + " players, not " +
+                        std::to_string(num_players));
   rules.check_players(num_players);
   // the deal pops num_players hands from the stock unguarded (rules.py _deal_fits_deck
   // leaves more; the core needs at least this much whoever made the rules)
@@ -125,10 +106,10 @@ void Game::build_suited_stock(const StackedDeck* deck) {
   const int decks = rules.num_decks;
   struct Card { uint8_t kind; int8_t suit; };
   Card cards[MAX_CARDS];
-  int16_t left[NUM_KINDS][5] = {{0}};  // [kind][suit + 1]
+  int16_t left[NUM_KINDS][NUM_SUITS + 1] = {{0}};  // [kind][suit + 1]
   auto left_of = [&](int kind, int suit) -> int16_t& { return left[kind][suit + 1]; };
   for (int kind = 0; kind < NUM_KINDS; ++kind) {
-    int suits[4];
+    int suits[NUM_SUITS];
     const int n = kind_suits(kind, suits);
     for (int i = 0; i < n; ++i)
       left_of(kind, suits[i]) = static_cast<int16_t>(kind == JOKER ? rules.jokers_per_deck * decks : decks);
@@ -141,13 +122,13 @@ void Game::build_suited_stock(const StackedDeck* deck) {
       if (kind < 0 || kind >= NUM_KINDS) throw IllegalAction("a stacked deck is a list of kinds 0..14");
       int suit = given ? deck->suits[i] : -2;
       if (suit == -2) {  // given as a kind number: the first suit still in the decks
-        int suits[4];
+        int suits[NUM_SUITS];
         const int n = kind_suits(kind, suits);
         suit = suits[0];
         for (int j = 0; j < n; ++j)
           if (left_of(kind, suits[j]) > 0) { suit = suits[j]; break; }
       }
-      if (suit < -1 || suit > 3 || left_of(kind, suit) <= 0)
+      if (suit < -1 || suit >= NUM_SUITS || left_of(kind, suit) <= 0)
         throw IllegalAction("stacked deck has more " + suited_code(kind, suit) + " than the " +
                             std::to_string(decks) + " deck(s) hold");
       --left_of(kind, suit);
@@ -156,7 +137,7 @@ void Game::build_suited_stock(const StackedDeck* deck) {
   }
   const int prefix = len;
   for (int kind = 0; kind < NUM_KINDS; ++kind) {
-    int suits[4];
+    int suits[NUM_SUITS];
     const int n = kind_suits(kind, suits);
     for (int i = 0; i < n; ++i)
       for (int c = 0; c < left_of(kind, suits[i]); ++c)

@@ -37,9 +37,6 @@ static_assert(teams::COPIES == MAX_TEAMS && players::COPIES == MAX_PLAYERS && ru
 static_assert(POT_TOP_SIZE == NUM_KINDS + 1 && POT_TOP_VALUES[NUM_KINDS] == -1 && POT_SUIT_SIZE == NUM_SUITS,
               "observation/layout.py: pot_top or pot_suit differ from the kinds and suits");
 
-// observation/builder.py _ESCALA_REAL: a run of every rank of one suit
-constexpr int ESCALA_REAL = NUM_NATURALS;
-
 // Counts as float(count) * scale, written whether 0 or not (a branch per entry costs more
 // than the store). Kept out of line on purpose: inlined at a fixed size, GCC vectorizes
 // the int16 loads through the stack and stalls on store forwarding (the whole observation
@@ -220,7 +217,7 @@ void write_observation(const Game& game, int viewer, bool viewer_to_act, float* 
       const int team_id = (my_team + copy) % teams;
       int royal = 0;
       for (int i = 0; i < s.escalas[team_id].len; ++i)
-        if (s.escalas[team_id][i].length == ESCALA_REAL) ++royal;
+        if (s.escalas[team_id][i].length == NUM_NATURALS) ++royal;  // an escala real: every rank
       float* at = out + RUNS + copy * runs::SIZE;
       at[runs::ESCALAS] = static_cast<float>(s.escalas[team_id].len - royal) * runs::ESCALAS_SCALE;
       at[runs::ESCALAS_REALES] = static_cast<float>(royal) * runs::ESCALAS_REALES_SCALE;

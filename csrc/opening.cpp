@@ -574,7 +574,8 @@ bool TurnSearch::opens_plainly(const Node& node) const {
 
 // ---------------------------------------------------------------- the slot search
 // The mirror of opening.py's _SlotSearch, state for state: the turn's meld moves taken
-// slot after slot in ORDER (black 3s, the wild-only meld, then the natural ranks), each
+// slot after slot in ORDER (black 3s, the wild-only meld, then the natural ranks from
+// FIRST_NATURAL on: opening.py's, in core_decls.hpp), each
 // slot's moves before the opening (from the hand, counted towards the minimum) and then
 // after it (hand and held pot cards, C-8); on a natural meld the wild cards are one
 // count (jokers laid first before the opening, held ones, then 2s after it), a run
@@ -583,11 +584,6 @@ bool TurnSearch::opens_plainly(const Node& node) const {
 // keyed on the position, its meld and cards, the wild cards and black 3s left, the
 // points staged (capped at the minimum), the capped counts of the slots passed and an
 // id of the untouched slots after it.
-
-namespace {
-constexpr int ORDER[NUM_SLOTS] = {SLOT_BLACK3, SLOT_WILD, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-constexpr int FIRST_NATURAL = 2;
-}  // namespace
 
 SlotSearch::SlotSearch(Game& g, int team_, const Node& start)
     : game(g), rules(g.rules), tables(g.tables), node(start) {

@@ -63,8 +63,7 @@ class TurnSearch {
   // C-7's going out by counting, where the rules allow (-1: the search decides)
   int can_meld_out(const Node& node, bool opened, bool concealed_ok) const;
   bool melds_out(const int16_t* left, const Node& node) const;
-  // the search over whole positions, within DFS_BUDGET expansions (opening.py _dfs_ok)
-  static constexpr int DFS_BUDGET = 2000;
+  // the search over whole positions, within opening.py's DFS_BUDGET expansions (_dfs_ok)
   int budget = 0;
   bool dfs_ok(const Node& node);
   bool dfs_expand(const Node& node);

@@ -150,7 +150,7 @@ bool declared(const std::string& name) {
 }  // namespace
 
 Rules Rules::from_values(const RuleValues& v) {
-  Rules r;
+  Rules r{};
 #define CANASTA_READ(name) read(v, decl::name, r.name);
   CANASTA_RULES_FIELDS(CANASTA_READ)
 #undef CANASTA_READ

@@ -30,6 +30,13 @@ namespace canasta {
 // core_decls.hpp (generated at build time); -1 while the hand goes on.
 constexpr int END_NONE = -1;
 
+// rules.py PLAYER_COUNTS: the tables a game is dealt at.
+inline bool is_player_count(int num_players) {
+  for (int count : PLAYER_COUNTS)
+    if (num_players == count) return true;
+  return false;
+}
+
 // G-3: two partnerships at 4 and 6 players, else one team per player.
 inline int teams_of(int num_players) {
   return (num_players == 4 || num_players == 6) ? 2 : num_players;
@@ -55,9 +62,12 @@ struct Run {
   uint8_t length;
 };
 
-// One team's score sheet of a finished hand (scoring.py score_team's dict).
+// One team's score sheet of a finished hand (scoring.py score_team's dict): a member per
+// row of scoring.py SHEET_ROWS (CANASTA_SHEET_ROWS, generated), then the canastas.
 struct Sheet {
-  int64_t melded, canasta_bonus, sequences, red3, count_bonus, going_out, hand_penalty, total;
+#define CANASTA_SHEET_ROW(name) int64_t name;
+  CANASTA_SHEET_ROWS(CANASTA_SHEET_ROW)
+#undef CANASTA_SHEET_ROW
   int32_t canastas;
 };
 
@@ -95,7 +105,8 @@ struct Sheets { int teams; bool hand_over; };         // a sheet per team when o
 struct SuitParts { int seats, stock_len, pot_len; };  // the four parts (S-19 on), else None each
 }  // namespace field
 
-// Every field, in engine/state.py's order:  X(name, C++ type, shape, shape's arguments...)
+// Every field, in engine/state.py's order (checked at compile time against the names
+// generated from GameState, state_check below):  X(name, C++ type, shape, shape's arguments...)
 // The arguments are expressions in `seats` and `teams` (the game's) and `s`, the state
 // read so far: a field's bounds may depend on a field above it (pot_hidden on the pot).
 // From this one list: the struct below, STATE_FIELDS (the names, _core.STATE_FIELDS),
@@ -171,6 +182,30 @@ struct GameState {
 constexpr const char* STATE_FIELDS[] = {CANASTA_STATE_FIELDS(CANASTA_NAME)};
 #undef CANASTA_NAME
 constexpr int NUM_STATE_FIELDS = sizeof(STATE_FIELDS) / sizeof(STATE_FIELDS[0]);
+
+// The list is engine/state.py's GameState less its PYTHON_ONLY_FIELDS (state_decl::,
+// generated), or this does not compile: a field added or left out fails the count, a name
+// GameState lacks is no state_decl:: id, a field at another place fails its static_assert.
+namespace state_check {
+constexpr bool same_name(const char* a, const char* b) {
+  while (*a != '\0' && *a == *b) ++a, ++b;
+  return *a == *b;
+}
+constexpr int place_of(const char* name) {
+  for (int i = 0; i < NUM_STATE_FIELDS; ++i)
+    if (same_name(STATE_FIELDS[i], name)) return i;
+  return -1;
+}
+static_assert(NUM_STATE_FIELDS == state_decl::NUM_FIELDS,
+              "csrc/state.hpp: CANASTA_STATE_FIELDS and engine/state.py's GameState (less its "
+              "PYTHON_ONLY_FIELDS) hold different numbers of fields");
+#define CANASTA_PLACE(name, ...)                                 \
+  static_assert(place_of(#name) == state_decl::name,             \
+                "csrc/state.hpp: CANASTA_STATE_FIELDS holds " #name \
+                " at another place than engine/state.py's GameState");
+CANASTA_STATE_FIELDS(CANASTA_PLACE)
+#undef CANASTA_PLACE
+}  // namespace state_check
 
 // f(name, member, shape) for every field in order, `s` a GameState (const to read it out);
 // seats and teams are the game's.

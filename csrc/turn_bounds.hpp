@@ -10,15 +10,11 @@
 
 namespace canasta {
 
-// The fewest points a wild card adds (a 2, G-2), as turn_bounds.py LEAST_WILD_POINTS.
-constexpr int64_t LEAST_WILD_POINTS = CARD_VALUES[TWO];
-// Wild cards counted beyond those whose points alone reach the minimum (turn_bounds.py
-// WILD_SLACK): a slot's wild counts above MAX_NEW_MELD have no gaps.
-constexpr int WILD_SLACK = MAX_NEW_MELD;
-// The knapsack's widest row: an opening minimum is at most a byte (rules.py BOUNDS); past
-// it (no legal position) the search decides.
-constexpr int MOST_WILDS_COUNTED = OBSERVATION_BYTE_MAX / LEAST_WILD_POINTS + 1 + WILD_SLACK;
-constexpr int64_t NO_WILD_LIMIT = int64_t(1) << 30;
+// turn_bounds.py's constants, in core_decls.hpp: LEAST_WILD_POINTS, the fewest points a
+// wild card adds (a 2, G-2); WILD_SLACK, wild cards counted beyond those whose points alone
+// reach the minimum (a slot's wild counts above MAX_NEW_MELD have no gaps);
+// MOST_WILDS_COUNTED, the knapsack's widest row (an opening minimum is at most a byte,
+// rules.py BOUNDS; past it, no legal position, the search decides); NO_LIMIT.
 
 // S-8: may a new meld of exactly canasta_size cards, laid at once, open the team?
 inline bool hidden_canasta_possible(const MeldTables& tables, const int16_t* hand,
@@ -119,11 +115,11 @@ inline void wild_slot(const MeldTables& tables, int64_t size, bool clean_only, i
   if (!rules.wild_melds) return;
   if (size) {
     if (clean_only) return;
-    high = rules.meld_closes_at ? NO_WILD_LIMIT
+    high = rules.meld_closes_at ? NO_LIMIT
                                 : std::max<int64_t>(0, rules.wild_meld_max_size - size);
     return;
   }
-  int64_t least = NO_WILD_LIMIT, most = -1;
+  int64_t least = NO_LIMIT, most = -1;
   for (const auto& o : tables.new_wild) {
     if (clean_only && !tables.is_clean_wild_opening(o.twos, o.jokers)) continue;
     least = std::min<int64_t>(least, o.twos + o.jokers);
@@ -132,7 +128,7 @@ inline void wild_slot(const MeldTables& tables, int64_t size, bool clean_only, i
   if (most < 0) return;
   low = least;
   if (clean_only) high = most;
-  else high = rules.meld_closes_at ? NO_WILD_LIMIT : rules.wild_meld_max_size;
+  else high = rules.meld_closes_at ? NO_LIMIT : rules.wild_meld_max_size;
 }
 
 }  // namespace turn_bounds_detail
@@ -243,7 +239,7 @@ inline int64_t cards_no_meld_takes(const Rules& rules, const int16_t* hand, cons
 // The fewest black 3s of a black-3 canasta (turn_bounds.py _black3_size).
 inline int64_t black3_canasta_size(const Rules& rules) {
   const int64_t most = rules.black3_meld_max_size;
-  int64_t size = rules.canasta_size <= most ? rules.canasta_size : NO_WILD_LIMIT;
+  int64_t size = rules.canasta_size <= most ? rules.canasta_size : NO_LIMIT;
   if (rules.meld_closes_at && rules.meld_closes_at <= most)
     size = std::min<int64_t>(size, rules.meld_closes_at);
   return size;
@@ -293,9 +289,9 @@ inline bool going_out_in_reach(const Rules& rules, const int16_t* hand, const in
   const int64_t closes = rules.meld_closes_at;
   const int64_t natural_size = closes ? std::min(size, closes) : size;
   int64_t wild_size = closes ? std::min<int64_t>(size, rules.wild_meld_max_size) : size;
-  if (!closes && rules.wild_meld_max_size < size) wild_size = NO_WILD_LIMIT;
+  if (!closes && rules.wild_meld_max_size < size) wild_size = NO_LIMIT;
   const int64_t black3_size = black3_canasta_size(rules);
-  const int64_t smallest = std::min(natural_size, rules.wild_melds ? wild_size : NO_WILD_LIMIT);
+  const int64_t smallest = std::min(natural_size, rules.wild_melds ? wild_size : NO_LIMIT);
   const int64_t twos = hand[TWO] + held[TWO], jokers = hand[JOKER] + held[JOKER];
   int64_t cards = 0;
   for (int k = 0; k < NUM_KINDS; ++k) cards += hand[k] + held[k];

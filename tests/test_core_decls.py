@@ -1,16 +1,20 @@
 """The core's declarations come from the Python ones (csrc/gen_core_decls.py).
 
 The build writes ``core_decls.hpp`` from ``cards.py``, ``actions.py``, ``rules.py``,
-``core_values.py``, ``engine/state.py`` and ``observation/layout.py``; ``Rules::from_values``
-reads every rules field through it and the observation is written at its offsets with its
-scales, so the C++ restates none of them. Here: the generator runs on the standard library
-alone (as in pip's isolated build, where numpy is not installed), it refuses a source list
-in CMakeLists.txt that misses a file it reads, and the values sent are the fields declared.
+``core_values.py``, ``engine/``, ``observation/layout.py``, and from ``table.py``,
+``env.py``, ``core.py`` and the house bots of ``agents/`` read as text; ``Rules::from_values``
+reads every rules field through it, the observation is written at its offsets with its
+scales, and ``state.hpp`` checks its field list against ``GameState``'s, so the C++ restates
+none of them. Here: the generator runs on the standard library alone (as in pip's isolated
+build, where numpy is not installed), it refuses a source list in CMakeLists.txt that misses
+a file it reads, a changed Python declaration changes the header, a state field list that
+differs from ``GameState``'s does not compile, and the values sent are the fields declared.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -59,6 +63,134 @@ def test_the_generator_refuses_a_source_list_that_misses_a_file(tmp_path) -> Non
     assert done.returncode == 1
     assert "canasta_env/rules.py" in done.stderr and "CANASTA_DECL_SOURCES" in done.stderr
     assert not (tmp_path / "core_decls.hpp").exists()
+
+
+def _checkout_copy(root: Path, edits: dict[str, tuple[str, str]]) -> list[str]:
+    """The generator and the files it reads, copied under ``root`` with ``edits`` made
+    (file -> (text, replacement)); returns the copies' source list."""
+    for name in ("gen_core_decls.py", "py_source.py"):
+        (root / "csrc").mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / "csrc" / name, root / "csrc" / name)
+    sources = []
+    for source in _cmake_sources():
+        relative = Path(source).relative_to(ROOT)
+        target = root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        text = Path(source).read_text()
+        if str(relative) in edits:
+            old, new = edits[str(relative)]
+            assert old in text, (relative, old)
+            text = text.replace(old, new)
+        target.write_text(text)
+        sources.append(str(target))
+    return sources
+
+
+def _generate_copy(tmp_path: Path, edits: dict[str, tuple[str, str]]) -> tuple[Path, str, str]:
+    """The header generated from a copy of the checkout with ``edits``: (its path, its text
+    or "", the generator's errors)."""
+    sources = _checkout_copy(tmp_path / "checkout", edits)
+    out = tmp_path / "generated" / "core_decls.hpp"
+    done = subprocess.run(
+        [sys.executable, "-S", "-E", str(tmp_path / "checkout/csrc/gen_core_decls.py"), str(out)]
+        + sources,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return out, out.read_text() if done.returncode == 0 else "", done.stderr
+
+
+#: Python declarations, each changed: (file, text, replacement, the header's line after it).
+CHANGED = [
+    (
+        "canasta_env/engine/opening.py",
+        "DFS_BUDGET = 2_000",
+        "DFS_BUDGET = 3_000",
+        "constexpr int DFS_BUDGET = 3000;",
+    ),
+    (
+        "canasta_env/table.py",
+        "MAX_REDEALS = 100",
+        "MAX_REDEALS = 7",
+        "constexpr int MAX_REDEALS = 7;",
+    ),
+    (
+        "canasta_env/options.py",
+        "MIN_REWARD_SCALE = 1e-3",
+        "MIN_REWARD_SCALE = 1e-4",
+        "constexpr double MIN_REWARD_SCALE = 0.0001;",
+    ),
+    (
+        "agents/greedy.py",
+        "POT_LOSS_BASE = 50.0",
+        "POT_LOSS_BASE = 55.5",
+        "constexpr double POT_LOSS_BASE = 55.5;",
+    ),
+    ("agents/expert.py", "small_pot: int = 8", "small_pot: int = 9", "X(small_pot, int, 9)"),
+    ("agents/styles.py", '"builder": _builder,', '"patient": _builder,', "X(patient)"),
+]
+
+
+@pytest.mark.parametrize(("source", "old", "new", "line"), CHANGED, ids=[c[0] for c in CHANGED])
+def test_a_changed_declaration_changes_the_header(tmp_path, source, old, new, line) -> None:
+    _, text, errors = _generate_copy(tmp_path, {source: (old, new)})
+    assert text, errors[-2000:]
+    assert line in text
+    assert line not in (_generate_copy(tmp_path / "unchanged", {})[1])
+
+
+def test_a_file_read_as_text_holds_literals_only(tmp_path) -> None:
+    _, text, errors = _generate_copy(
+        tmp_path, {"canasta_env/table.py": ("MAX_REDEALS = 100", "MAX_REDEALS = 10 * 10")}
+    )
+    assert not text
+    assert "canasta_env/table.py" in errors and "'10 * 10' is not a literal" in errors
+
+
+#: Edits of GameState (engine/state.py) that the core's CANASTA_STATE_FIELDS no longer
+#: matches: two fields swapped, a field added, a field removed.
+STATE_EDITS = {
+    "swapped": (
+        "    hand_index: int  #: 0 for the first hand\n    game_over: bool\n",
+        "    game_over: bool\n    hand_index: int  #: 0 for the first hand\n",
+    ),
+    "added": ("    game_over: bool\n", "    game_over: bool\n    game_paused: bool\n"),
+    "removed": ("    game_over: bool\n", ""),
+}
+
+
+def _compile_state(header: Path) -> subprocess.CompletedProcess:
+    """state.hpp compiled (syntax only) against a generated header."""
+    unit = header.parent / "unit.cpp"
+    unit.write_text('#include "state.hpp"\n')
+    return subprocess.run(
+        [
+            "c++",
+            "-std=c++17",
+            "-fsyntax-only",
+            f"-I{header.parent}",
+            f"-I{ROOT / 'csrc'}",
+            str(unit),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler")
+@pytest.mark.parametrize("edit", [None, *STATE_EDITS])
+def test_a_state_field_list_that_differs_does_not_compile(tmp_path, edit) -> None:
+    edits = {"canasta_env/engine/state.py": STATE_EDITS[edit]} if edit else {}
+    header, text, errors = _generate_copy(tmp_path, edits)
+    assert text, errors[-2000:]
+    done = _compile_state(header)
+    if edit is None:  # the control: the checkout's own lists agree
+        assert done.returncode == 0, done.stderr[-3000:]
+        return
+    assert done.returncode != 0
+    assert "CANASTA_STATE_FIELDS" in done.stderr or "state_decl" in done.stderr, done.stderr[-3000:]
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))

@@ -16,7 +16,7 @@ import pytest
 
 from canasta_env import core
 from canasta_env.engine.game import Game
-from canasta_env.engine.state import STATE_FIELDS
+from canasta_env.engine.state import PYTHON_ONLY_FIELDS, STATE_FIELDS
 from canasta_env.rules import make_rules
 from canasta_env.state_io.layout import (
     FILE_FIELDS,
@@ -26,8 +26,6 @@ from canasta_env.state_io.layout import (
     TURN_FIELDS,
 )
 
-#: Fields of GameState the core does not hold: the rules object and the seed stay in Python.
-PYTHON_ONLY = ("rules", "seed")
 #: Fields the file does not write: the engine counts them afresh on loading.
 COUNTED_ON_LOADING = ("num_teams", "team_of", "hand_totals", "table_totals", "history_totals")
 #: Where a field lives in the file when not under its own name at the top level.
@@ -57,7 +55,7 @@ def field_list_problems(python_fields, core_fields, places) -> list[str]:
     """What disagrees between the engine's fields, the core's and the file's places, one
     sentence per field (empty when the three agree)."""
     problems = []
-    expected = [name for name in python_fields if name not in PYTHON_ONLY]
+    expected = [name for name in python_fields if name not in PYTHON_ONLY_FIELDS]
     for name in expected:
         if name not in core_fields:
             problems.append(f"'{name}' is in GameState but not in the core's CANASTA_STATE_FIELDS")

@@ -7,9 +7,10 @@ caches that ``Game`` keeps beside the state (legal actions, meld tables, the tur
 search) are not fields. Copying and comparing games follow from this declaration
 (:func:`copy_state`, :func:`same_state`); so do the tests that check that a refused
 action changes nothing. Adding a piece of state is one line here and one in the
-core's list (``CANASTA_STATE_FIELDS``, ``csrc/state.hpp``), plus where each engine sets
-it and where the file format (:mod:`canasta_env.state_io`) writes it: docs/engine.md
-lists every file; ``tests/test_state_fields.py`` fails while the two lists differ.
+core's list (``CANASTA_STATE_FIELDS``, ``csrc/state.hpp``, which does not compile while
+the two lists differ), plus where each engine sets it and where the file format
+(:mod:`canasta_env.state_io`) writes it: docs/engine.md lists every file;
+``tests/test_state_fields.py`` fails while the file's places differ.
 
 Shapes: ``[team][slot]`` lists are indexed by team (G-3) then meld slot (natural
 ranks 0-10, black 3s 11, wild cards 12: :data:`~canasta_env.actions.NUM_SLOTS`);
@@ -132,6 +133,10 @@ class GameState:
 
 
 STATE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(GameState))
+#: The fields the compiled core's state leaves out: the rules stay beside it (in its
+#: game), the seed on this side. The core's build checks its list (``CANASTA_STATE_FIELDS``,
+#: ``csrc/state.hpp``) against the others, name by name and in this order.
+PYTHON_ONLY_FIELDS = ("rules", "seed")
 
 
 def table_cards(state: GameState, team: int) -> int:

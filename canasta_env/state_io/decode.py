@@ -26,7 +26,11 @@ from canasta_env.engine.state import (
 from canasta_env.engine.suits import NO_SUITS, Suits
 from canasta_env.jsonfile import read_bounded
 from canasta_env.state_io.checks import CHECKS, GAME_CHECKS
-from canasta_env.state_io.layout import MAX_STATE_BYTES
+from canasta_env.state_io.layout import (
+    MAX_STATE_BYTES,
+    PUBLIC_HISTORY_FIELD,
+    PUBLIC_HISTORY_KEYS,
+)
 from canasta_env.state_io.parse import parse_state
 from canasta_env.state_io.values import fail, read_json
 
@@ -36,66 +40,30 @@ def _assemble(values: dict[str, Any]) -> Game:
 
     With :func:`~canasta_env.state_io.encode.state_to_dict`, the only code that
     knows the engine's attribute names: each declared field of
-    :class:`~canasta_env.engine.state.GameState` gets its value here (the file's
-    stock is reversed, since the engine draws from the end), then the game builds
-    its caches as a new game does.
+    :class:`~canasta_env.engine.state.GameState` gets its value here, the parsed value
+    of its name where the file holds it under that name (the file's stock is reversed,
+    since the engine draws from the end), then the game builds its caches as a new game
+    does.
     """
     n = values["num_players"]
     melds = values["melds"]
-    history = values["public_history"]
-    fields = {
-        "rules": values["rules"],
-        "num_players": n,
-        "num_teams": teams_of(n),
-        "team_of": [team_of_seat(n, seat) for seat in range(n)],
-        "seed": values["seed"],
-        "rng": values["rng"],
-        "scores": values["scores"],
-        "hand_index": values["hand_index"],
-        "game_over": values["game_over"],
-        "winner_team": values["winner_team"],
-        "hand_history": values["hand_history"],
-        "first_player": values["first_player"],
-        "current": values["current"],
-        "phase": values["phase"],
-        "num_steps": values["num_steps"],
-        "stock": values["stock"][::-1],  # the engine pops from the end
-        "hands": values["hands"],
-        "hand_totals": [sum(hand) for hand in values["hands"]],
-        "known": values["known"],
-        "nat": [[meld[0] for meld in row] for row in melds],
-        "two": [[meld[1] for meld in row] for row in melds],
-        "jok": [[meld[2] for meld in row] for row in melds],
-        "closed": values["closed"],
-        "escalas": values["escalas"],
-        "red3": values["red3"],
-        "opened": values["opened"],
-        "need": values["need"],
-        "went_out": values["went_out"],
-        "concealed": values["concealed"],
-        "end_reason": values["end_reason"],
-        "hand_scores": values["hand_scores"],
-        "pot": values["pot"],
-        "pot_known": values["pot_known"],
-        "pot_hidden": values["pot_hidden"],
-        "pot_wild": values["pot_wild"],
-        "pot_start_frozen": values["pot_start_frozen"],
-        "staged": values["staged"],
-        "held": values["held"],
-        "took_pot": values["took_pot"],
-        "clean_only": values["clean_only"],
-        "hidden_open": values["hidden_open"],
-        "melded_this_turn": values["melded_this_turn"],
-        "opened_at_turn_start": values["opened_at_turn_start"],
-        "had_clean_at_turn_start": values["had_clean_at_turn_start"],
-        "discarded": history["discarded"],
-        "declined": history["declined"],
-        "since_discard": history["since_discard"],
+    history = values[PUBLIC_HISTORY_FIELD]
+    # the fields the file holds under their own names, as parsed; then the others
+    fields = {name: values[name] for name in STATE_FIELDS if name in values}
+    fields.update(
+        num_teams=teams_of(n),
+        team_of=[team_of_seat(n, seat) for seat in range(n)],
+        stock=values["stock"][::-1],  # the engine pops from the end
+        hand_totals=[sum(hand) for hand in values["hands"]],
+        nat=[[meld[0] for meld in row] for row in melds],
+        two=[[meld[1] for meld in row] for row in melds],
+        jok=[[meld[2] for meld in row] for row in melds],
+        **{key: history[key] for key in PUBLIC_HISTORY_KEYS},
         # counts the engine keeps as it plays, counted afresh (as hand_totals above)
-        "table_totals": None,
-        "history_totals": None,
-        "suits": _suits(values["suits"]),
-    }
+        table_totals=None,
+        history_totals=None,
+        suits=_suits(values["suits"]),
+    )
     # a field declared in GameState must be read from the file too (and written by
     # state_to_dict); the round-trip tests name the one that is missing
     assert fields.keys() == set(STATE_FIELDS), set(STATE_FIELDS) ^ fields.keys()

@@ -24,6 +24,7 @@ from canasta_env.state_io.layout import (
     SLOT_NAMES,
     STATE_FORMAT,
     STATE_VERSION,
+    TURN_FIELDS,
 )
 
 
@@ -134,15 +135,9 @@ def state_to_dict(game: Game) -> dict:
         "need": list(game.need),
         "melds": melds,
         "closed": closed,
-        "turn": {
-            "staged": game.staged,
+        "turn": {  # TURN_FIELDS as the game holds them, the held cards as codes
+            **{name: getattr(game, name) for name in TURN_FIELDS},
             "held": _hand_codes(game.held, suits.held),
-            "took_pot": game.took_pot,
-            "clean_only": game.clean_only,
-            "hidden_open": game.hidden_open,
-            "melded_this_turn": game.melded_this_turn,
-            "opened_at_turn_start": game.opened_at_turn_start,
-            "had_clean_at_turn_start": game.had_clean_at_turn_start,
         },
         "went_out": game.went_out,
         "concealed": game.concealed,

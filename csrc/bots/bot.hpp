@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../rules.hpp"
@@ -60,7 +61,7 @@ class Bot {
 // random.Random (randrange(n) is _randbelow(n), rng.hpp's randbelow).
 class RandomBot : public Bot {
  public:
-  explicit RandomBot(const PyRandom& rng) : Bot("random"), rng_(rng) {}
+  explicit RandomBot(const PyRandom& rng) : Bot(RANDOM_NAME), rng_(rng) {}
   std::unique_ptr<Bot> clone() const override { return std::make_unique<RandomBot>(*this); }
   int act(const float*, const int16_t* legal, int count) override {
     acted = true;
@@ -78,7 +79,7 @@ class RandomBot : public Bot {
 // GreedyAgent: takes every pot it can, melds everything it can, discards its least useful card.
 class GreedyBot : public Bot {
  public:
-  GreedyBot() : Bot("greedy") {}
+  GreedyBot() : Bot(GREEDY_NAME) {}
   std::unique_ptr<Bot> clone() const override { return std::make_unique<GreedyBot>(*this); }
   int act(const float* observation, const int16_t* legal, int count) override;
 
@@ -110,25 +111,17 @@ int greedy_move(const float* observation, const int16_t* legal_ids, int count, V
 
 // ---------------------------------------------------------------------- agents/expert.py
 
-// ExpertParams: the numbers of the strategy (expert.py gives their meaning).
+// A field of ExpertParams as the core holds it: a flag, or a number as a double (an int
+// field too: ExpertAgent(params=...) may give any number, and Python compares it as given).
+template <class Declared>
+using ExpertNumber = std::conditional_t<std::is_same_v<Declared, bool>, bool, double>;
+
+// ExpertParams: the numbers of the strategy (expert.py gives their meaning), every field
+// of expert.py's ExpertParams with its default (CANASTA_EXPERT_PARAMS, generated).
 struct ExpertParams {
-  double small_pot = 8;
-  double pot_loss_base = 20.0;
-  double pot_loss_per_card = 500.0;
-  double behind_pot_factor = 1.3;
-  double recent_discount = 0.6;
-  double pair_keep = 50.0;
-  double meld_keep = 45.0;
-  double two_keep = 0.0;
-  double joker_keep = 130.0;
-  double black3_keep = 20.0;
-  double black3_keep_penalised = -60.0;
-  bool hold_triples_when_frozen = true;
-  double wild_take_factor = 0.5;
-  double far_behind = 150.0;
-  bool race = false;
-  double race_wild_meld = 4;
-  double race_take_pot = 10;
+#define CANASTA_EXPERT_PARAM(name, type, value) ExpertNumber<type> name = value;
+  CANASTA_EXPERT_PARAMS(CANASTA_EXPERT_PARAM)
+#undef CANASTA_EXPERT_PARAM
 
   // the defaults with `values` set (a name ExpertParams lacks: std::invalid_argument)
   static ExpertParams from_values(const ParamValues& values);
@@ -140,7 +133,7 @@ ExpertParams default_params(int num_players);
 class ExpertBot : public Bot {
  public:
   // given: the parameters for every player count (ExpertAgent(params=...)), or none
-  explicit ExpertBot(const ExpertParams* given = nullptr, std::string bot_name = "expert");
+  explicit ExpertBot(const ExpertParams* given = nullptr, std::string bot_name = EXPERT_NAME);
   std::unique_ptr<Bot> clone() const override { return std::make_unique<ExpertBot>(*this); }
   void reset(int seat, int num_players, std::shared_ptr<const Rules> rules) override;
   int act(const float* observation, const int16_t* legal, int count) override;
@@ -179,29 +172,22 @@ class ExpertBot : public Bot {
 
 // ---------------------------------------------------------------------- agents/styles.py
 
-// StyleParams: one hand's numbers and switches of a styled bot.
+// A field of StyleParams as the core holds it: a Python float as a double, an int or a
+// bool as itself (the families draw them).
+template <class Declared>
+using StyleNumber = std::conditional_t<std::is_same_v<Declared, float>, double, Declared>;
+
+// StyleParams: one hand's numbers and switches of a styled bot: the expert's numbers,
+// then every other field of styles.py's StyleParams (CANASTA_STYLE_PARAMS, generated).
 struct StyleParams {
   ExpertParams expert;
-  bool always_go_out = false;
-  int go_out_canastas = 0;
-  int min_take_pot = 0;
-  bool meld_all = false;
-  bool greedy = false;
-  double pot_loss_base = 50.0;
-  double pot_loss_per_card = 20.0;
-  double discard_noise = 0.0;
-  bool naive = false;
-  int naive_take_pot = 0;
-  bool naive_wild_first = false;
-  double naive_keep_wild = 300.0;
-  double naive_keep_count = 30.0;
-  double naive_keep_value = -1.0;
+#define CANASTA_STYLE_PARAM(name, type, value) StyleNumber<type> name = value;
+  CANASTA_STYLE_PARAMS(CANASTA_STYLE_PARAM)
+#undef CANASTA_STYLE_PARAM
 };
 
-// styles.py FAMILIES, in order, and TRAINING_STYLES
-extern const char* const FAMILY_NAMES[8];
-extern const char* const TRAINING_FAMILIES[6];
-// the index of a family's name in FAMILY_NAMES, or -1
+// styles.py FAMILIES (FAMILY_NAMES) and TRAINING_STYLES (TRAINING_FAMILIES, their indexes)
+// are in core_decls.hpp. The index of a family's name in FAMILY_NAMES, or -1:
 int family_index(const std::string& family);
 
 class StyledBot : public ExpertBot {

@@ -7,43 +7,33 @@
 namespace canasta {
 namespace bots {
 
+namespace {
+// A number given by name, as its field holds it: a flag is set by any number but 0.
+void set_param(bool& field, double value) { field = value != 0.0; }
+void set_param(double& field, double value) { field = value; }
+}  // namespace
+
 ExpertParams ExpertParams::from_values(const ParamValues& values) {
   ExpertParams p;
-  const std::pair<const char*, double*> numbers[] = {
-      {"small_pot", &p.small_pot},
-      {"pot_loss_base", &p.pot_loss_base},
-      {"pot_loss_per_card", &p.pot_loss_per_card},
-      {"behind_pot_factor", &p.behind_pot_factor},
-      {"recent_discount", &p.recent_discount},
-      {"pair_keep", &p.pair_keep},
-      {"meld_keep", &p.meld_keep},
-      {"two_keep", &p.two_keep},
-      {"joker_keep", &p.joker_keep},
-      {"black3_keep", &p.black3_keep},
-      {"black3_keep_penalised", &p.black3_keep_penalised},
-      {"wild_take_factor", &p.wild_take_factor},
-      {"far_behind", &p.far_behind},
-      {"race_wild_meld", &p.race_wild_meld},
-      {"race_take_pot", &p.race_take_pot},
-  };
-  const std::pair<const char*, bool*> flags[] = {
-      {"hold_triples_when_frozen", &p.hold_triples_when_frozen},
-      {"race", &p.race},
-  };
   for (const auto& [name, value] : values) {
     bool found = false;
-    for (const auto& [field, at] : numbers)
-      if (name == field) *at = value, found = true;
-    for (const auto& [field, at] : flags)
-      if (name == field) *at = value != 0.0, found = true;
+#define CANASTA_EXPERT_PARAM(field, type, default_value) \
+  if (name == #field) set_param(p.field, value), found = true;
+    CANASTA_EXPERT_PARAMS(CANASTA_EXPERT_PARAM)
+#undef CANASTA_EXPERT_PARAM
     if (!found) throw std::invalid_argument("ExpertParams has no field '" + name + "'");
   }
   return p;
 }
 
+// default_params(num_players): 2 players race (TWO_PLAYER_PARAMS, generated)
 ExpertParams default_params(int num_players) {
   ExpertParams params;
-  params.race = num_players == 2;  // TWO_PLAYER_PARAMS = ExpertParams(race=True)
+  if (num_players == 2) {
+#define CANASTA_TWO_PLAYER_PARAM(field, value) params.field = value;
+    CANASTA_TWO_PLAYER_PARAMS(CANASTA_TWO_PLAYER_PARAM)
+#undef CANASTA_TWO_PLAYER_PARAM
+  }
   return params;
 }
 

@@ -6,10 +6,6 @@
 namespace canasta {
 namespace bots {
 
-// greedy.py POT_LOSS_BASE, POT_LOSS_PER_CARD: what handing the pot to the next player costs
-constexpr double POT_LOSS_BASE = 50.0;
-constexpr double POT_LOSS_PER_CARD = 20.0;
-
 void Bot::reset(int, int, std::shared_ptr<const Rules> rules) {
   rules_ = std::move(rules);
   acted = false;
@@ -17,9 +13,7 @@ void Bot::reset(int, int, std::shared_ptr<const Rules> rules) {
 
 const Rules& Bot::rules(const char* agent) const {
   if (!rules_)
-    throw std::logic_error(std::string(agent) +
-                           ".act() before reset(seat, num_players, rules): the agent plays by "
-                           "the rules of its table, which reset gives it");
+    throw std::logic_error(NOT_RESET_BEFORE + std::string(agent) + NOT_RESET_AFTER);  // base.py's
   return *rules_;
 }
 
@@ -51,6 +45,7 @@ int GreedyBot::choose_discard(const View& view, const std::vector<int>& discard_
                               const Rules& rules) {
   if (discard_ids.empty()) throw std::logic_error("min() arg is an empty sequence");
   const Unseen unseen = unseen_counts(view, rules);
+  // greedy.py POT_LOSS_BASE, POT_LOSS_PER_CARD: what handing the pot to the next player costs
   const double pot_loss = POT_LOSS_BASE + POT_LOSS_PER_CARD * static_cast<double>(view.pot_size + 1);
   // min(discard_ids, key=(cost, action)): the lowest cost, then the lowest id
   int best = -1;

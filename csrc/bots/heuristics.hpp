@@ -18,14 +18,12 @@
 namespace canasta {
 namespace bots {
 
-// CANASTA_SIZE of heuristics.py: cards in a canasta (G-4), the same in every preset.
-constexpr int CANASTA_SIZE = 7;
-// Average value of an unknown card in another player's hand, for score estimates.
-constexpr double UNKNOWN_CARD_VALUE = 9.0;
-// S-7: a closed dirty canasta is taken to hold this many 2s.
-constexpr int CLOSED_DIRTY_TWOS = 2;
-// Take actions from the cheapest (no card from the hand) to the dearest (a joker).
-constexpr int TAKE_PREFERENCE[4] = {TAKE_ONTO_MELD, TAKE, TAKE_WITH_TWO, TAKE_WITH_JOKER};
+// heuristics.py's constants are in core_decls.hpp (bots::, generated from the Python file):
+// CANASTA_SIZE, cards in a canasta (G-4), the same in every preset; UNKNOWN_CARD_VALUE,
+// the average value of an unknown card in another player's hand, for score estimates;
+// CLOSED_DIRTY_TWOS, the 2s a closed dirty canasta is taken to hold (S-7);
+// TAKE_PREFERENCE, the take actions from the cheapest (no card from the hand) to the
+// dearest (a joker).
 
 // The legal ids of a mask (ascending) as heuristics.py split_legal returns them.
 struct Legal {

@@ -1,18 +1,15 @@
 // agents/styles.py in C++ (bot.hpp StyledBot): the families' draws, in the order the
 // Python functions draw, from the bot's own generator (PyRandom, CPython's random.Random).
 #include <stdexcept>
+#include <string>
 
 #include "bot.hpp"
 
 namespace canasta {
 namespace bots {
 
-const char* const FAMILY_NAMES[8] = {"tuned", "racer",   "melder",     "taker",
-                                     "noisy", "builder", "controller", "naive"};
-const char* const TRAINING_FAMILIES[6] = {"tuned", "racer", "melder", "taker", "noisy", "naive"};
-
 int family_index(const std::string& family) {
-  for (int i = 0; i < 8; ++i)
+  for (int i = 0; i < NUM_FAMILIES; ++i)
     if (family == FAMILY_NAMES[i]) return i;
   return -1;
 }
@@ -118,18 +115,20 @@ StyleParams naive(PyRandom& rng, int num_players) {
   return style;
 }
 
-// FAMILIES, in FAMILY_NAMES' order
-StyleParams (*const FAMILY_DRAWS[8])(PyRandom&, int) = {tuned, racer,   melder,     taker,
-                                                        noisy, builder, controller, naive};
+// FAMILIES, in FAMILY_NAMES' order: the draw of each family by its name (a family styles.py
+// adds, drops or renames fails to compile here until it has its draw)
+#define CANASTA_FAMILY_DRAW(family) family,
+StyleParams (*const FAMILY_DRAWS[NUM_FAMILIES])(PyRandom&, int) = {CANASTA_STYLE_FAMILIES(CANASTA_FAMILY_DRAW)};
+#undef CANASTA_FAMILY_DRAW
 
 }  // namespace
 
 // ---------------------------------------------------------------------- the bot
 
 StyledBot::StyledBot(int family, const PyRandom& rng)
-    : ExpertBot(nullptr, family < 0 ? "styled" : std::string("style:") + FAMILY_NAMES[family]),
+    : ExpertBot(nullptr, family < 0 ? STYLED : std::string(STYLE_PREFIX) + FAMILY_NAMES[family]),
       family_given_(family),
-      family_(family < 0 ? 0 : family),  // TRAINING_STYLES[0] until the first reset
+      family_(family < 0 ? TRAINING_FAMILIES[0] : family),  // until the first reset
       rng_(rng) {
   style_ = with_expert(params);
 }
@@ -139,7 +138,7 @@ void StyledBot::reset(int seat, int num_players, std::shared_ptr<const Rules> ru
   if (family_given_ >= 0) {
     family_ = family_given_;
   } else {  // rng.choice(TRAINING_STYLES)
-    family_ = family_index(TRAINING_FAMILIES[rng_.rng.randbelow(6)]);
+    family_ = TRAINING_FAMILIES[rng_.rng.randbelow(NUM_TRAINING_FAMILIES)];
   }
   style_ = FAMILY_DRAWS[family_](rng_, num_players);
   params = style_.expert;
@@ -249,23 +248,24 @@ int StyledBot::naive_act(const float* observation, const int16_t* legal, int cou
 
 std::unique_ptr<Bot> make_bot(const std::string& name, const ParamValues* params,
                               const PyRandom* rng) {
-  if (params && name != "expert")
+  if (params && name != EXPERT_NAME)
     throw std::invalid_argument("only the expert takes parameters, not '" + name + "'");
-  if (name == "greedy") return std::make_unique<GreedyBot>();
-  if (name == "random") {
+  if (name == GREEDY_NAME) return std::make_unique<GreedyBot>();
+  if (name == RANDOM_NAME) {
     if (!rng) throw std::invalid_argument("the random bot needs its generator's state");
     return std::make_unique<RandomBot>(*rng);
   }
-  if (name == "expert") {
+  if (name == EXPERT_NAME) {
     if (!params) return std::make_unique<ExpertBot>();
     const ExpertParams given = ExpertParams::from_values(*params);
     return std::make_unique<ExpertBot>(&given);
   }
   int family = -2;
-  if (name == "styled") family = -1;
-  if (name.rfind("style:", 0) == 0) {
-    family = family_index(name.substr(6));
-    if (family < 0) throw std::invalid_argument("unknown style '" + name.substr(6) + "'");
+  const size_t prefix = std::char_traits<char>::length(STYLE_PREFIX);
+  if (name == STYLED) family = -1;
+  if (name.rfind(STYLE_PREFIX, 0) == 0) {
+    family = family_index(name.substr(prefix));
+    if (family < 0) throw std::invalid_argument("unknown style '" + name.substr(prefix) + "'");
   }
   if (family == -2) throw std::invalid_argument("no house bot '" + name + "' in the core");
   if (!rng) throw std::invalid_argument("a styled bot needs its generator's state");
