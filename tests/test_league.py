@@ -66,10 +66,12 @@ def test_masked_choice_never_picks_an_illegal_id():
     assert (greedy == np.where(masks, logits, -np.inf).argmax(1)).all()
 
 
+@pytest.mark.parametrize("batched", [False, True], ids=["tables", "batched"])
 @pytest.mark.parametrize("players", [2, 4])
-def test_reward_credit_goes_to_the_learner_team_only(policy, players):
-    """Replay each hand: the recorded decisions are exactly the learner seats' own, with
-    their own observation, and the reward on the last one is the team's hand result."""
+def test_reward_credit_goes_to_the_learner_team_only(policy, players, batched):
+    """Replay each hand on the Python engine: the recorded decisions are exactly the learner
+    seats' own, with their own observation, and the hand's result is the game's; on tables
+    and on one batched table (its bots' twins seeded as the tables' bots)."""
     _, numpy_policy = policy
     runner = HandRunner(envs=4)
     deals = iter(range(100, 106))
@@ -82,11 +84,14 @@ def test_reward_credit_goes_to_the_learner_team_only(policy, players):
         team = seed % 2
         teams = [("bot", "random")] * 2
         teams[team] = LEARNER
-        return runner.new_slot(("classic", players), teams, seed, "random", seed * 3)
+        return runner.new_slot(
+            ("classic", players), teams, seed, "random", seed * 3, batched=batched
+        )
 
     runner.run(
-        make_slot, {"learner": numpy_policy}, np.random.default_rng(1), True, finished.append
-    )
+        make_slot, {"learner": numpy_policy}, np.random.default_rng(1), True, finished.append,
+        batched=batched,
+    )  # fmt: skip
     assert len(finished) == 6
     for slot in finished:
         ((team, traj),) = slot.traj.items()
@@ -114,7 +119,9 @@ def test_reward_credit_goes_to_the_learner_team_only(policy, players):
             game.apply(int(action))
         assert next(steps, None) is None  # no decision of another seat was recorded
         totals = [sheet["total"] for sheet in game.hand_scores]
-        assert totals == slot.table.team_scores
+        assert totals == list(slot.result.points)
+        if not batched:
+            assert totals == slot.table.team_scores
 
 
 def test_collect_puts_each_hand_reward_on_its_last_decision(policy):

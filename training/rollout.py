@@ -14,21 +14,37 @@ Who plays a seat is a *controller*:
 * ``("frozen", key)``: a frozen network played greedily, as the registry's ``ppo:`` agents
   play (``canasta exploit``'s target: :mod:`training.exploit`), batched as a snapshot;
 * ``("bot", name)``: any agent :mod:`agents.registry` builds (the house bots, a search agent,
-  an import path), one per seat, through ``Table.play``.
+  an import path), one per seat, through ``Table.play`` (on a batched table, its twin).
 
 Every seat of a team has the same controller (both partners at 4 players). A
 hand's trajectory for a learner team is its decisions in order; the reward
-comes when the hand ends (:func:`hand_reward`, from the table's outcome) and is
-put on the team's last decision, so no move of another seat is ever credited to
+comes when the hand ends (:func:`~agents.reward.hand_reward`, from the hand's result)
+and is put on the team's last decision, so no move of another seat is ever credited to
 the learner. :class:`Recorder` plays bots only and records the decisions of
 chosen ones (the imitation data set).
 
-Each hand is a :class:`~canasta_env.table.Table`: views, masks and steps come from
-it and every bot (a shadow teacher too) acts through ``Table.choose_action``, so a
-search agent gets a determinized world as at any other table. The hands are a list
-of tables, not a :class:`~canasta_env.batched_table.BatchedTable`: one batch mixes
-variants and player counts and refills a slot with a hand of any kind as one ends,
-while a batched table holds one rules object and player count.
+Where they can, the hands are one :class:`~canasta_env.batched_table.BatchedTable`
+(:meth:`HandRunner.batches`): hands of one rules object and player count (a run on one
+kind of table, the usual case, and every :func:`evaluate_deals`) on the core, every bot
+with a twin in the batched core (:func:`canasta_env.core.batch_twin`: the house bots), no
+shadow teacher. The network seats are the caller's; after their moves one call of the
+``_core.Batch`` plays every bot seat of every hand in C++ and books each hand that ends.
+A slot's bots are seeded as on a table (``bot_seed + seat``, the twin's generator as
+``random.Random`` of it), the slots keep their order and refill at the same moments, and
+the learner's draws come in the same order, so the batched table plays the same hands
+as the tables, bit for bit (``tests/test_rollout_batched.py``), about a third faster
+(``benchmarks/bench_rollout.py``; the forward passes and the masked sampling, the same on
+both, are most of what is left).
+
+Otherwise each hand is a :class:`~canasta_env.table.Table`: views, masks and steps come
+from it and every bot (a shadow teacher too) acts through ``Table.choose_action``, so a
+search agent gets a determinized world as at any other table; on the core a bot with a
+twin still plays in C++, table by table. The tables take what one batched table cannot:
+variants or player counts mixed in one run (a slot refills with a hand of any kind, while
+a batched table holds one rules object and player count), a bot without a twin (a search
+agent, a ``ppo:`` bot, an import path), a shadow teacher (it needs a table's world), the
+Python engine, and :class:`Recorder` (bots in every seat, their decisions recorded as
+they act).
 
 :class:`RolloutWorker` serves these jobs; :class:`WorkerPool` runs ``--jobs`` of
 them in worker processes of :class:`canasta_arena.workers.Workers` (the arena's runner:
@@ -44,13 +60,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agents.network import PolicyWeights
-from agents.reward import hand_reward
+from agents.reward import hand_reward, shaped_reward
 from canasta_arena.workers import Workers
+from canasta_env import core
 from canasta_env.actions import NUM_ACTIONS
+from canasta_env.batched_table import CALLER, BatchedTable, HandEnd
 from canasta_env.engine.game import teams_of
+from canasta_env.engine.outcome import Result
+from canasta_env.engine.state import team_of_seat
 from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import make_rules
-from canasta_env.table import Table
+from canasta_env.table import Table, resolve_backend
 from training import league_pool
 from training.league_pool import LEARNER
 
@@ -79,27 +99,51 @@ def masked_choice(
 # ---------------------------------------------------------------------- slots
 @dataclass
 class _Slot:
-    """One hand in progress."""
+    """One hand in progress: on its own ``table``, or (``table`` None) at row ``row`` of
+    the run's batched table, which deals it, seats its ``bots`` and says how it ``ended``."""
 
-    table: Table
+    table: Table | None
     kind: tuple[str, int]  # (variant, players)
     controllers: list[tuple]  # per seat
-    bots: dict[int, object]  # seat -> Agent
+    #: seat -> Agent: its own, seeded and reset (a table); the runner's agent of that name,
+    #: which the batched table seeds with ``bot_seed + seat`` and seats (batched)
+    bots: dict[int, object]
     label: str
     deal_seed: int
+    bot_seed: int
     #: learner team -> its decisions in order: (seat, obs, mask, action, log-prob, teacher)
     traj: dict[int, list] = field(default_factory=dict)
     #: seat -> a bot shadowing the learner there: its choice is the teacher's label
     teachers: dict[int, object] = field(default_factory=dict)
     info: dict = field(default_factory=dict)
+    row: int = -1  # batched: the hand's table in the batched table
+    ended: HandEnd | None = None  # batched: how the hand ended
+
+    @property
+    def result(self) -> Result:
+        """The result of the hand (once it is over), by the one convention."""
+        return self.table.result("hand") if self.ended is None else self.ended.result
 
 
 class HandRunner:
-    """Runs ``envs`` hands at once; see the module docstring."""
+    """Runs ``envs`` hands at once; see the module docstring.
 
-    def __init__(self, envs: int = 32):
+    ``backend``: the tables' engine (None: the core where it is built). ``batched``: None
+    plays the hands on one batched table where they can (:meth:`batches`), False always
+    on tables, True requires the batched table (``ValueError`` saying why not).
+    """
+
+    def __init__(self, envs: int = 32, backend: str | None = None, batched: bool | None = None):
+        if batched is not None and not isinstance(batched, bool):
+            raise ValueError(f"batched must be None, True or False, got {batched!r}")
         self.envs = envs
+        self.backend = resolve_backend(backend)
+        self.batched = batched
+        #: the way the last :meth:`run` played its hands: "batched" or "tables"
+        self.path: str | None = None
         self._rules: dict[tuple[str, int], object] = {}
+        #: bot name -> the agent the batched table seats, or None: no twin in the batch
+        self._batch_agents: dict[str, object | None] = {}
 
     def _rules_of(self, variant: str):
         rules = self._rules.get(variant)
@@ -115,19 +159,30 @@ class HandRunner:
         label: str,
         bot_seed: int,
         teacher: str | None = None,
+        batched: bool = False,
     ) -> _Slot:
+        """A hand of ``table`` (variant, players) dealt with ``deal_seed``, each team played
+        by its controller, the bot of seat ``s`` seeded with ``bot_seed + s``; on its own
+        table, or (``batched``) for a batched :meth:`run`, which deals it."""
         from agents.registry import make_agent
 
         variant, players = table
-        hand = Table(self._rules_of(variant), players, seed=deal_seed, backend=None)
-        controllers = [team_controllers[hand.team_of[seat]] for seat in hand.seats]
+        rules = self._rules_of(variant)
+        if batched and teacher is not None:
+            raise ValueError("a shadow teacher needs a table: no batched slot with one")
+        hand = None if batched else Table(rules, players, seed=deal_seed, backend=self.backend)
+        controllers = [team_controllers[team_of_seat(players, seat)] for seat in range(players)]
         bots = {}
         for seat, controller in enumerate(controllers):
-            if controller[0] == "bot":
+            if controller[0] != "bot":
+                continue
+            if batched:
+                bots[seat] = self._batch_agent(controller[1])
+            else:
                 bot = make_agent(controller[1], seed=bot_seed + seat)
-                bot.reset(seat, players, hand.rules)
+                bot.reset(seat, players, rules)
                 bots[seat] = bot
-        slot = _Slot(hand, table, controllers, bots, label, deal_seed)
+        slot = _Slot(hand, table, controllers, bots, label, deal_seed, bot_seed)
         slot.info["bot_seed"] = bot_seed
         for team, controller in enumerate(team_controllers):
             if controller == LEARNER:
@@ -136,9 +191,51 @@ class HandRunner:
             for seat, controller in enumerate(controllers):
                 if controller == LEARNER:
                     bot = make_agent(teacher, seed=bot_seed + 101 + seat)
-                    bot.reset(seat, players, hand.rules)
+                    bot.reset(seat, players, rules)
                     slot.teachers[seat] = bot
         return slot
+
+    def _batch_agent(self, name: str):
+        """The agent ``name`` that the batched table seats (one per name, made once), or
+        None where it has no twin in the batched core."""
+        from agents.registry import make_agent
+
+        if name not in self._batch_agents:
+            agent = make_agent(name, seed=0)  # the batched table seeds it at each deal
+            self._batch_agents[name] = agent if core.batch_twin(agent) is not None else None
+        return self._batch_agents[name]
+
+    def batches(
+        self,
+        kinds: Sequence[tuple[str, int]],
+        controllers: Sequence[tuple],
+        teacher: str | None = None,
+        bot_seeds: tuple[int, int] = (0, 0),
+    ) -> bool:
+        """Whether hands of ``kinds`` against ``controllers`` (the other teams'), with
+        ``teacher`` and bots seeded from ``bot_seeds`` (the lowest and highest) play on one
+        batched table: one kind of table, the core, no teacher, every bot with a twin in
+        the batched core (which takes seeds of 0 to 2**63 - 1). ``batched=True`` raises
+        ``ValueError`` saying why they cannot."""
+        why_not = None
+        if self.batched is False:
+            return False
+        if len(set(map(tuple, kinds))) != 1:
+            why_not = "tables of several kinds"
+        elif self.backend != "core":
+            why_not = "the Python engine"
+        elif teacher is not None:
+            why_not = "a shadow teacher (it needs a table's world)"
+        elif not 0 <= bot_seeds[0] <= bot_seeds[1] < 2**63:
+            why_not = f"bot seeds outside 0..2**63-1 ({bot_seeds[0]}..{bot_seeds[1]})"
+        else:
+            for controller in controllers:
+                if controller[0] == "bot" and self._batch_agent(controller[1]) is None:
+                    why_not = f"the bot {controller[1]!r}, which has no twin in the batched core"
+                    break
+        if self.batched and why_not is not None:
+            raise ValueError(f"batched=True: no batched table with {why_not}")
+        return why_not is None
 
     def run(
         self,
@@ -147,13 +244,20 @@ class HandRunner:
         rng: np.random.Generator | None,
         record: bool = True,
         on_done=None,
+        batched: bool = False,
     ) -> None:
         """Play until ``make_slot()`` returns None and every hand is over.
 
         ``policies`` maps ``"learner"`` and snapshot (or frozen) keys to :func:`numpy_policy`
         weights. ``rng`` None plays the networks greedily (a ``frozen`` controller always
-        plays greedily). ``on_done(slot)`` receives each finished hand.
+        plays greedily). ``on_done(slot)`` receives each finished hand. ``batched``: the
+        slots are batched ones (``new_slot(batched=True)``), of one kind, and play on one
+        batched table (:meth:`batches` says where they can).
         """
+        self.path = "batched" if batched else "tables"
+        if batched:
+            self._run_batched(make_slot, policies, rng, record, on_done)
+            return
         slots: list[_Slot] = []
         exhausted = False
         # The rounds over many hands stay here (play_together has no refills and one
@@ -201,6 +305,76 @@ class HandRunner:
                         )
                     table.step(int(action))
 
+    def _run_batched(self, make_slot, policies, rng, record: bool, on_done) -> None:
+        """:meth:`run` on one batched table: the same rounds, slots and draws in the same
+        order (so the same hands, bit for bit), with every bot seat played in the batch."""
+        slots: list[_Slot] = []
+        exhausted = False
+        tables: BatchedTable | None = None
+        free: list[int] = []  # the rows of the batched table without a hand
+        while True:
+            dealt: list[_Slot] = []
+            while not exhausted and len(slots) < self.envs:
+                slot = make_slot()
+                if slot is None:
+                    exhausted = True
+                else:
+                    slots.append(slot)
+                    dealt.append(slot)
+            if not slots:
+                return
+            if tables is None:  # as many rows as the first slots
+                kind = slots[0].kind
+                players = kind[1]
+                tables = BatchedTable(
+                    self._rules_of(kind[0]), players, len(slots), backend="core", batched=True
+                )
+                free = list(range(len(slots) - 1, -1, -1))
+                team_of = [team_of_seat(players, seat) for seat in range(players)]
+            deals = []
+            for slot in dealt:
+                if slot.table is not None or slot.kind != kind:
+                    raise ValueError(f"a batched run takes batched slots of {kind}: {slot.kind}")
+                slot.row = free.pop()
+                agents = [slot.bots.get(seat) for seat in range(players)]
+                deals.append(
+                    (slot.row, slot.deal_seed, agents, [slot.bot_seed + s for s in range(players)])
+                )
+            if deals:
+                tables.deal(deals)  # and their bots play up to a network's seat
+            waiting: dict[tuple, list[tuple[_Slot, int]]] = {}
+            still: list[_Slot] = []
+            for slot in slots:
+                if tables.status[slot.row] != CALLER:  # the hand is over
+                    slot.ended = tables.hand_ends.pop(slot.row)
+                    free.append(slot.row)
+                    on_done(slot)
+                    continue
+                still.append(slot)
+                seat = int(tables.seat[slot.row])
+                waiting.setdefault(slot.controllers[seat], []).append((slot, seat))
+            slots = still
+            if not slots:
+                continue
+            actions = np.zeros(tables.num_tables, np.int64)  # a row without a hand: not played
+            for controller, items in waiting.items():
+                key = "learner" if controller == LEARNER else controller[1]
+                rows = [slot.row for slot, _ in items]
+                obs = tables.obs[rows]  # copies, in the slots' order
+                masks = tables.mask[rows].view(bool)
+                logits = policies[key].logits(obs)
+                chosen, logp = masked_choice(
+                    logits, masks, None if controller[0] == "frozen" else rng
+                )
+                actions[rows] = chosen
+                if record and key == "learner":
+                    for (slot, seat), o, m, action, lp in zip(items, obs, masks, chosen, logp):
+                        slot.traj[team_of[seat]].append((seat, o, m, int(action), float(lp), -1))
+            tables.play(actions, raise_illegal=False)  # then the bots, in the batch
+            live = [slot.row for slot in slots]
+            if not tables.legal[live].all():  # a masked choice is legal: never here
+                raise RuntimeError("the batched table refused a network's legal action")
+
 
 # ---------------------------------------------------------------------- jobs
 def _normalized(values: Sequence[float]) -> np.ndarray:
@@ -238,10 +412,14 @@ def collect(
     learner's other choice of discard (``-1`` labels without a teacher).
     Returns arrays in trajectory order (``obs``, packed ``masks``, ``actions``,
     ``logp``, ``rewards``, ``dones``, ``teacher``) and per-hand results by
-    opponent label.
+    opponent label. The hands play on one batched table where they can
+    (:meth:`HandRunner.batches`), the same hands as on tables.
     """
     rng = np.random.default_rng(list(seed))
     weights = _normalized(table_weights)
+    kinds = [tuple(t) for t, w in zip(tables, weights) if w > 0]
+    bot_seeds = (0, 2**31 + max((players for _, players in kinds), default=0))  # + seat
+    batched = runner.batches(kinds, [c for c, _ in opponents], teacher, bot_seeds)
     started = {"steps": 0}
     out: dict[str, list] = {
         "obs": [], "masks": [], "actions": [], "logp": [], "rewards": [], "teacher": []
@@ -267,13 +445,14 @@ def collect(
             league_pool.label(controller),
             int(rng.integers(2**31)),
             teacher,
+            batched,
         )
 
     def on_done(slot: _Slot):
-        for traj in slot.traj.values():
+        for team, traj in slot.traj.items():
             if not traj:
                 continue
-            reward, outcome, diff = hand_reward(slot.table, traj[0][0], score_coef)
+            reward, outcome, diff = _team_reward(slot.result, team, score_coef)
             for _seat, o, m, a, lp, label in traj:
                 out["obs"].append(o)
                 out["masks"].append(m)
@@ -287,7 +466,7 @@ def collect(
             if slot.label != "self":
                 results.append((f"{slot.kind[0]}-{slot.kind[1]}p", slot.label, outcome, diff))
 
-    runner.run(make_slot, policies, rng, record=True, on_done=on_done)
+    runner.run(make_slot, policies, rng, record=True, on_done=on_done, batched=batched)
     n = len(out["actions"])
     return {
         "obs": np.stack(out["obs"]) if n else np.zeros((0, OBS_SIZE), np.float32),
@@ -313,9 +492,12 @@ def evaluate_deals(
     """Duplicate deals: each deal once with the learner in every team, greedy play.
 
     Returns (deal seed, outcome, score diff, win share) of the learner's team per hand
-    (:class:`~canasta_env.engine.outcome.Result`).
+    (:class:`~canasta_env.engine.outcome.Result`). On one batched table where the hands
+    can play there (:meth:`HandRunner.batches`), the same hands as on tables.
     """
     teams_n = teams_of(table[1])
+    low, high = min(deal_seeds, default=0), max(deal_seeds, default=0)
+    batched = runner.batches([table], [opponent], None, (low * 7, high * 7 + teams_n + table[1]))
     queue = [(seed, team) for seed in deal_seeds for team in range(teams_n)]
     position = {"i": 0}
     results: list[tuple[int, int, float, float]] = []
@@ -327,17 +509,24 @@ def evaluate_deals(
         position["i"] += 1
         teams = [opponent] * teams_n
         teams[team] = LEARNER
-        slot = runner.new_slot(table, teams, seed, "eval", seed * 7 + team)
+        slot = runner.new_slot(table, teams, seed, "eval", seed * 7 + team, batched=batched)
         slot.info["team"] = team
         return slot
 
     def on_done(slot: _Slot):
-        team, result = slot.info["team"], slot.table.result("hand")
+        team, result = slot.info["team"], slot.result
         share = result.share(team)
         results.append((slot.deal_seed, result.outcome(team), result.margin(team), share))
 
-    runner.run(make_slot, policies, None, record=False, on_done=on_done)
+    runner.run(make_slot, policies, None, record=False, on_done=on_done, batched=batched)
     return results
+
+
+def _team_reward(result: Result, team: int, score_coef: float) -> tuple[float, int, float]:
+    """(reward, outcome, diff) of ``team`` for a hand's ``result``: what
+    :func:`agents.reward.hand_reward` gives at its table."""
+    outcome, diff = result.outcome(team), result.margin(team)
+    return shaped_reward(outcome, diff, score_coef), outcome, diff
 
 
 class Recorder:
