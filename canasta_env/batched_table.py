@@ -222,6 +222,11 @@ class BatchedTable:
     def finished(self) -> list[Table | None]:
         return self.engine.finished
 
+    def hidden_counts(self, k: int) -> np.ndarray:
+        """:meth:`Table.hidden_counts <canasta_env.table.Table.hidden_counts>` of table
+        ``k`` (a new int16 array), read from its game without a copy of the table."""
+        return self.engine.hidden_counts(k)
+
     @property
     def deal_seeds(self) -> list[int]:
         return self.engine.deal_seeds
@@ -470,6 +475,9 @@ class _Tables:
     def hand_over(self, k: int) -> bool:
         return self.tables[k].hand_over
 
+    def hidden_counts(self, k: int) -> np.ndarray:
+        return self.tables[k].hidden_counts()
+
     def hand_rewards(self, k: int) -> list[float]:
         owner = self.owner
         return self.tables[k].seat_rewards(
@@ -580,6 +588,9 @@ class _CoreBatch:
 
     def hand_over(self, k: int) -> bool:
         return bool(self._hand_over[k])
+
+    def hidden_counts(self, k: int) -> np.ndarray:
+        return self.batch.game(k).hidden_counts()
 
     def hand_rewards(self, k: int) -> np.ndarray:
         return self._hand_rewards[k]

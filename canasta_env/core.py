@@ -241,6 +241,11 @@ class CoreGame:
         :meth:`~canasta_env.observation.ObservationBuilder.build` of the same state."""
         return _core.observation(self._game, seat, to_act)
 
+    def hidden_counts(self) -> np.ndarray:
+        """:meth:`Game.hidden_counts <canasta_env.engine.game.Game.hidden_counts>` in one
+        call to the core, as a new int16 array ``[num_players + 2, NUM_KINDS]``."""
+        return self._game.hidden_counts()
+
     def result(self, scope: str = "hand") -> Result:
         """The result of the hand that ended (``"hand"``) or of the game so far
         (``"game"``): points, margins and outcomes per team and seat, by the one

@@ -27,6 +27,9 @@ the hand's outcome        ``hand_over``, ``end_reason``, ``team_scores``, ``game
                           (the env's end-of-hand info), ``seat_rewards(reward, scale,
                           episode)`` (the env's rewards, bit for bit), ``episode_ends``
 the next hand             ``next_hand()`` (the first player rotates one seat)
+the hidden cards          ``hidden_counts()``: each seat's hand, the stock and the face-down
+                          pot by kind, for a reader allowed to see everything (a training
+                          critic), never an agent
 a search agent's world    ``world_for(seat, rng)``: a determinized copy
                           (:func:`~canasta_env.engine.determinize.determinize`);
                           ``choose_action(agent, observation, mask)`` hands a search agent
@@ -66,6 +69,8 @@ from canasta_env.rules import Rules
 MASK_DTYPE = np.dtype(np.int8)
 #: The dtype of observations, as the observation builder writes them.
 OBS_DTYPE = np.dtype(np.float32)
+#: The dtype of :meth:`Table.hidden_counts` (the core's).
+HIDDEN_DTYPE = np.dtype(np.int16)
 REWARD_MODES = ("score", "win")
 EPISODE_MODES = ("hand", "game")
 #: Deals a batched table tries for one new game whose hand ends during its deal (rare).
@@ -211,6 +216,13 @@ class Table:
         to_act = live and seat == game.current and game.phase != PHASE_HAND_OVER
         mask = self.mask() if to_act else _ZERO_MASK.copy()
         return {"observation": self.observation(seat, to_act), "action_mask": mask}
+
+    def hidden_counts(self) -> np.ndarray:
+        """The cards by kind that no seat's view shows in full, as a new int16 array
+        ``[num_players + 2, NUM_KINDS]``: each seat's hand, the stock, the face-down pot
+        cards (:meth:`Game.hidden_counts <canasta_env.engine.game.Game.hidden_counts>`). For
+        a reader that may see everything (a training critic's input), never an agent."""
+        return np.asarray(self.engine.hidden_counts(), HIDDEN_DTYPE)
 
     # ------------------------------------------------------------------ stepping
     def step(self, action: int) -> None:

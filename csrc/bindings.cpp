@@ -543,6 +543,26 @@ nb::ndarray<nb::numpy, int8_t, nb::ndim<1>> mask_array(Game& game) {
   return nb::ndarray<nb::numpy, int8_t, nb::ndim<1>>(data, {static_cast<size_t>(NUM_ACTIONS)}, owner);
 }
 
+// Game.hidden_counts: the cards by kind (int16 [num_players + 2, NUM_KINDS]) that the
+// observation hides from someone: each seat's hand (rows 0..num_players-1), the stock (row
+// num_players) and the face-down pot cards (row num_players + 1). game.py hidden_counts.
+nb::ndarray<nb::numpy, int16_t, nb::ndim<2>> hidden_counts(Game& game) {
+  const Hold hold(game.busy, GAME_IN_USE);
+  const GameState& s = game.s;
+  const int seats = s.num_players;
+  const size_t rows = static_cast<size_t>(seats + 2);
+  int16_t* data = new int16_t[rows * NUM_KINDS]();
+  for (int seat = 0; seat < seats; ++seat)
+    std::memcpy(data + seat * NUM_KINDS, s.hands[seat], NUM_KINDS * sizeof(int16_t));
+  int16_t* stock = data + seats * NUM_KINDS;
+  for (int i = 0; i < s.stock.len; ++i) ++stock[s.stock[i]];
+  int16_t* face_down = stock + NUM_KINDS;
+  for (int i = 0; i < s.pot_hidden; ++i) ++face_down[s.pot[i]];
+  nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<int16_t*>(p); });
+  return nb::ndarray<nb::numpy, int16_t, nb::ndim<2>>(
+      data, {rows, static_cast<size_t>(NUM_KINDS)}, owner);
+}
+
 std::vector<int> legal_list(Game& game) {
   const Hold hold(game.busy, GAME_IN_USE);
   int count;
@@ -616,6 +636,9 @@ NB_MODULE(_core, m) {
              g.next_hand(stacked.get());
            },
            nb::arg("deck").none() = nb::none(), nb::arg("deck_suits").none() = nb::none())
+      .def("hidden_counts", &hidden_counts,
+           "The cards by kind that the observation hides (int16 [num_players + 2, kinds]): "
+           "each seat's hand, the stock, the face-down pot cards (Game.hidden_counts).")
       .def("get_state", &get_state)
       .def("set_state", &set_state, nb::arg("state"),
            "Load a state dict (CoreGame.load's values), every field checked first (ValueError "

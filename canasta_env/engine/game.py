@@ -316,6 +316,18 @@ class Game(GameState):
     def held_total(self) -> int:
         return sum(self.held)
 
+    def hidden_counts(self) -> list[list[int]]:
+        """The cards by kind that the observation hides from someone, new lists of
+        ``NUM_KINDS`` counts: each seat's hand (rows ``0..num_players - 1``), the stock
+        (row ``num_players``) and the face-down pot cards (row ``num_players + 1``). For a
+        reader that may see everything (a training critic), never a player."""
+        stock, face_down = [0] * NUM_KINDS, [0] * NUM_KINDS
+        for card in self.stock:
+            stock[card] += 1
+        for card in self.pot_hidden_cards:
+            face_down[card] += 1
+        return [list(hand) for hand in self.hands] + [stock, face_down]
+
     def can_go_out(self, team: int) -> bool:
         """Going-out conditions on the team's current melds (C-14, S-15, I-11)."""
         nat, two, jok, closed = self.team_melds(team)
