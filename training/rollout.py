@@ -72,6 +72,7 @@ from canasta_env.observation import OBS_SIZE
 from canasta_env.rules import make_rules
 from canasta_env.table import Table, resolve_backend
 from training import league_pool
+from training.critic import PRIVILEGED_SIZE, privileged
 from training.league_pool import LEARNER
 
 
@@ -113,6 +114,9 @@ class _Slot:
     bot_seed: int
     #: learner team -> its decisions in order: (seat, obs, mask, action, log-prob, teacher)
     traj: dict[int, list] = field(default_factory=dict)
+    #: learner team -> the table's hidden cards at each of its decisions
+    #: (:meth:`~canasta_env.table.Table.hidden_counts`), when the run asks for them
+    hidden: dict[int, list] = field(default_factory=dict)
     #: seat -> a bot shadowing the learner there: its choice is the teacher's label
     teachers: dict[int, object] = field(default_factory=dict)
     info: dict = field(default_factory=dict)
@@ -187,6 +191,7 @@ class HandRunner:
         for team, controller in enumerate(team_controllers):
             if controller == LEARNER:
                 slot.traj[team] = []
+                slot.hidden[team] = []
         if teacher is not None:
             for seat, controller in enumerate(controllers):
                 if controller == LEARNER:
@@ -245,6 +250,7 @@ class HandRunner:
         record: bool = True,
         on_done=None,
         batched: bool = False,
+        hidden: bool = False,
     ) -> None:
         """Play until ``make_slot()`` returns None and every hand is over.
 
@@ -252,11 +258,13 @@ class HandRunner:
         weights. ``rng`` None plays the networks greedily (a ``frozen`` controller always
         plays greedily). ``on_done(slot)`` receives each finished hand. ``batched``: the
         slots are batched ones (``new_slot(batched=True)``), of one kind, and play on one
-        batched table (:meth:`batches` says where they can).
+        batched table (:meth:`batches` says where they can). ``hidden`` (with ``record``):
+        the table's hidden cards are read at each learner decision too (``slot.hidden``:
+        the oracle critic's input, read from the game on either path; nothing else changes).
         """
         self.path = "batched" if batched else "tables"
         if batched:
-            self._run_batched(make_slot, policies, rng, record, on_done)
+            self._run_batched(make_slot, policies, rng, record, on_done, hidden)
             return
         slots: list[_Slot] = []
         exhausted = False
@@ -300,12 +308,13 @@ class HandRunner:
                         seat = table.current
                         shadow = slot.teachers.get(seat)
                         label = -1 if shadow is None else int(table.choose_action(shadow, o, m))
-                        slot.traj[table.team_of[seat]].append(
-                            (seat, o, m, int(action), float(lp), label)
-                        )
+                        team = table.team_of[seat]
+                        slot.traj[team].append((seat, o, m, int(action), float(lp), label))
+                        if hidden:
+                            slot.hidden[team].append(table.hidden_counts())
                     table.step(int(action))
 
-    def _run_batched(self, make_slot, policies, rng, record: bool, on_done) -> None:
+    def _run_batched(self, make_slot, policies, rng, record: bool, on_done, hidden) -> None:
         """:meth:`run` on one batched table: the same rounds, slots and draws in the same
         order (so the same hands, bit for bit), with every bot seat played in the batch."""
         slots: list[_Slot] = []
@@ -369,7 +378,10 @@ class HandRunner:
                 actions[rows] = chosen
                 if record and key == "learner":
                     for (slot, seat), o, m, action, lp in zip(items, obs, masks, chosen, logp):
-                        slot.traj[team_of[seat]].append((seat, o, m, int(action), float(lp), -1))
+                        team = team_of[seat]
+                        slot.traj[team].append((seat, o, m, int(action), float(lp), -1))
+                        if hidden:
+                            slot.hidden[team].append(tables.hidden_counts(slot.row))
             tables.play(actions, raise_illegal=False)  # then the bots, in the batch
             live = [slot.row for slot in slots]
             if not tables.legal[live].all():  # a masked choice is legal: never here
@@ -397,6 +409,7 @@ def collect(
     score_coef: float,
     teacher: str | None = None,
     step_cost: float = 0.0,
+    hidden: bool = False,
 ) -> dict:
     """Self-play data: hands until about ``steps`` learner decisions, every hand finished.
 
@@ -413,7 +426,9 @@ def collect(
     Returns arrays in trajectory order (``obs``, packed ``masks``, ``actions``,
     ``logp``, ``rewards``, ``dones``, ``teacher``) and per-hand results by
     opponent label. The hands play on one batched table where they can
-    (:meth:`HandRunner.batches`), the same hands as on tables.
+    (:meth:`HandRunner.batches`), the same hands as on tables. ``hidden``: ``privileged``
+    too, the oracle critic's features at each decision (:func:`training.critic.privileged`:
+    the cards hidden from the learner), the other arrays and the hands the same.
     """
     rng = np.random.default_rng(list(seed))
     weights = _normalized(table_weights)
@@ -422,7 +437,8 @@ def collect(
     batched = runner.batches(kinds, [c for c, _ in opponents], teacher, bot_seeds)
     started = {"steps": 0}
     out: dict[str, list] = {
-        "obs": [], "masks": [], "actions": [], "logp": [], "rewards": [], "teacher": []
+        "obs": [], "masks": [], "actions": [], "logp": [], "rewards": [], "teacher": [],
+        "privileged": [],
     }  # fmt: skip
     dones: list[bool] = []
     results: list[tuple[str, str, int, int, float]] = []  # (table, label, outcome, n, diff)
@@ -463,11 +479,21 @@ def collect(
                 dones.append(False)
             out["rewards"][-1] += reward
             dones[-1] = True
+            if hidden:
+                seats = [seat for seat, *_ in traj]
+                out["privileged"].append(privileged(np.stack(slot.hidden[team]), seats))
             if slot.label != "self":
                 results.append((f"{slot.kind[0]}-{slot.kind[1]}p", slot.label, outcome, diff))
 
-    runner.run(make_slot, policies, rng, record=True, on_done=on_done, batched=batched)
+    runner.run(
+        make_slot, policies, rng, record=True, on_done=on_done, batched=batched, hidden=hidden
+    )
     n = len(out["actions"])
+    extra = {}
+    if hidden:
+        extra["privileged"] = (
+            np.concatenate(out["privileged"]) if n else np.zeros((0, PRIVILEGED_SIZE), np.float32)
+        )
     return {
         "obs": np.stack(out["obs"]) if n else np.zeros((0, OBS_SIZE), np.float32),
         "masks": np.packbits(np.stack(out["masks"]), axis=1)
@@ -479,6 +505,7 @@ def collect(
         "dones": np.asarray(dones, dtype=bool),
         "teacher": np.asarray(out["teacher"], dtype=np.int64),
         "results": results,
+        **extra,
     }
 
 
