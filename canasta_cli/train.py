@@ -49,6 +49,7 @@ from training.config import (
     RLLIB_DEFAULTS,
     RLLIB_RENAMED,
     TORCH,
+    Choice,
     Real,
     Setting,
     Whole,
@@ -56,6 +57,7 @@ from training.config import (
     model_path,
     settings_of,
 )
+from training.critic import CRITICS, SHARED
 from training.league_pool import ENTRIES, HELD_OUT, held_out_message, is_network
 from training.run import Run, RunFileError
 from training.stages import STAGES, run_stages
@@ -177,6 +179,8 @@ def _metavar(setting: Setting) -> str | None:
         from training.machine import DEVICES
 
         return "|".join(DEVICES)
+    if isinstance(setting.check, Choice):
+        return "|".join(setting.check.values)
     return {Whole: "N", Real: "X"}.get(type(setting.check))
 
 
@@ -413,6 +417,13 @@ def build_rllib_parser() -> argparse.ArgumentParser:
     add_table_options(parser, players=None, rules=False, variant=None)
     add_setting_options(parser, RLLIB)
     parser.add_argument(
+        "--critic",
+        default=None,
+        metavar="|".join(CRITICS),
+        help=f"canasta train's --critic; RLlib's network has one value head on the policy's "
+        f"trunk: {SHARED} only",
+    )
+    parser.add_argument(
         "--ray", default=None, metavar="ADDRESS", help="a running cluster (default: local)"
     )
     parser.add_argument("--no-progress", action="store_true")
@@ -427,6 +438,14 @@ def build_rllib_parser() -> argparse.ArgumentParser:
 
 def rllib_main(argv: list[str]) -> int:
     args = build_rllib_parser().parse_args(argv)
+    if args.critic not in (None, SHARED):  # before Ray: refused whether or not it is there
+        print(
+            f"canasta train: error: --critic {args.critic} is canasta train's (the torch "
+            f"backend: training/critic.py); the RLlib backend trains one network whose value "
+            f"head shares the policy's trunk (--critic {SHARED})",
+            file=sys.stderr,
+        )
+        return 2
     try:  # through sys.modules (a package attribute left by an earlier import would not ask)
         rllib_backend = importlib.import_module("training.rllib_backend")
     except ImportError as error:

@@ -1,13 +1,22 @@
-"""The oracle critic's privileged features (training/critic.py) are exact on stacked deals
-on both engines, and the rollout records them without changing a hand."""
+"""The ``critic`` setting (training/critic.py): the oracle critic's privileged features are
+exact on stacked deals on both engines, the rollout records them without changing a hand,
+the policy never reads them, and a tiny ``--critic oracle`` run trains, resumes and
+exports a model file that plays."""
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
+from agents.base import play_hands  # noqa: E402
+from agents.model_file import FORMAT  # noqa: E402
+from agents.network import SHIPPED  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
+from canasta_cli.train import main  # noqa: E402
 from canasta_env import core  # noqa: E402
 from canasta_env.actions import NUM_ACTIONS  # noqa: E402
 from canasta_env.observation import OBS_SIZE  # noqa: E402
@@ -15,8 +24,11 @@ from canasta_env.rules import make_rules  # noqa: E402
 from canasta_env.table import Table  # noqa: E402
 from tests.scenario import counts, stacked_deck  # noqa: E402
 from training import net  # noqa: E402
-from training.critic import PRIVILEGED_SIZE, privileged  # noqa: E402
+from training.config import SettingError  # noqa: E402
+from training.critic import PRIVILEGED_SIZE, critic_inputs, privileged  # noqa: E402
+from training.ppo import Learner  # noqa: E402
 from training.rollout import LEARNER, HandRunner, collect, numpy_policy  # noqa: E402
+from training.run import make_config  # noqa: E402
 
 needs_core = pytest.mark.skipif(not core.AVAILABLE, reason=core.WHY_NOT)
 BACKENDS = ["python", pytest.param("core", marks=needs_core)]
@@ -64,6 +76,37 @@ def test_the_face_down_pot_cards_are_the_last_features():
     features = privileged(table.hidden_counts()[None], [1])[0]
     assert features[:14].tolist() == quarter(hands[0])
     assert features[85:].tolist() == [n / 4 for n in counts(down)]
+
+
+def test_the_critic_input_sizes():
+    assert PRIVILEGED_SIZE == 5 * 14 + 15 + 15
+    assert critic_inputs("shared") == 0
+    assert critic_inputs("separate") == OBS_SIZE
+    assert critic_inputs("oracle") == OBS_SIZE + PRIVILEGED_SIZE == 786
+    config = make_config(critic="oracle", hidden=[16], jobs=0, threads=1, device="cpu")
+    learner = Learner(config, SHIPPED["classic-2p"], lambda line: None)
+    assert learner.critic[0].in_features == 786
+    # the policy starts from the model file, its first layer over the observation alone
+    actor = net.ModelFile(SHIPPED["classic-2p"]).actor
+    ours = learner.actor()
+    assert ours[0][0].shape == (OBS_SIZE, 512)
+    assert all(np.array_equal(a, b) for pair in zip(actor, ours) for a, b in zip(*pair))
+    with pytest.raises(SettingError, match="critic must be one of shared, separate, oracle"):
+        make_config(critic="omniscient")
+
+
+def test_the_value_head_is_a_probe_of_the_trunk():
+    """With a critic of its own the policy's value head learns without a gradient to the
+    trunk: the policy's features are shaped by its own loss alone."""
+    torch.manual_seed(0)
+    model = net.build(OBS_SIZE, NUM_ACTIONS, [16])
+    obs = torch.rand(8, OBS_SIZE)
+    for probe, reaches_trunk in ((True, False), (False, True)):
+        model.zero_grad(set_to_none=True)
+        _, value = model(obs, probe=probe)
+        (value**2).mean().backward()
+        assert (model.trunk[0].weight.grad is not None) == reaches_trunk
+        assert model.v.weight.grad.abs().sum() > 0
 
 
 @pytest.fixture(scope="module")
@@ -114,3 +157,51 @@ def test_both_rollout_paths_record_the_same_features(policy):
     tables = collect(HandRunner(envs=4, batched=False), 200, *args, hidden=True)
     batched = collect(HandRunner(envs=4, batched=True), 200, *args, hidden=True)
     assert np.array_equal(tables["privileged"], batched["privileged"])
+
+
+TINY = [
+    "--record-steps", "400", "--bc-epochs", "1", "--ppo-steps", "900",
+    "--rollout-steps", "300", "--eval-every", "2", "--eval-deals", "2",
+    "--jobs", "0", "--envs", "8", "--threads", "1", "--hidden", "32", "--no-progress",
+    "--critic", "oracle",
+]  # fmt: skip
+
+
+def test_a_tiny_oracle_run_resumes_and_exports_a_model_that_plays(tmp_path, capsys):
+    """record -> imitate -> ppo with the oracle critic: the checkpoint holds the critic (on
+    the observation and the hidden cards), model.npz the policy alone (on the observation,
+    with its value head, the probe); a run stopped after one iteration and resumed ends
+    with the network of one run straight through; a changed critic is refused."""
+    straight = tmp_path / "straight"
+    assert main(["--run-dir", str(straight), *TINY]) == 0
+    assert "[ppo] critic oracle: a new network of its own" in capsys.readouterr().err
+    state = torch.load(straight / "checkpoint.pt", weights_only=True)
+    assert state["critic"]["0.weight"].shape == (32, OBS_SIZE + PRIVILEGED_SIZE)
+    model = net.ModelFile(straight / "model.npz")
+    assert model.meta["format"] == FORMAT and model.obs_size == OBS_SIZE
+    assert model.actor[0][0].shape == (OBS_SIZE, 32)  # the policy never reads the features
+    imitation = net.ModelFile(straight / "imitation.npz")
+    assert not np.array_equal(model.value_head[0], imitation.value_head[0])  # the probe learns
+    assert json.loads((straight / "config.json").read_text())["critic"] == "oracle"
+
+    split = tmp_path / "split"
+    args = TINY.copy()
+    args[args.index("--ppo-steps") + 1] = "300"
+    assert main(["--run-dir", str(split), *args]) == 0
+    assert main(["--resume", str(split), "--ppo-steps", "900", "--no-progress"]) == 0
+    a, b = (net.ModelFile(run / "model.npz").actor for run in (straight, split))
+    assert all(np.array_equal(x, y) for pair in zip(a, b) for x, y in zip(*pair))
+    with pytest.raises(SystemExit):
+        main(["--resume", str(split), "--critic", "shared", "--no-progress"])
+    assert "(got critic)" in capsys.readouterr().err  # not among the settings that may change
+
+    agent = make_agent(f"ppo:{straight / 'model.npz'}")
+    records = play_hands([agent, make_agent("random", seed=1)], 2, variant="classic", seed=3)
+    assert all(r.end_reason for r in records)
+
+
+def test_the_rllib_backend_refuses_a_critic_of_its_own(tmp_path, capsys):
+    run = tmp_path / "run"
+    assert main(["--backend", "rllib", "--run-dir", str(run), "--critic", "oracle"]) == 2
+    assert "--critic oracle is canasta train's" in capsys.readouterr().err
+    assert not run.exists()

@@ -37,6 +37,7 @@ Settings (T: ``canasta train``; R: ``--backend rllib``; R's own default in brack
 ``max_grad_norm``      T   gradient norm clip
 ``score_coef``         TR  weight of the hand's clipped score margin in the reward
 ``step_cost``          T   reward lost at each learner decision (a price on slow hands)
+``critic``             T   value network: shared, separate, oracle (sees hidden cards)
 ``kick_teacher``       T   kickstarting: the bot the learner is pulled towards
 ``kick_coef``          T   kickstarting: the pull's first weight
 ``kick_steps``         T   kickstarting: learner steps until the pull is 0
@@ -73,6 +74,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from canasta_env.jsonfile import shown
+from training.critic import CRITICS
 from training.league_pool import (
     BOTS,
     ENTRIES,
@@ -318,6 +320,19 @@ def bot_or_none(key: str, value, name: str) -> None:
         raise SettingError(key, f"unknown bot {shown(repr(value))}; choose from {', '.join(BOTS)}")
 
 
+@dataclass(frozen=True)
+class Choice:
+    """One of ``values``."""
+
+    values: tuple[str, ...]
+
+    def __call__(self, key: str, value, name: str) -> None:
+        if value not in self.values:
+            raise SettingError(
+                key, f"{name} must be one of {', '.join(self.values)}, got {shown(repr(value))}"
+            )
+
+
 def device(key: str, value, name: str) -> None:
     """One of :data:`training.machine.DEVICES`."""
     from training.machine import DEVICES
@@ -409,6 +424,10 @@ SETTINGS: tuple[Setting, ...] = (
       "weight of the hand's clipped score margin in the reward, beside won or lost"),
     S("step_cost", 0.0, Real(0.0, True, 0.1),
       "reward lost at each learner decision: a price on slow hands", (TORCH,)),
+    S("critic", "shared", Choice(CRITICS),
+      "the value's network: shared (the policy's trunk), separate (its own, on the "
+      "observation), oracle (its own, on the observation and the hidden cards: other hands, "
+      "stock, face-down pot; training only, training/critic.py)", (TORCH,)),
     # kickstarting: cross-entropy towards a shadowing bot's move, weight decaying to 0
     S("kick_teacher", "expert", bot_or_none, "bot the learner is pulled to", (TORCH,)),
     S("kick_coef", 1.0, Real(0.0, True), "the pull's first weight", (TORCH,)),
@@ -472,8 +491,8 @@ SESSION = ("time_limit",)
 RLLIB_RENAMED = {"epochs": "ppo_epochs"}
 #: ``canasta train`` settings added since runs were written, and what an older run's
 #: ``config.json`` without them reads as: those runs trained on the CPU, with no price
-#: on a decision.
-ADDED = {"device": "cpu", "step_cost": 0.0}
+#: on a decision, with the value head on the policy's trunk.
+ADDED = {"device": "cpu", "step_cost": 0.0, "critic": "shared"}
 
 
 def settings_of(stack: str) -> tuple[Setting, ...]:

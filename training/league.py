@@ -16,6 +16,7 @@ import numpy as np
 from canasta_arena.progress import progress_bar
 from canasta_env.jsonfile import loads_bounded
 from canasta_env.safe_write import atomic_write
+from training.critic import ORACLE
 from training.evaluation import evaluate, log_evaluation, plot_curve, postfix
 from training.league_pool import League, frozen_layers
 from training.ppo import Learner, kick_weight
@@ -77,7 +78,7 @@ class Trainer:
         path = self.run.path / CHECKPOINT
         if not path.exists():
             return
-        network_bytes = sum(p.numel() * p.element_size() for p in self.model.parameters())
+        network_bytes = sum(p.numel() * p.element_size() for p in self.learner.parameters)
         state = read_checkpoint(path, checkpoint_bound(network_bytes, self.config["max_snapshots"]))
         try:
             league = loads_bounded(state["league"], what="its league state")
@@ -107,9 +108,10 @@ class Trainer:
     def save_checkpoint(self) -> None:
         """``checkpoint.pt``: tensors and plain values only (loadable with ``weights_only``).
 
-        The network, Adam, torch's RNG state and the league's snapshots as tensors; the
-        counters as numbers; the history, the snapshots' names and numpy's RNG state (whose
-        integers pass 64 bits) as one JSON string. Written atomically
+        The network (and a critic network of its own: :mod:`training.critic`), Adam,
+        torch's RNG state and the league's snapshots as tensors; the counters as numbers;
+        the history, the snapshots' names and numpy's RNG state (whose integers pass 64
+        bits) as one JSON string. Written atomically
         (:func:`training.run.write_checkpoint`), the last one kept as ``checkpoint.prev.pt``.
         """
         torch = self.learner.torch
@@ -135,6 +137,8 @@ class Trainer:
             ],
             "league": json.dumps(league, default=float),
         }
+        if "critic" in learned:
+            state["critic"] = learned["critic"]
         write_checkpoint(self.run.path, state)
 
     # -------------------------------------------------------------- league
@@ -180,14 +184,15 @@ class Trainer:
                     "score_coef": c["score_coef"],
                     "step_cost": c["step_cost"],
                     "teacher": c["kick_teacher"] if self.kick_weight() > 0 else None,
+                    "hidden": c["critic"] == ORACLE,
                 }
                 for worker in range(self.pool.size)
             ],
         )
-        batch = {
-            key: np.concatenate([p[key] for p in parts])
-            for key in ("obs", "masks", "actions", "logp", "rewards", "dones", "teacher")
-        }
+        keys = ["obs", "masks", "actions", "logp", "rewards", "dones", "teacher"]
+        if c["critic"] == ORACLE:
+            keys.append("privileged")
+        batch = {key: np.concatenate([p[key] for p in parts]) for key in keys}
         batch["results"] = [r for p in parts for r in p["results"]]
         return batch
 

@@ -4,6 +4,8 @@
 (logits over the 500 ids, masked by the caller) and a value head. Its file is
 :mod:`agents.model_file`'s ``.npz`` format (numpy alone plays it: :mod:`agents.network`);
 :func:`save` writes one, :func:`to_torch` and :func:`load_into` read one back into torch.
+:func:`build_critic` is a value network of its own, beside it in training only
+(:mod:`training.critic`); no model file holds it.
 """
 
 from __future__ import annotations
@@ -45,14 +47,38 @@ def build(obs_size: int, num_actions: int, hidden: Sequence[int]):
             nn.init.orthogonal_(self.v.weight, gain=1.0)
             nn.init.zeros_(self.v.bias)
 
-        def forward(self, obs: torch.Tensor, masks: torch.Tensor | None = None):
+        def forward(
+            self, obs: torch.Tensor, masks: torch.Tensor | None = None, probe: bool = False
+        ):
+            """(logits, values); ``probe``: the value head reads the trunk without
+            sending it gradients (it learns values, the trunk is the policy's alone)."""
             x = self.trunk(obs[:, : self.obs_size])
             logits = self.pi(x)
             if masks is not None:
                 logits = logits.masked_fill(~masks, -1e9)
-            return logits, self.v(x).squeeze(-1)
+            return logits, self.v(x.detach() if probe else x).squeeze(-1)
 
     return ActorCritic()
+
+
+def build_critic(inputs: int, hidden: Sequence[int]):
+    """A value network of its own (the ``critic`` settings ``separate`` and ``oracle``:
+    :mod:`training.critic`): ReLU layers of ``hidden`` widths over ``inputs`` features,
+    then one value, initialised as :func:`build`'s trunk and value head. It trains only:
+    no model file holds it (imports torch)."""
+    from torch import nn
+
+    layers, size = [], inputs
+    for width in hidden:
+        layers += [nn.Linear(size, width), nn.ReLU()]
+        size = width
+    layers.append(nn.Linear(size, 1))
+    critic = nn.Sequential(*layers)
+    linear = [module for module in critic if isinstance(module, nn.Linear)]
+    for module in linear:
+        nn.init.orthogonal_(module.weight, gain=1.0 if module is linear[-1] else 2**0.5)
+        nn.init.zeros_(module.bias)
+    return critic
 
 
 def _numpy(module) -> tuple[np.ndarray, np.ndarray]:
