@@ -101,9 +101,13 @@ def play_scrambled(tables, per_table: int) -> tuple[int, int]:
             if game is None:
                 continue
             core_game = CoreGame.from_game(game)
+            # the hidden cards read in C++ from a scrambled position: the Python game's
+            if core_game.hidden_counts().tolist() != game.hidden_counts():
+                raise AssertionError(f"hidden_counts differs at {table} seed {seed}")
             positions += 1
             for _ in range(2):
                 actions += core_game.random_steps(2_000, seed)
+                core_game.hidden_counts()  # read after play too: the pot and stock moved
                 if core_game.game_over or not core_game.hand_over:
                     break
                 core_game.next_hand()
