@@ -17,8 +17,9 @@ options would be (``docs/vector.md``): a step is one decision of the learner's s
 act at every table; the other seats are played by the opponents between the learner's
 decisions. The face is a thin layer over one
 :class:`~canasta_env.batched_table.BatchedTable` (``envs.tables``), which steps the
-tables, plays the opponents, books each hand and deals; the face draws each episode's
-seeds from its table's generator and gathers Gymnasium's returns. The rewards, the
+tables, plays the opponents, books each hand and deals; each episode's seat and seeds
+are drawn from its table's generator (by the batch itself on the fast path) and the face
+gathers Gymnasium's returns. The rewards, the
 episode ends and the seeding are the single env's: table ``k`` reset with seed ``s + k``
 and stepped with the same actions gives the rewards that ``CanastaGymEnv`` reset with
 ``s + k`` gives (``tests/test_vector_faces.py``).
