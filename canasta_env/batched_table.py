@@ -18,6 +18,11 @@ agents in seats    ``deal(deals)`` deals tables with agents in some seats (each 
                    caller's action at each table with ``play[k]``; then the agents play
                    up to a caller's seat or the episode's end (``status``: how each
                    table stands)
+the learner's      on the core's batch, ``configure_episodes`` once, then ``new_episodes``
+episodes           draws and deals each new episode of a single-learner face in C++ (the
+                   learner's seat, the agents' seeds and the deal seed from the table's
+                   numpy generator: ``set_generator``), redealt while the episode ends
+                   before the learner acts (``learner_seat``, ``deal_seed``, ``redeals``)
 booking            each hand that ends, once per engine by the one convention
                    (:mod:`canasta_env.engine.outcome`): ``Table.seat_rewards`` on a
                    table, the core's ``book_hand`` in the batch (``hand_rewards``); a
@@ -105,6 +110,15 @@ def seed_words(seed: int) -> tuple[bool, list[int]]:
     magnitude = abs(seed)
     count = max(1, (magnitude.bit_length() + 31) // 32)
     return seed < 0, [(magnitude >> (32 * i)) & 0xFFFFFFFF for i in range(count)]
+
+
+def pcg64_state(generator: np.random.Generator) -> tuple[int, int, int, int]:
+    """A numpy ``Generator(PCG64)``'s state as the core's batch takes it: ``(state, inc,
+    has_uint32, uinteger)``."""
+    state = generator.bit_generator.state
+    if state["bit_generator"] != "PCG64":
+        raise ValueError(f"a PCG64 generator is needed, got {state['bit_generator']}")
+    return (state["state"]["state"], state["state"]["inc"], state["has_uint32"], state["uinteger"])
 
 
 class BatchedTable:
@@ -245,6 +259,64 @@ class BatchedTable:
             engine.deal(k, deal_seed, agents, agent_seeds)
             self.status[k] = self._settle(k, moved=False)
         self._run([k for k, *_ in deals])
+
+    # ------------------------------------------------------------------ the learner's episodes
+    # (the core's batch only: gym_vector.py's fast path)
+    def configure_episodes(self, agents: Sequence[Sequence], seat: int | None, team: bool) -> None:
+        """How ``new_episodes`` seats its agents: ``agents[k]``, table ``k``'s, one per
+        seat that is not the learner's, in seat order (each played by its twin in the
+        batched core); ``seat``: the learner's seat (None: drawn per episode); ``team``: the
+        learner holds its seat's team, else the seat alone."""
+        self.engine.configure_episodes(agents, seat, team)
+
+    @property
+    def learner_seat(self) -> np.ndarray:
+        """Each table's learner seat (int64; the batch's array, written by ``new_episodes``)."""
+        return self.engine.learner_seat
+
+    @property
+    def deal_seed(self) -> np.ndarray:
+        """Each table's deal seed (int64, 0 for a given seed past int64; the batch's array)."""
+        return self.engine.deal_seed
+
+    @property
+    def redeals(self) -> np.ndarray:
+        """The redeals each table's last new episode took (int64; 0: its first deal held)."""
+        return self.engine.redeals
+
+    def set_generator(self, k: int, generator: np.random.Generator) -> None:
+        """Table ``k`` draws its episodes from (a copy of) ``generator``, a numpy
+        ``Generator(PCG64)`` (gymnasium's ``seeding.np_random``)."""
+        self.engine.batch.set_generator(k, pcg64_state(generator))
+
+    def generator_state(self, k: int) -> dict:
+        """Table ``k``'s generator now, as numpy's ``bit_generator.state``."""
+        state, inc, has_uint32, uinteger = self.engine.batch.generator(k)
+        return {
+            "bit_generator": "PCG64",
+            "state": {"state": state, "inc": inc},
+            "has_uint32": has_uint32,
+            "uinteger": uinteger,
+        }
+
+    def new_episodes(self, tables: list[int], seeds: Sequence[int | None] | None = None) -> None:
+        """Deal each of ``tables`` a new episode from its generator, as
+        ``gym_vector.py``'s ``_reset_tables`` deals it: the learner's seat (unless fixed),
+        one seed per agent, the deal seed (``seeds[i]``, any integer, on the first deal;
+        None: drawn; ``seeds`` None: every one drawn), dealt again while the episode ends
+        before the learner acts. Hands that end in a deal are booked (a game's, paid with
+        the next ``take_rewards``) but not reported (``hand_ends``); each table waits for
+        the learner's seat."""
+        engine = self.engine
+        if seeds is None:
+            words = [None] * len(tables)
+        else:
+            words = [None if seed is None else seed_words(seed) for seed in seeds]
+        engine.batch.new_episodes(tables, words)
+        self._booked[tables] = engine.dealt_rewards[tables]
+        for k in tables:
+            self.status[k] = CALLER
+            self.hand_ends.pop(k, None)
 
     def play(self, actions: Sequence[int] | np.ndarray, raise_illegal: bool = True) -> None:
         """Play ``actions[k]`` (an integer id per table) at each table ``k``, then its
@@ -525,6 +597,8 @@ class _CoreBatch:
         self._hand_over, self._game_over = batch.hand_over, batch.game_over
         self._hand_sheets, self._game_scores = batch.hand_sheets, batch.game_scores
         self._end_reason, self._hand_rewards = batch.end_reason, batch.hand_rewards
+        self.learner_seat, self.deal_seed = batch.learner_seat, batch.deal_seed
+        self.redeals, self.dealt_rewards = batch.redeals, batch.dealt_rewards
         self._team_of = tuple(team_of_seat(players, s) for s in range(players))
         self._twins: dict[int, tuple[object, object]] = {}  # id(agent) -> (agent, its _core.Bot)
         self._reset_seed: int | None = None
@@ -574,6 +648,10 @@ class _CoreBatch:
                 raise ValueError(f"{agent!r} has no twin in the batched core")
             known = self._twins[id(agent)] = (agent, twin._bot)
         return known[1]
+
+    def configure_episodes(self, agents: Sequence[Sequence], seat: int | None, team: bool) -> None:
+        twins = [[self._twin(agent) for agent in row] for row in agents]
+        self.batch.configure_episodes(twins, seat, team)
 
     def deal(self, k: int, deal_seed: int, agents: Sequence, agent_seeds: Sequence[int]) -> None:
         bots = [None if agent is None else self._twin(agent) for agent in agents]
@@ -628,5 +706,6 @@ __all__ = [
     "TRUNCATED",
     "BatchedTable",
     "HandEnd",
+    "pcg64_state",
     "seed_words",
 ]

@@ -131,7 +131,7 @@ from canasta_env.options import (
 )
 from canasta_env.render import render_table
 from canasta_env.rules import Rules, make_rules, unknown_fields_text
-from canasta_env.table import MASK_DTYPE
+from canasta_env.table import MASK_DTYPE, SEED_BOUND
 
 ENV_ID = "canasta_env/Canasta-v0"
 #: The entry-point group of agent-name resolvers: ``NAME = "module:function"``, where
@@ -140,7 +140,6 @@ AGENT_NAMES_GROUP = "canasta_env.agent_names"
 GYM_RENDER_MODES = ("ansi", "rgb_array", "human")
 #: Redeals tried at reset when the hand ends before the learner acts (it ends in the deal).
 MAX_REDEALS = 100
-_SEED_BOUND = 2**31 - 1
 
 #: The options this face adds to the AEC env's :data:`~canasta_env.env.OPTIONS` (its own
 #: render modes: always the learner's view).
@@ -341,7 +340,7 @@ class CanastaGymEnv(gym.Env):
         rules = self.aec.rules
         opponents = {}
         for index, (s, (name, opponent)) in enumerate(zip(seats, self._opponent_specs)):
-            seed = int(rng.integers(_SEED_BOUND))
+            seed = int(rng.integers(SEED_BOUND))
             if callable(getattr(opponent, "act", None)):
                 if callable(getattr(opponent, "seed", None)):
                     opponent.seed(seed)
@@ -420,7 +419,7 @@ class CanastaGymEnv(gym.Env):
             self._seat_name = self.aec.possible_agents[self.seat]
             self.opponents = self._deal_opponents(rng)
             first = attempt == 0
-            self.deal_seed = seed if first and seed is not None else int(rng.integers(_SEED_BOUND))
+            self.deal_seed = seed if first and seed is not None else int(rng.integers(SEED_BOUND))
             self.aec.reset(seed=self.deal_seed, options=options if first else None)
             self.decisions = 0
             self._reward_owed = self.aec.rewards[self._seat_name]  # a hand over in the deal

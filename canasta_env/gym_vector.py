@@ -17,8 +17,9 @@ options would be (``docs/vector.md``): a step is one decision of the learner's s
 act at every table; the other seats are played by the opponents between the learner's
 decisions. The face is a thin layer over one
 :class:`~canasta_env.batched_table.BatchedTable` (``envs.tables``), which steps the
-tables, plays the opponents, books each hand and deals; the face draws each episode's
-seeds from its table's generator and gathers Gymnasium's returns. The rewards, the
+tables, plays the opponents, books each hand and deals; each episode's seat and seeds
+are drawn from its table's generator (by the batch itself on the fast path) and the face
+gathers Gymnasium's returns. The rewards, the
 episode ends and the seeding are the single env's: table ``k`` reset with seed ``s + k``
 and stepped with the same actions gives the rewards that ``CanastaGymEnv`` reset with
 ``s + k`` gives (``tests/test_vector_faces.py``).
@@ -85,9 +86,9 @@ from canasta_env.env import observation_space
 from canasta_env.gym_env import MAX_REDEALS, check_keywords, opponent_list
 from canasta_env.options import LearnerOptions
 from canasta_env.rules import Rules, make_rules
+from canasta_env.table import SEED_BOUND
 from canasta_env.threads import OneThread
 
-_SEED_BOUND = 2**31 - 1  # the single env's bound of drawn seeds
 _INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 
@@ -215,6 +216,13 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
             batched=self._choose_path(batched),
             max_cycles=options.max_cycles,
         )
+        if self.tables.batched:  # the batch draws and deals each episode (_reset_tables)
+            self.tables.configure_episodes(
+                [[agent for _, agent in specs] for specs in self._specs],
+                options.seat,
+                options.learner == "team",
+            )
+            self._seat, self._deal_seeds = self.tables.learner_seat, self.tables.deal_seed
 
     def _choose_path(self, batched: bool | None) -> bool:
         """The fast path where it can run (``batched`` None), required (True) or not
@@ -302,7 +310,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
             return agents, seeds
         specs = self._specs[k]
         for index, (s, (name, opponent)) in enumerate(zip(seats, specs)):
-            seeds[s] = int(rng.integers(_SEED_BOUND))
+            seeds[s] = int(rng.integers(SEED_BOUND))
             if not callable(getattr(opponent, "act", None)):
                 opponent = _Callable(opponent)
             elif not callable(getattr(opponent, "seed", None)) and name is not None:
@@ -321,11 +329,16 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         )
 
     # -------------------------------------------------------------- one table's course
-    def _reset_tables(self, tables: list[int], seeds: list[int | None]) -> None:
+    def _reset_tables(self, tables: list[int], seeds: list[int | None] | None = None) -> None:
         """Deal each of ``tables`` a new episode as the single env's ``reset(seed)`` does:
         the learner's seat, the opponents' seeds and the deal from its generator, dealt
-        again (seed drawn) while the episode ends before the learner acts."""
-        pending = dict(zip(tables, seeds))
+        again (seed drawn) while the episode ends before the learner acts (``seeds``: the
+        deal seeds given, None for none). On the fast path the batch draws and deals in
+        one call (``BatchedTable.new_episodes``) from the generators ``_reset`` gave it."""
+        if self.batched:
+            self._new_episodes(tables, seeds)
+            return
+        pending = dict(zip(tables, seeds or [None] * len(tables)))
         attempt = 0
         while pending:
             if attempt == MAX_REDEALS:
@@ -336,7 +349,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
                 agents, agent_seeds = self._deal_opponents(k, rng)
                 deal_seed = seed if attempt == 0 and seed is not None else None
                 if deal_seed is None:
-                    deal_seed = int(rng.integers(_SEED_BOUND))
+                    deal_seed = int(rng.integers(SEED_BOUND))
                 self._set_deal_seed(k, deal_seed)
                 deals.append((k, deal_seed, agents, agent_seeds))
             self.tables.deal(deals)
@@ -345,6 +358,23 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
             attempt += 1
         for k in tables:
             self.tables.hand_ends.pop(k, None)  # a hand over before the learner's first decision
+
+    def _new_episodes(self, tables: list[int], seeds: list[int | None] | None) -> None:
+        """The fast path's ``_reset_tables``: the batch writes the seats (``_seat``) and
+        the deal seeds (``_deal_seeds``); a given seed past int64 is kept here while its
+        deal holds (``redeals`` 0)."""
+        if not tables:
+            return
+        self.tables.new_episodes(tables, seeds)
+        big_seeds = self._big_seeds
+        for k in tables if big_seeds else ():
+            big_seeds.pop(k, None)
+        if seeds is None:
+            return
+        redeals = self.tables.redeals
+        for k, seed in zip(tables, seeds):
+            if seed is not None and not _INT64_MIN <= seed <= _INT64_MAX and redeals[k] == 0:
+                big_seeds[k] = seed
 
     def _hand_info(self, k: int) -> dict:
         """The hand that ended at table ``k``, from the learner's team's side."""
@@ -368,6 +398,10 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
             seeds = list(seed)
             if len(seeds) != self.num_envs:
                 raise ValueError(f"seed must be an integer or {self.num_envs} seeds, got {seed!r}")
+        if self.batched:  # each table's generator, as _start_episode seeds it
+            for k, table_seed in enumerate(seeds):
+                if table_seed is not None or not self._has_reset:
+                    self.tables.set_generator(k, seeding.np_random(table_seed)[0])
         self._reset_tables(list(range(self.num_envs)), seeds)
         self._has_reset = True
         return self._observation(), self._info()
@@ -423,7 +457,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
                 info["illegal_action"] = int(actions[k])
             final_rows.append((k, info))
         tables.hand_ends.clear()
-        self._reset_tables(ended, [None] * len(ended))
+        self._reset_tables(ended)
         info = {**self._info(), **self._gather_infos(top_rows)}
         if ended:
             ends = np.zeros(self.num_envs, bool)

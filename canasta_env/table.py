@@ -75,6 +75,9 @@ REWARD_MODES = ("score", "win")
 EPISODE_MODES = ("hand", "game")
 #: Deals a batched table tries for one new game whose hand ends during its deal (rare).
 MAX_REDEALS = 100
+#: The bound of every seed a learner's episode draws from its generator (the opponents',
+#: the deal's: ``integers(SEED_BOUND)``, 2**31 - 1), in the single env and the batched core.
+SEED_BOUND = 2_147_483_647
 _ZERO_MASK = np.zeros(NUM_ACTIONS, MASK_DTYPE)
 #: The engines a table can play on: the compiled core (:mod:`canasta_env.core`) and the
 #: Python engine (:mod:`canasta_env.engine`), the same game bit for bit.

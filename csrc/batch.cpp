@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 namespace canasta {
@@ -84,6 +85,19 @@ std::vector<uint32_t> SeedValue::key(uint64_t offset) const {
   return out;
 }
 
+bool SeedValue::as_int64(int64_t* value) const {
+  size_t words = magnitude.size();
+  while (words > 1 && magnitude[words - 1] == 0) --words;
+  if (words > 2) return false;
+  const uint64_t size = (words > 0 ? magnitude[0] : 0) |
+                        (words > 1 ? static_cast<uint64_t>(magnitude[1]) << 32 : 0);
+  constexpr uint64_t LARGEST = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  if (size > LARGEST + (negative ? 1 : 0)) return false;
+  // -2**63 has no positive twin: negated as an unsigned value
+  *value = negative ? static_cast<int64_t>(0 - size) : static_cast<int64_t>(size);
+  return true;
+}
+
 void check_reward_scale(double reward_scale) {
   // options.py MIN_REWARD_SCALE..MAX_REWARD_SCALE (_core.REWARD_SCALE_RANGE, compared by the
   // tests): every reward finite; NaN fails both comparisons
@@ -142,6 +156,12 @@ Batch::Batch(std::shared_ptr<const Rules> rules, std::string rules_name, int pla
   game_over_.reset(new bool[n]());
   winner_team_.reset(new int64_t[n]());
   hand_rewards_.reset(new double[n * players]());
+  generators_.resize(n);
+  has_generator_.reset(new bool[n]());
+  learner_seat_.reset(new int64_t[n]());
+  deal_seed_.reset(new int64_t[n]());
+  redeals_.reset(new int64_t[n]());
+  dealt_rewards_.reset(new double[n * players]());
   earned_.assign(players, 0.0);
   booked_.assign(players, 0.0);
   bots_.resize(n * players);
@@ -212,6 +232,119 @@ void Batch::next_hand_of(int k) {
   game.next_hand(nullptr);
   play_bots(k);
   learner_table_settled(k);
+}
+
+void Batch::configure_episodes(const std::vector<std::vector<const bots::Bot*>>& twins, int seat,
+                               bool team) {
+  if (seat < -1 || seat >= num_players)
+    throw std::invalid_argument("seat " + std::to_string(seat) + " is not at the table");
+  std::vector<std::vector<int>> others(num_players);  // gym_vector.py _other_seats
+  for (int learner = 0; learner < num_players; ++learner)
+    for (int s = 0; s < num_players; ++s) {
+      const bool learners =
+          team ? team_of_seat(num_players, s) == team_of_seat(num_players, learner) : s == learner;
+      if (!learners) others[learner].push_back(s);
+    }
+  if (static_cast<int>(twins.size()) != num_tables)
+    throw std::invalid_argument("configure_episodes takes the twins of each of the " +
+                                std::to_string(num_tables) + " tables, got " +
+                                std::to_string(twins.size()));
+  const size_t count = others[seat < 0 ? 0 : seat].size();
+  for (int k = 0; k < num_tables; ++k) {
+    if (twins[k].size() != count)
+      throw std::invalid_argument("table " + std::to_string(k) + ": one twin per opponent seat (" +
+                                  std::to_string(count) + "), got " +
+                                  std::to_string(twins[k].size()));
+    for (const bots::Bot* twin : twins[k])
+      if (!twin) throw std::invalid_argument("table " + std::to_string(k) + ": a twin is None");
+  }
+  for (int learner = 0; learner < num_players; ++learner)  // every seat a drawn learner may take
+    if ((seat < 0 || learner == seat) && others[learner].size() != count)
+      throw std::invalid_argument("the learner's seats leave the tables " +
+                                  std::to_string(others[learner].size()) + " or " +
+                                  std::to_string(count) + " opponent seats");
+  std::vector<std::unique_ptr<bots::Bot>> copies;
+  copies.reserve(static_cast<size_t>(num_tables) * count);
+  for (const auto& row : twins)
+    for (const bots::Bot* twin : row) copies.push_back(twin->clone());
+  episode_twins_ = std::move(copies);
+  other_seats_ = std::move(others);
+  num_opponents_ = static_cast<int>(count);
+  fixed_seat_ = seat;
+}
+
+void Batch::set_generator(int k, const NumpyPcg64& generator) {
+  check_table(k);
+  generators_[k] = generator;
+  has_generator_[k] = true;
+}
+
+const NumpyPcg64& Batch::generator(int k) const {
+  check_table(k);
+  if (!has_generator_[k])
+    throw std::invalid_argument("table " + std::to_string(k) + " has no generator");
+  return generators_[k];
+}
+
+void Batch::new_episodes(const std::vector<int>& tables,
+                         const std::vector<const SeedValue*>& seeds) {
+  if (num_opponents_ < 0) throw std::logic_error("new_episodes before configure_episodes");
+  if (seeds.size() != tables.size())
+    throw std::invalid_argument("new_episodes takes one seed (or None) per table");
+  std::vector<bool> listed(num_tables, false);
+  for (const int k : tables) {  // checked before anything changes
+    check_table(k);
+    if (listed[k]) throw std::invalid_argument("table " + std::to_string(k) + " is listed twice");
+    listed[k] = true;
+    if (!has_generator_[k])
+      throw std::invalid_argument("table " + std::to_string(k) + " has no generator");
+  }
+  for (size_t i = 0; i < tables.size(); ++i) new_episode(tables[i], seeds[i]);
+}
+
+// One table's new episode (new_episodes): the draws of gym_vector.py's _start_episode and
+// _deal_opponents, the deal seed, the deal, again while the episode ends in its deal.
+void Batch::new_episode(int k, const SeedValue* given) {
+  NumpyPcg64& rng = generators_[k];
+  std::vector<const bots::Bot*> seat_bots(num_players);
+  std::vector<int64_t> bot_seeds(num_players);
+  for (int attempt = 0; attempt < MAX_REDEALS; ++attempt) {
+    const int seat = fixed_seat_ >= 0 ? fixed_seat_ : static_cast<int>(rng.integers(num_players));
+    learner_seat_[k] = seat;
+    std::fill(seat_bots.begin(), seat_bots.end(), nullptr);
+    std::fill(bot_seeds.begin(), bot_seeds.end(), 0);
+    const std::vector<int>& others = other_seats_[seat];
+    for (size_t i = 0; i < others.size(); ++i) {
+      seat_bots[others[i]] = episode_twins_[static_cast<size_t>(k) * num_opponents_ + i].get();
+      bot_seeds[others[i]] = rng.integers(SEED_BOUND);
+    }
+    redeals_[k] = attempt;
+    if (attempt == 0 && given) {
+      if (!given->as_int64(&deal_seed_[k])) deal_seed_[k] = 0;  // the caller holds it
+      deal_table(k, *given, seat_bots, bot_seeds);
+    } else {
+      const int64_t drawn = rng.integers(SEED_BOUND);
+      deal_seed_[k] = drawn;
+      deal_table(k, SeedValue{false, {static_cast<uint32_t>(drawn)}}, seat_bots, bot_seeds);
+    }
+    if (episode_dealt(k)) return;
+  }
+  throw std::runtime_error("no deal in " + std::to_string(MAX_REDEALS) +
+                           " in which the learner acts");
+}
+
+// batched_table.py BatchedTable._settle after a deal: the hands that end before the learner
+// acts booked (dealt_rewards), a game's next hand dealt; whether the episode is on.
+bool Batch::episode_dealt(int k) {
+  double* booked = &dealt_rewards_[static_cast<size_t>(k) * num_players];
+  const double* hand = &hand_rewards_[static_cast<size_t>(k) * num_players];
+  std::fill(booked, booked + num_players, 0.0);
+  while (hand_over_[k]) {
+    for (int seat = 0; seat < num_players; ++seat) booked[seat] += hand[seat];
+    if (episode_ == EpisodeMode::HAND || game_over_[k]) return false;
+    next_hand_of(k);
+  }
+  return true;
 }
 
 // The learner's face: table k's view, whether its hand is over and, if so, how it ended.

@@ -29,6 +29,12 @@
 // book_hand) and the last view of the seat that acted (final_obs), so the face books the
 // ended hands from arrays, without reading the game's state.
 //
+// The learner's face may also leave each new episode's draws to the batch (new_episodes,
+// after configure_episodes and set_generator): per table the learner's seat, one seed per
+// opponent seat and the deal seed, from the table's numpy generator (numpy_pcg64.hpp) as
+// gym_vector.py's _reset_tables draws them, then deal_table and the redeals while the
+// episode ends before the learner acts.
+//
 // A batch touches only its own games and buffers (the turn search's memo is per thread),
 // so separate batches may step in separate threads; one batch, one thread at a time (its
 // binding holds the batch's BusyFlag and those of the games a call steps: busy.hpp).
@@ -40,6 +46,7 @@
 
 #include "bots/bot.hpp"
 #include "game.hpp"
+#include "numpy_pcg64.hpp"
 #include "observation.hpp"
 #include "outcome.hpp"
 
@@ -66,6 +73,8 @@ struct SeedValue {
   std::vector<uint32_t> magnitude{0};
   // python_seeded_rng's key for seed + offset
   std::vector<uint32_t> key(uint64_t offset) const;
+  // whether the seed fits int64, and then its value in *value
+  bool as_int64(int64_t* value) const;
 };
 
 // The batch's one booking of a hand that ended at `s` (its phase PHASE_HAND_OVER): what
@@ -110,6 +119,39 @@ class Batch {
   // The learner's face: the next hand of the game at `table` (its hand over, the game
   // not), its bots played.
   void next_hand_of(int table);
+
+  // The learner's face drawing its episodes (gym_vector.py's fast path). How every new
+  // episode seats the learner, set once (again: replaced): twins[table] are the opponents
+  // of that table in the order of its opponent seats (each copied); `seat` the learner's
+  // seat, or -1 for one drawn per episode; `team`: the learner holds its seat's team
+  // (gym_env.py learner="team"), else the seat alone. Throws std::invalid_argument where a
+  // table's twins are not one per opponent seat, before anything changes.
+  void configure_episodes(const std::vector<std::vector<const bots::Bot*>>& twins, int seat,
+                          bool team);
+  // Table `table`'s numpy generator: its PCG64 state (seeding.np_random's), kept and
+  // drawn from by new_episodes.
+  void set_generator(int table, const NumpyPcg64& generator);
+  const NumpyPcg64& generator(int table) const;  // throws where none was set
+  // Each of `tables` dealt a new episode as gym_vector.py's _reset_tables deals it, from
+  // its generator: the learner's seat (drawn with integers(num_players), or the fixed
+  // one), integers(SEED_BOUND) for each opponent seat in seat order, then the deal seed
+  // (seeds[i] where given, on the first deal only; else integers(SEED_BOUND)), deal_table,
+  // and while the episode ends before the learner acts (a hand over; with EPISODE_GAME a
+  // hand over moves to the game's next hand unless the game is over) the same draws
+  // again, up to MAX_REDEALS deals (then std::runtime_error). Row k of learner_seat,
+  // deal_seed, redeals and dealt_rewards is written. Throws before anything changes for a
+  // table outside the batch or listed twice, a table without a generator, seeds not one
+  // per table, or no configure_episodes.
+  void new_episodes(const std::vector<int>& tables, const std::vector<const SeedValue*>& seeds);
+  // new_episodes' rows: each table's learner seat, the seed of its deal (a given seed
+  // past int64 is written 0: the caller holds it), the redeals that took (0: the first
+  // deal held; a given seed is used only then), and the rewards of the hands that ended
+  // while its episode was dealt ([table][seat] float64, book_hand's; zero but for a game's
+  // hand that ended before the learner acted).
+  int64_t* learner_seat() { return learner_seat_.get(); }
+  int64_t* deal_seed() { return deal_seed_.get(); }
+  int64_t* redeals() { return redeals_.get(); }
+  double* dealt_rewards() { return dealt_rewards_.get(); }
   // The learner's face: actions[k] played at every table k with play[k] (throws
   // IllegalAction before anything changes for an illegal one), then its bots. The seat
   // that plays actions[k] is kept, and once the table's hand is over (after this step or
@@ -185,10 +227,23 @@ class Batch {
   std::vector<double> paid_;    // [table * num_players + seat] this step's rewards, float64
   std::vector<std::unique_ptr<bots::Bot>> bots_;  // [table * num_players + seat], null: none
   std::unique_ptr<float[]> bot_obs_;  // a bot's observation, written before it acts
+  // configure_episodes: the opponents' twins ([table * num_opponents_ + i], the i-th
+  // opponent seat's), the opponent seats of each learner seat (in seat order), the fixed
+  // learner seat (-1: drawn); num_opponents_ is -1 until configured
+  std::vector<std::unique_ptr<bots::Bot>> episode_twins_;
+  std::vector<std::vector<int>> other_seats_;
+  int num_opponents_ = -1;
+  int fixed_seat_ = -1;
+  std::vector<NumpyPcg64> generators_;  // [table] set_generator's, drawn by new_episodes
+  std::unique_ptr<bool[]> has_generator_;
+  std::unique_ptr<int64_t[]> learner_seat_, deal_seed_, redeals_;
+  std::unique_ptr<double[]> dealt_rewards_;
 
   std::shared_ptr<Game> deal(int64_t* deal_number);
   void write_view(int table);
   void learner_table_settled(int table);
+  void new_episode(int table, const SeedValue* given);
+  bool episode_dealt(int table);
   void check_table(int table) const;
   void hand_ended(int table);
   void reset_bots(int table);

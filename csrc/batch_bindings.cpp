@@ -1,10 +1,13 @@
 // _core.Batch, _core.observation, _core.view, _core.seat_rewards and
 // _core.observation_spans: typed arrays in and out.
 //
-// A Batch owns its buffers; its obs, mask, seat, rewards, paid, done, hand_over and hand-end
+// A Batch owns its buffers; its obs, mask, seat, rewards, paid, done, hand_over, hand-end
 // properties (hand_sheets, game_scores, end_reason, game_over, winner_team, hand_rewards)
-// are numpy views of them that keep the Batch alive, rewritten in place by reset and
-// step. reset and step release the GIL (each batch touches only its own games), so
+// and new_episodes' rows (learner_seat, deal_seed, redeals, dealt_rewards) are numpy views
+// of them that keep the Batch alive, rewritten in place by the calls that write them.
+// A numpy PCG64 state crosses as the tuple (state, inc, has_uint32, uinteger) of
+// PCG64.state's values (_core._pcg64_integers draws from one, for the tests). reset, step
+// and the learner's calls release the GIL (each batch touches only its own games), so
 // threads may step separate batches at once; one batch is stepped by one thread at a
 // time: every method holds the batch's BusyFlag (and those of the games and bots it
 // touches) for the call, and a second thread gets RuntimeError (busy.hpp).
@@ -23,10 +26,12 @@
 #include <vector>
 
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 
 #include "batch.hpp"
 #include "bot_bindings.hpp"
 #include "busy.hpp"
+#include "numpy_pcg64.hpp"
 #include "observation.hpp"
 
 namespace nb = nanobind;
@@ -159,6 +164,52 @@ nb::ndarray<nb::numpy, T> owned_array(T* data, size_t size) {
   return nb::ndarray<nb::numpy, T>(data, {size}, owner);
 }
 
+// One value of a PCG64 state tuple: a Python int in 0..2**bits - 1 (TypeError for another
+// type, ValueError outside), as its high and low 64-bit words.
+Uint128 state_value(nb::handle value, int bits, const char* name) {
+  PyObject* number = value.ptr();
+  if (!PyLong_Check(number) || PyBool_Check(number))
+    throw nb::type_error((std::string("a PCG64 state's ") + name + " must be an int, got " +
+                          Py_TYPE(number)->tp_name).c_str());
+  const nb::int_ zero(0);
+  const int negative = PyObject_RichCompareBool(number, zero.ptr(), Py_LT);
+  if (negative < 0) throw nb::python_error();
+  const int64_t length = nb::cast<int64_t>(value.attr("bit_length")());
+  if (negative || length > bits)
+    throw std::invalid_argument(std::string("a PCG64 state's ") + name + " must be 0..2**" +
+                                std::to_string(bits) + " - 1, got " +
+                                nb::cast<std::string>(nb::repr(value)));
+  const nb::object high = nb::borrow(value) >> nb::int_(64);
+  return {PyLong_AsUnsignedLongLongMask(high.ptr()), PyLong_AsUnsignedLongLongMask(number)};
+}
+
+// numpy's PCG64 state from its tuple (state, inc, has_uint32, uinteger).
+NumpyPcg64 pcg64_of(nb::handle state) {
+  if (!PyTuple_Check(state.ptr()))
+    throw nb::type_error((std::string("a PCG64 state is a tuple (state, inc, has_uint32, "
+                                      "uinteger), got ") + Py_TYPE(state.ptr())->tp_name).c_str());
+  const nb::tuple values = nb::borrow<nb::tuple>(state);
+  if (values.size() != 4)
+    throw std::invalid_argument("a PCG64 state is a tuple of 4 ints (state, inc, has_uint32, "
+                                "uinteger), got " + std::to_string(values.size()));
+  NumpyPcg64 generator;
+  generator.state = state_value(values[0], 128, "state");
+  generator.increment = state_value(values[1], 128, "inc");
+  generator.has_uint32 = state_value(values[2], 1, "has_uint32").low != 0;
+  generator.uinteger = static_cast<uint32_t>(state_value(values[3], 32, "uinteger").low);
+  return generator;
+}
+
+nb::object int_of(Uint128 value) {
+  return (nb::int_(value.high) << nb::int_(64)) | nb::int_(value.low);
+}
+
+// The tuple of a PCG64 state, as pcg64_of reads it.
+nb::tuple pcg64_tuple(const NumpyPcg64& generator) {
+  return nb::make_tuple(int_of(generator.state), int_of(generator.increment),
+                        static_cast<int>(generator.has_uint32), generator.uinteger);
+}
+
 template <class T>
 nb::ndarray<nb::numpy, T> view_of(PyBatch& self, T* data, std::initializer_list<size_t> shape) {
   return nb::ndarray<nb::numpy, T>(data, shape, nb::find(&self));
@@ -222,6 +273,25 @@ void bind_batch(nb::module_& m) {
       nb::arg("episode") = "hand",
       "The batch's booking of the hand that ended (book_hand): each seat's reward, as "
       "Table.seat_rewards(reward, reward_scale, episode) gives it (the tests compare them).");
+
+  m.def(
+      "_pcg64_integers",
+      [](nb::handle state, const std::vector<int64_t>& bounds) {
+        NumpyPcg64 generator = pcg64_of(state);
+        for (const int64_t bound : bounds)
+          if (bound < 1 || bound > NumpyPcg64::MAX_BOUND)
+            throw std::invalid_argument("a bound must be 1.." +
+                                        std::to_string(NumpyPcg64::MAX_BOUND) + ", got " +
+                                        std::to_string(bound));
+        std::vector<int64_t> values;
+        values.reserve(bounds.size());
+        for (const int64_t bound : bounds) values.push_back(generator.integers(bound));
+        return nb::make_tuple(values, pcg64_tuple(generator));
+      },
+      nb::arg("state"), nb::arg("bounds"),
+      "For the tests: Generator.integers(bound) for each of `bounds` (1..2**31 - 1) from a "
+      "numpy PCG64 state (state, inc, has_uint32, uinteger), as the batch draws them: "
+      "(the values, the state after them).");
 
   m.def(
       "observation_spans",
@@ -364,6 +434,94 @@ void bind_batch(nb::module_& m) {
           "(raise_illegal: ValueError for the first illegal one), then step_learner with "
           "legal: nothing changes before a refusal. Returns the tables played whose hand is "
           "over, in order.")
+      .def(
+          "configure_episodes",
+          [](PyBatch& self, const std::vector<std::vector<PyBot*>>& twins, std::optional<int> seat,
+             bool team) {
+            HoldAll hold;
+            hold.take(self.busy, BATCH_IN_USE);
+            std::vector<std::vector<const bots::Bot*>> by_table;
+            by_table.reserve(twins.size());
+            for (const auto& row : twins) {
+              by_table.emplace_back();
+              for (PyBot* twin : row) {
+                if (twin) hold.take_once(twin->busy, BOT_IN_USE);  // copied
+                by_table.back().push_back(twin ? twin->bot.get() : nullptr);
+              }
+            }
+            if (seat && *seat < 0)  // -1 is the batch's "drawn": not a seat to give
+              throw std::invalid_argument("seat " + std::to_string(*seat) + " is not at the table");
+            self.batch.configure_episodes(by_table, seat ? *seat : -1, team);
+          },
+          nb::arg("twins"), nb::arg("seat").none(), nb::arg("team"),
+          "The learner's face: how new_episodes seats the learner at every table. twins[k]: "
+          "table k's opponents (_core.Bot, copied) in the order of its opponent seats; seat: "
+          "the learner's seat, None for one drawn per episode; team: the learner holds its "
+          "seat's team (learner=\"team\"), else the seat alone.")
+      .def(
+          "set_generator",
+          [](PyBatch& self, int table, nb::handle state) {
+            const NumpyPcg64 generator = pcg64_of(state);
+            const Hold hold(self.busy, BATCH_IN_USE);
+            self.batch.set_generator(table, generator);
+          },
+          nb::arg("table"), nb::arg("state"),
+          "The learner's face: table `table`'s generator, a numpy PCG64 state (state, inc, "
+          "has_uint32, uinteger), which new_episodes draws from.")
+      .def(
+          "generator",
+          [](PyBatch& self, int table) {
+            const Hold hold(self.busy, BATCH_IN_USE);
+            return pcg64_tuple(self.batch.generator(table));
+          },
+          nb::arg("table"), "Table `table`'s generator now: (state, inc, has_uint32, uinteger).")
+      .def(
+          "new_episodes",
+          [](PyBatch& self, const std::vector<int>& tables,
+             const std::vector<std::optional<std::pair<bool, std::vector<uint32_t>>>>& seeds) {
+            std::vector<SeedValue> given;
+            given.reserve(seeds.size());
+            for (const auto& seed : seeds) {
+              if (seed && seed->second.empty())
+                throw std::invalid_argument("a seed has at least one word");
+              given.push_back(seed ? SeedValue{seed->first, seed->second} : SeedValue{});
+            }
+            std::vector<const SeedValue*> by_table;
+            for (size_t i = 0; i < seeds.size(); ++i)
+              by_table.push_back(seeds[i] ? &given[i] : nullptr);
+            const Hold hold(self.busy, BATCH_IN_USE);
+            nb::gil_scoped_release release;
+            self.batch.new_episodes(tables, by_table);
+          },
+          nb::arg("tables"), nb::arg("seeds"),
+          "The learner's face: each of `tables` dealt a new episode from its generator, as "
+          "gym_vector.py deals one: the learner's seat, a seed per opponent seat, the deal "
+          "seed (seeds[i], a seed's sign and words as reset takes them, on the first deal; "
+          "None: drawn), deal_table, again while the episode ends before the learner acts. "
+          "Writes learner_seat, deal_seed, redeals and dealt_rewards at their rows; a bad "
+          "table, a table without a generator or no configure_episodes raise before "
+          "anything changes.")
+      .def_prop_ro("learner_seat",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.learner_seat(),
+                                    {static_cast<size_t>(self.batch.num_tables)});
+                   })
+      .def_prop_ro("deal_seed",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.deal_seed(),
+                                    {static_cast<size_t>(self.batch.num_tables)});
+                   })
+      .def_prop_ro("redeals",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.redeals(),
+                                    {static_cast<size_t>(self.batch.num_tables)});
+                   })
+      .def_prop_ro("dealt_rewards",
+                   [](PyBatch& self) {
+                     return view_of(self, self.batch.dealt_rewards(),
+                                    {static_cast<size_t>(self.batch.num_tables),
+                                     static_cast<size_t>(self.batch.num_players)});
+                   })
       .def_prop_ro("legal",
                    [](PyBatch& self) {
                      return view_of(self, self.batch.legal(),

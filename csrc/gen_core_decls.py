@@ -388,7 +388,7 @@ def write_table(out: Header, m: dict[str, types.ModuleType]) -> None:
         "",
         "// ---- core.py, table.py, options.py (read as text: they import numpy): the suits' parts",
         "// in a state dict; the batch's reward and episode modes, the deals tried for one new",
-        "// game; the bounds of reward_scale",
+        "// game, the bound of a learner's episode's drawn seeds; the bounds of reward_scale",
     )
     core = Source("canasta_env/core.py")
     out.add("// core.py _SUIT_PARTS: the key of each part of the suits (S-19) in a state dict")
@@ -397,6 +397,7 @@ def write_table(out: Header, m: dict[str, types.ModuleType]) -> None:
     mode_names(out, "RewardMode", "REWARD_MODES", table.value("REWARD_MODES"))
     mode_names(out, "EpisodeMode", "EPISODE_MODES", table.value("EPISODE_MODES"))
     out.constant("MAX_REDEALS", table.value("MAX_REDEALS"))
+    out.constant("SEED_BOUND", table.value("SEED_BOUND"))
     out.double("MIN_REWARD_SCALE", options.value("MIN_REWARD_SCALE"))
     out.double("MAX_REWARD_SCALE", options.value("MAX_REWARD_SCALE"))
     out.chars("REWARD_SCALE_RANGE", options.value("REWARD_SCALE_RANGE"))

@@ -7,6 +7,9 @@ naming what is wrong; never a signal, never a hang.
   ``CoreBot`` name at several tables;
 * :func:`bad_calls`: bad arguments and calls out of order on ``_core.Rules``, ``Game``,
   ``Bot``, ``Batch``, ``play_bots``, ``view``, ``seat_rewards`` and ``vector_env``;
+* :func:`fuzz_episodes`: random calls of the batch's learner's episodes
+  (``configure_episodes``, ``set_generator``, ``generator``, ``new_episodes``,
+  ``_core._pcg64_integers``) with good and bad arguments, between plays of its tables;
 * :func:`hammer_all`: four threads on one object (a vector env, the Gymnasium vector face
   on both its paths, a batch, a game, a bot shared by two games): each call works or
   raises the one-thread rule's ``RuntimeError``.
@@ -374,9 +377,107 @@ def bad_calls() -> int:
     assert core.play_bots(game, [greedy, greedy, greedy]) > 0
     refused(lambda: _core.play_bots(game._game, [object()]), TypeError)
 
+    # the learner's episodes: before configuration, without generators, bad twins and states
+    episodes = _core.Batch(rules2, "classic", 2, 3)
+    refused(lambda: episodes.new_episodes([0], [None]), RuntimeError, match="configure_episodes")
+    refused(lambda: episodes.generator(0), ValueError, match="no generator")
+    refused(lambda: episodes.configure_episodes([[expert]] * 2, None, True), ValueError)
+    refused(lambda: episodes.configure_episodes([[expert, expert]] * 3, None, True), ValueError)
+    refused(lambda: episodes.configure_episodes([[expert]] * 3, 2, True), ValueError)
+    refused(lambda: episodes.configure_episodes([[object()]] * 3, None, True), TypeError)
+    episodes.configure_episodes([[expert]] * 3, None, True)
+    refused(lambda: episodes.new_episodes([0], [None]), ValueError, match="no generator")
+    for state in ((1, 1, 0), (-1, 1, 0, 0), (1, 2**128, 0, 0), (1, 1, 2, 0), [1, 1, 0, 0]):
+        refused(lambda state=state: episodes.set_generator(0, state), ValueError, TypeError)
+    refused(lambda: episodes.set_generator(3, (1, 1, 0, 0)), ValueError, match="table 3")
+    for k in range(3):
+        episodes.set_generator(k, (k, 2 * k + 1, 0, 0))
+    for tables, seeds in (([3], [None]), ([0, 0], [None] * 2), ([0], []), ([0], [(False, [])])):
+        refused(lambda tables=tables, seeds=seeds: episodes.new_episodes(tables, seeds), ValueError)
+    refused(lambda: episodes.new_episodes([2**40], [None]), TypeError)
+    for bounds in ([0], [2**31], [-1]):
+        refused(lambda bounds=bounds: _core._pcg64_integers((1, 1, 0, 0), bounds), ValueError)
+    made += fuzz_episodes(rounds=120)
+
     # vector_env: out of order
     venv = vector_env(num_envs=2, num_players=2, backend="core")
     refused(lambda: venv.step(np.zeros(2, np.int64)), RuntimeError, match="before step")
+    return made
+
+
+def _random_int(rng: random.Random) -> object:
+    """An argument where an int goes: in range, at an edge, past 64 bits, or no int at all."""
+    return rng.choice(
+        (
+            rng.randrange(-3, 8),
+            2**31 - 1,
+            2**63,
+            2**128,
+            -(2**70),
+            rng.getrandbits(130),
+            None,
+            1.5,
+            "3",
+            True,
+        )
+    )
+
+
+def _random_state(rng: random.Random) -> object:
+    """A PCG64 state tuple, good or bad: a bad value, length or type now and then."""
+    state = [rng.getrandbits(128), rng.getrandbits(128), rng.randrange(2), rng.getrandbits(32)]
+    if rng.random() < 0.3:
+        state[rng.randrange(4)] = _random_int(rng)
+    if rng.random() < 0.1:
+        state = state[: rng.randrange(6)] + [0] * rng.randrange(3)
+    return tuple(state) if rng.random() < 0.95 else state
+
+
+def _episode_call(batch, players: int, bots: list, rng: random.Random) -> None:
+    """One random call of the learner's episodes on ``batch`` (4 tables), or a play."""
+    from canasta_env import _core
+
+    choice = rng.randrange(6)
+    if choice == 0:
+        count = rng.choice((0, 1, 2, 3)) if rng.random() < 0.2 else players // 2
+        twins = [[rng.choice(bots) for _ in range(count)] for _ in range(rng.choice((4, 4, 3)))]
+        batch.configure_episodes(twins, rng.choice((None, 0, 1, -1, players)), rng.random() < 0.5)
+    elif choice == 1:
+        batch.set_generator(rng.randrange(-1, 5), _random_state(rng))
+    elif choice == 2:
+        batch.generator(rng.randrange(-1, 5))
+    elif choice == 3:
+        tables = [rng.randrange(-1, 5) for _ in range(rng.randrange(4))]
+        seeds = [
+            rng.choice((None, None, (rng.random() < 0.5, [rng.getrandbits(32)] * 3), (True, [])))
+            for _ in tables
+        ]
+        batch.new_episodes(tables, seeds)
+    elif choice == 4:
+        bounds = [_random_int(rng) for _ in range(rng.randrange(4))]
+        _core._pcg64_integers(_random_state(rng), bounds)
+    else:
+        batch.play_learner(np.argmax(batch.mask, axis=1), False)
+
+
+def fuzz_episodes(rounds: int = 400, seed: int = 0) -> int:
+    """Random calls of the batch's learner's episodes, with random good and bad arguments,
+    between plays of its tables (``play_learner``) on 2- and 4-seat batches: each call works
+    or raises ``ValueError``, ``TypeError`` or ``RuntimeError``. Returns the calls made."""
+    from canasta_env import _core
+
+    rng = random.Random(seed)
+    rules = make_rules("classic")
+    bots = [core.CoreBot(name)._bot for name in ("expert", "greedy", "random")]
+    made = 0
+    for players in (2, 4):
+        batch = _core.Batch(core.core_rules(rules, players), "classic", players, 4)
+        for _ in range(rounds):
+            try:
+                _episode_call(batch, players, bots, rng)
+            except (ValueError, TypeError, RuntimeError):
+                pass
+            made += 1
     return made
 
 
@@ -482,18 +583,23 @@ def hammer_face(batched: bool, rounds: int = 40, sb3: bool = False) -> tuple[int
 
 def hammer_batch(rounds: int = 40) -> tuple[int, int]:
     """Four threads on one ``_core.Batch`` driven by the learner's face (deal_table,
-    step_learner, play_learner, game and a view of it)."""
+    new_episodes, step_learner, play_learner, game and a view of it)."""
     from canasta_env import _core
 
     rules2 = core.core_rules(make_rules("classic"), 2)
     batch = _core.Batch(rules2, "classic", 2, 4)
     expert = core.CoreBot("expert")._bot
+    batch.configure_episodes([[expert]] * 4, None, True)
     for k in range(4):
         batch.deal_table(k, False, [k], [None, expert], [0, k])
+        batch.set_generator(k, (k, 2 * k + 1, 0, 0))
 
     def use(rng: random.Random) -> None:
-        choice = rng.randrange(3)
-        if choice == 0:
+        choice = rng.randrange(4)
+        if choice == 3:
+            tables = rng.sample(range(4), rng.randrange(1, 5))
+            batch.new_episodes(tables, [None] * len(tables))
+        elif choice == 0:
             k = rng.randrange(4)
             batch.deal_table(k, False, [rng.randrange(100)], [None, expert], [0, 1])
         elif choice == 1:
