@@ -191,6 +191,7 @@ class BatchedTable:
         self.legal = self.engine.legal
         self._booked = np.zeros((num_tables, num_players), np.float64)
         self._rows = np.arange(num_tables)
+        self._row_starts = self._rows * num_players  # where row k starts in _booked.ravel()
         #: the last hand that ended at each table since the caller cleared it
         self.hand_ends: dict[int, HandEnd] = {}
 
@@ -313,10 +314,17 @@ class BatchedTable:
         else:
             words = [None if seed is None else seed_words(seed) for seed in seeds]
         engine.batch.new_episodes(tables, words)
-        self._booked[tables] = engine.dealt_rewards[tables]
-        for k in tables:
-            self.status[k] = CALLER
-            self.hand_ends.pop(k, None)
+        booked, dealt, status, hand_ends = (
+            self._booked,
+            engine.dealt_rewards,
+            self.status,
+            self.hand_ends,
+        )
+        for k in tables:  # a row at a time: fancy indexing costs more for the few that end
+            booked[k] = dealt[k]
+            status[k] = CALLER
+            if hand_ends:
+                hand_ends.pop(k, None)
 
     def play(self, actions: Sequence[int] | np.ndarray, raise_illegal: bool = True) -> None:
         """Play ``actions[k]`` (an integer id per table) at each table ``k``, then its
@@ -340,7 +348,7 @@ class BatchedTable:
     def take_rewards(self, seats: np.ndarray) -> np.ndarray:
         """The rewards booked for ``seats[k]`` at each table ``k`` since the last take
         (float64), and a new start for every seat's."""
-        rewards = self._booked[self._rows, seats]
+        rewards = self._booked.ravel()[self._row_starts + seats]  # [k, seats[k]], flat
         self._booked.fill(0.0)
         return rewards
 

@@ -441,7 +441,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         if hands:
             over = set(ended)
             top_rows = [(k, self._hand_info(k)) for k in sorted(hands) if k not in over]
-        final_obs = np.empty(self.num_envs, dtype=object)  # all None
+        final_obs = np.empty(self.num_envs, dtype=object) if ended else None  # all None
         final_rows = []
         for k in ended:
             info = {"seat": int(acting[k]), "deal_seed": self._deal_seed(k)}
@@ -471,7 +471,9 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
     def _gather_infos(self, rows: list[tuple[int, dict]]) -> dict:
         """The tables' infos (``(k, info)`` in ascending ``k``) as Gymnasium's
         ``_add_info`` gathers them one by one: the same keys in the same order, each with
-        its ``_key`` mask, the same dtypes; flat infos only."""
+        its ``_key`` mask, the same dtypes (but an integer past int64, a deal seed given
+        at reset: its column holds Python integers, as ``info["deal_seed"]``); flat infos
+        only."""
         gathered: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # key -> (values, has)
         for k, info in rows:
             for key, value in info.items():
@@ -484,7 +486,11 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
                     else:  # an object array is made all None
                         array = np.empty(self.num_envs, dtype=object)
                     pair = gathered[key] = (array, np.zeros(self.num_envs, np.bool_))
-                pair[0][k] = value
+                try:
+                    pair[0][k] = value
+                except OverflowError:  # an integer past int64 (a seed): the column holds objects
+                    pair = gathered[key] = (pair[0].astype(object), pair[1])
+                    pair[0][k] = value
                 pair[1][k] = True
         infos: dict = {}
         for key, (array, has) in gathered.items():

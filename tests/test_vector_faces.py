@@ -322,6 +322,24 @@ def test_a_seed_of_any_size_deals_as_the_single_env_deals_it(backend):
         venv.step(_sample(np.random.default_rng(0), obs["action_mask"]))
 
 
+@pytest.mark.parametrize("backend", ["core", "python"])
+def test_final_infos_hold_a_seed_past_int64_beside_one_that_fits(backend):
+    """A seed past int64 at a table whose episode ends in the same step as an earlier
+    table's (whose seed fits) raised OverflowError while gathering the final infos."""
+    if backend == "core" and not canasta_env.core.AVAILABLE:
+        pytest.skip("the compiled core is not built")
+    venv = CanastaVectorEnv(3, num_players=2, backend=backend)
+    obs, _ = venv.reset(seed=[5, 2**64, 7])
+    illegal = np.argmin(obs["action_mask"], axis=1)  # each table's first illegal id
+    assert not obs["action_mask"][np.arange(3), illegal].any()
+    _, _, terminated, _, info = venv.step(illegal)  # every episode ends, in one step
+    assert terminated.all()
+    final = info["final_info"]
+    assert final["deal_seed"].dtype == object
+    assert list(final["deal_seed"]) == [5, 2**64, 7] and final["_deal_seed"].all()
+    assert list(final["illegal_action"]) == list(illegal)
+
+
 def test_the_sb3_face_takes_a_seed_of_any_size():
     pytest.importorskip("stable_baselines3", reason="the SB3 face needs the 'train' extra")
     from canasta_env.sb3_vec import sb3_vec_env
