@@ -422,7 +422,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         # every id checked, then each action (raised, or its table not played)
         tables.play(actions, raise_illegal=self.options.illegal_action == "raise")
         legal = tables.legal
-        all_legal = bool(legal.all())
+        all_legal = np.count_nonzero(legal) == self.num_envs  # (no wrapper: cheaper than all())
         terminated = np.zeros(self.num_envs, bool)
         truncated = np.zeros(self.num_envs, bool)
         ended = tables.ended
@@ -461,7 +461,8 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         info = {**self._info(), **self._gather_infos(top_rows)}
         if ended:
             ends = np.zeros(self.num_envs, bool)
-            ends[ended] = True
+            for k in ended:  # one or two tables: cheaper than fancy indexing
+                ends[k] = True
             info.update(
                 final_obs=final_obs, _final_obs=ends, final_info=self._gather_infos(final_rows)
             )
