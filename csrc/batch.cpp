@@ -302,6 +302,9 @@ void Batch::new_episodes(const std::vector<int>& tables,
   for (size_t i = 0; i < tables.size(); ++i) new_episode(tables[i], seeds[i]);
 }
 
+static_assert(1 <= SEED_BOUND && SEED_BOUND <= NumpyPcg64::MAX_BOUND,
+              "table.py's SEED_BOUND is past the bounds NumpyPcg64::integers reproduces");
+
 // One table's new episode (new_episodes): the draws of gym_vector.py's _start_episode and
 // _deal_opponents, the deal seed, the deal, again while the episode ends in its deal.
 void Batch::new_episode(int k, const SeedValue* given) {

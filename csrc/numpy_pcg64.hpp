@@ -57,7 +57,9 @@ inline Uint128 multiply128(Uint128 a, Uint128 b) {
 struct NumpyPcg64 {
   // numpy's PCG_DEFAULT_MULTIPLIER_128 (pcg64.h)
   static constexpr Uint128 MULTIPLIER{0x2360ed051fc65da4ULL, 0x4385df649fccf645ULL};
-  // the largest bound integers takes: the single env's seed bound, 2**31 - 1
+  // the largest bound integers takes here, the one tests/test_numpy_pcg64.py checks
+  // against numpy (the algorithm itself holds up to 2**32 - 1); the seeds the episodes
+  // draw fit under it (batch.cpp checks SEED_BOUND at compile time)
   static constexpr int64_t MAX_BOUND = 0x7fffffff;
 
   Uint128 state;      // PCG64.state["state"]["state"]
