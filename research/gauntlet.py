@@ -27,6 +27,8 @@ the lowest win rate over the ``stranger`` and ``wide`` groups.
         --config docs/training/run_h5_config.json --hands 2000 --seed 9100 --jobs 2 \\
         --out docs/training/gauntlet_h5_4p.json
     python -m research.gauntlet report docs/training/gauntlet_h5_4p.json [MORE.json ...]
+    python -m research.gauntlet compare --first ppo:A.npz --second ppo:B.npz --players 2 \
+        --hands 4000 --seed 7300     # an ablation: two agents on the same hands
 
 ``run`` keeps every finished pairing in ``--out`` (written after each), so a stopped run
 resumes where it stopped; the same command gives the same hands (the arena's duplicate deals
@@ -152,6 +154,39 @@ def play_pairing(agent: str, opponent: str, players: int, hands: int, seed: int,
     }
 
 
+def _won(agent: str, opponent: str, players: int, hands: int, seed: int, jobs: int) -> list:
+    """The agent's result in each hand against the opponent (1 won, 0.5 tied, 0 lost), in
+    the arena's order of deals and seatings, which ``seed`` fixes."""
+    from canasta_arena.arena import run_arena
+
+    seats = [f"agent={agent}", f"opponent={opponent}"]
+    result = run_arena(seats, "classic", players, hands=hands, seed=seed, jobs=jobs, plot=False)
+    ordered = sorted(result.hands, key=lambda hand: (hand.deal, hand.arrangement))
+    diffs = [hand.score_diff[seats[0]] for hand in ordered]
+    return [1.0 if d > 0 else 0.5 if d == 0 else 0.0 for d in diffs]
+
+
+def compare(
+    first: str, second: str, opponent: str, players: int, hands: int, seed: int, jobs: int = 1
+) -> dict:
+    """Two agents against one opponent on the same duplicate hands, compared hand by hand
+    (an ablation's measure): each one's share of hands won, and the first's minus the
+    second's with its 95% t interval over the hands. Each hand's cards are the same for
+    both, so their luck cancels and the interval is narrower than the two apart."""
+    from canasta_arena.stats import mean_interval
+
+    if hands < 2:
+        raise ValueError(f"--hands {hands}: at least 2 for an interval")
+    a = _won(first, opponent, players, hands, seed, jobs)
+    b = _won(second, opponent, players, hands, seed, jobs)
+    diff, low, high = mean_interval([x - y for x, y in zip(a, b, strict=True)])
+    return {
+        "first": first, "second": second, "opponent": opponent, "players": players,
+        "hands": len(a), "seed": seed, "first_win_rate": sum(a) / len(a),
+        "second_win_rate": sum(b) / len(b), "diff": diff, "diff_ci": [low, high],
+    }  # fmt: skip
+
+
 def run(
     agent: str,
     players: int,
@@ -248,9 +283,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     go.add_argument("--only", default="", help="groups to play, a comma list (default: all)")
     show = sub.add_parser("report", help="markdown tables of gauntlet files")
     show.add_argument("files", nargs="+", type=Path)
+    pair = sub.add_parser("compare", help="two agents against one opponent, hand by hand")
+    pair.add_argument("--first", required=True)
+    pair.add_argument("--second", required=True)
+    pair.add_argument("--opponent", default=STRANGERS[0])
+    pair.add_argument("--players", type=int, choices=(2, 4), required=True)
+    pair.add_argument("--hands", type=int, default=2000)
+    pair.add_argument("--seed", type=int, default=7100)
+    pair.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args(argv)
     try:
-        if args.command == "run":
+        if args.command == "compare":
+            row = compare(
+                args.first, args.second, args.opponent, args.players, args.hands, args.seed,
+                args.jobs,
+            )  # fmt: skip
+            low, high = row["diff_ci"]
+            print(json.dumps(row))
+            print(
+                f"{args.first} {100 * row['first_win_rate']:.1f}%, {args.second} "
+                f"{100 * row['second_win_rate']:.1f}% against {args.opponent} on the same "
+                f"{row['hands']:,} hands: {100 * row['diff']:+.1f} [{100 * low:+.1f}, "
+                f"{100 * high:+.1f}] points"
+            )
+        elif args.command == "run":
             only = [g for g in args.only.split(",") if g]
             document = run(
                 args.agent, args.players, args.out, hands=args.hands, seed=args.seed,

@@ -139,3 +139,20 @@ def test_pace_splits_the_hands_by_who_went_out():
         "  out: opponent  50.0% of hands, the agent won   0.0%, 70 decisions, hand scores "
         "+50 (agent) +700 (opponent)",
     ]
+
+
+def test_compare_is_hand_by_hand_on_the_same_deals():
+    """An ablation's measure: each agent's rate is its own pairing's on those deals, the
+    difference is theirs, and an agent compared with itself differs by exactly nothing."""
+    row = gauntlet.compare("expert", "greedy", "random", 2, 8, 3)
+    for name, key in (("expert", "first_win_rate"), ("greedy", "second_win_rate")):
+        assert row[key] == gauntlet.play_pairing(name, "random", 2, 8, 3, 1)["win_rate"]
+    assert row["hands"] == 8 and row["diff"] == pytest.approx(
+        row["first_win_rate"] - row["second_win_rate"]
+    )
+    low, high = row["diff_ci"]
+    assert low <= row["diff"] <= high
+    same = gauntlet.compare("greedy", "greedy", "random", 2, 8, 3)
+    assert same["diff"] == 0 and same["diff_ci"] == [0, 0]
+    with pytest.raises(ValueError, match="--hands 1"):
+        gauntlet.compare("greedy", "expert", "random", 2, 1, 3)

@@ -48,9 +48,10 @@ RLLIB_KEYS_BEFORE = {
 def test_canasta_train_keeps_its_defaults():
     # since the budget rule (training/machine.py): threads left out are the cores the
     # workers leave, saved as a number in config.json; device is new, and an older run
-    # without it reads as "cpu"; step_cost is new, 0 for an older run; critic is new,
-    # "shared" (the value head on the policy's trunk) for an older run
-    added = {"device": "auto", "step_cost": 0.0, "critic": "shared"}
+    # without it reads as "cpu"; step_cost is new, 0 for an older run and 0.01 for a new
+    # one (issue 45's recipe); critic is new, "shared" (the value head on the policy's
+    # trunk) for an older run
+    added = {"device": "auto", "step_cost": 0.01, "critic": "shared"}
     assert DEFAULTS == {**NATIVE_BEFORE, "threads": None, **added}
     assert config.ADDED == {"device": "cpu", "step_cost": 0.0, "critic": "shared"}
 

@@ -27,6 +27,7 @@ BOT_FREE = [
     "ppo", "--opponents", "self=1", "--eval-opponents", "", "--kick-coef", "0",
     "--hidden", "32", "--ppo-steps", "1200", "--rollout-steps", "300", "--eval-every", "2",
     "--eval-deals", "2", "--jobs", "0", "--envs", "8", "--threads", "1", "--no-progress",
+    "--step-cost", "0",  # the reference was made before the price's default of 0.01
 ]  # fmt: skip
 #: Every stage, tiny (tests/test_league.py's run).
 TINY = [
