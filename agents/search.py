@@ -576,16 +576,26 @@ def _from_side(value: float, team_of, current: int, seat: int, num_teams: int) -
     return -float(value) / (num_teams - 1)
 
 
+#: A mean difference of rollout scores under this is a tie: the float32 arithmetic of the
+#: network's values (about 1e-7 a hand's reward), not the moves. Without it a search
+#: deviated on differences of 1e-7 whose standard error was 0 (two moves whose rollouts
+#: ended alike).
+TIE = 1e-5
+
+
 def _choose(scores: np.ndarray, margin_z: float) -> int:
     """The index of the candidate to play: the best mean if it beats candidate 0 (the
-    network's move) by more than ``margin_z`` standard errors of the paired difference."""
+    network's move) by more than ``margin_z`` standard errors of the paired difference,
+    and by more than :data:`TIE`."""
     means = scores.mean(axis=1)
     best = int(np.argmax(means))
     if best == 0:
         return 0
     diff = scores[best] - scores[0]
+    if diff.mean() <= TIE:
+        return 0
     if len(diff) < 2:
-        return best if diff.mean() > 0 and margin_z <= 0 else 0
+        return best if margin_z <= 0 else 0
     error = diff.std(ddof=1) / math.sqrt(len(diff))
     return best if diff.mean() > margin_z * error else 0
 

@@ -14,6 +14,7 @@ from agents.registry import make_agent
 from agents.search import (
     DEFAULT_ROLLOUTS,
     MAX_ROLLOUTS,
+    TIE,
     SearchAgent,
     SearchConfig,
     _choose,
@@ -266,6 +267,11 @@ def test_choice_keeps_the_policy_move_unless_clearly_better():
     assert _choose(noisy, margin_z=0.0) == 1
     worse = np.array([[0.5, 0.5], [0.0, 0.0], [0.4, 0.6]])
     assert _choose(worse, margin_z=0.0) == 0
+    # rollouts that end alike but for the float32 arithmetic of the values: a tie, not a
+    # sure gain (the search deviated on such a +1.2e-7 with no spread before TIE)
+    alike = np.array([[1.6010001, 1.6010001], [1.6010002, 1.6010002]], np.float32)
+    assert 0 < (alike[1] - alike[0]).mean() <= TIE and _choose(alike, margin_z=1.0) == 0
+    assert _choose(alike + np.array([[0.0], [2 * TIE]], np.float32), margin_z=1.0) == 1
 
 
 def test_value_from_the_agents_side():
