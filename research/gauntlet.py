@@ -132,17 +132,25 @@ def _was_trained_with(name: str, league: set[str]) -> bool:
     return path is not None and path.is_file() and "sha256:" + file_digest(path) in league
 
 
-def play_pairing(agent: str, opponent: str, players: int, hands: int, seed: int, jobs: int) -> dict:
-    """The agent against one opponent on ``hands`` duplicate hands: its share of hands won
-    (Wilson interval) and its mean score difference a hand (t interval)."""
+def _play(agent: str, opponent: str, players: int, hands: int, seed: int, jobs: int):
+    """The arena's duplicate hands of the agent against the opponent: the agent's ranking
+    row and its score difference in each hand, in the order of deals and seatings."""
     from canasta_arena.arena import run_arena
-    from canasta_arena.stats import mean_interval
 
-    started = time.perf_counter()
     seats = [f"agent={agent}", f"opponent={opponent}"]  # labels: the same name twice is fine
     result = run_arena(seats, "classic", players, hands=hands, seed=seed, jobs=jobs, plot=False)
     row = next(r for r in result.summary["ranking"] if r["agent"] == seats[0])
-    diffs = [hand.score_diff[seats[0]] for hand in result.hands]
+    ordered = sorted(result.hands, key=lambda hand: (hand.deal, hand.arrangement))
+    return row, [hand.score_diff[seats[0]] for hand in ordered]
+
+
+def play_pairing(agent: str, opponent: str, players: int, hands: int, seed: int, jobs: int) -> dict:
+    """The agent against one opponent on ``hands`` duplicate hands: its share of hands won
+    (Wilson interval) and its mean score difference a hand (t interval)."""
+    from canasta_arena.stats import mean_interval
+
+    started = time.perf_counter()
+    row, diffs = _play(agent, opponent, players, hands, seed, jobs)
     mean, low, high = mean_interval(diffs)
     return {
         "hands": row["hands"],
@@ -157,12 +165,7 @@ def play_pairing(agent: str, opponent: str, players: int, hands: int, seed: int,
 def _won(agent: str, opponent: str, players: int, hands: int, seed: int, jobs: int) -> list:
     """The agent's result in each hand against the opponent (1 won, 0.5 tied, 0 lost), in
     the arena's order of deals and seatings, which ``seed`` fixes."""
-    from canasta_arena.arena import run_arena
-
-    seats = [f"agent={agent}", f"opponent={opponent}"]
-    result = run_arena(seats, "classic", players, hands=hands, seed=seed, jobs=jobs, plot=False)
-    ordered = sorted(result.hands, key=lambda hand: (hand.deal, hand.arrangement))
-    diffs = [hand.score_diff[seats[0]] for hand in ordered]
+    _, diffs = _play(agent, opponent, players, hands, seed, jobs)
     return [1.0 if d > 0 else 0.5 if d == 0 else 0.0 for d in diffs]
 
 
