@@ -1,0 +1,106 @@
+"""A weight average ("model soup") of networks fine-tuned from one start.
+
+    python -m research.soup --out runs/soup/classic_4p.npz agents/models/classic_4p.npz \\
+        runs/gen/g1/evals/step004595666.npz runs/gen/g2/evals/step008004461.npz ...
+
+Networks fine-tuned from the same network often stay in one basin of the loss, where the
+mean of their weights plays at least as well as each (Wortsman et al., "Model soups", 2022).
+Every input is read as data (:class:`agents.model_file.ModelFile`: checked, no pickle) and
+must have the same layout (observation size, actions, hidden layers); every weight, the
+value head's too, is the mean of the inputs' in float64, written as float32. Networks whose
+``meta`` names different tables are refused. The output's ``meta`` names each input with
+its sha256, and it never overwrites an input.
+docs/training/history.md ("A weight average of the fine-tunes") measures one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from agents.model_file import FORMAT, ModelFile, file_digest
+from canasta_env.safe_write import atomic_write
+
+#: The most networks one average takes.
+MAX_INPUTS = 64
+
+
+def _layout(model: ModelFile) -> tuple:
+    meta = model.meta
+    return meta["obs_size"], meta["num_actions"], tuple(meta["hidden"])
+
+
+def average(paths: Sequence[str | Path], out: str | Path) -> Path:
+    """Write the mean of the networks at ``paths`` to ``out`` (a model file); ``ValueError``
+    naming the problem: fewer than 2 or more than :data:`MAX_INPUTS` inputs, an input that
+    is not a model file, layouts or tables that differ, ``out`` one of the inputs."""
+    paths = [Path(p) for p in paths]
+    out = Path(out)
+    if not 2 <= len(paths) <= MAX_INPUTS:
+        raise ValueError(f"an average takes 2 to {MAX_INPUTS} networks, got {len(paths)}")
+    if any(out.resolve() == p.resolve() for p in paths):
+        raise ValueError(f"{out}: the output is one of the inputs")
+    models = [ModelFile(p) for p in paths]
+    layout = _layout(models[0])
+    for path, model in zip(paths[1:], models[1:]):
+        if _layout(model) != layout:
+            raise ValueError(
+                f"{path}: layout {_layout(model)} (observation, actions, hidden) differs "
+                f"from {paths[0]}'s {layout}"
+            )
+        tables, first = model.meta.get("tables"), models[0].meta.get("tables")
+        if tables is not None and first is not None and tables != first:
+            raise ValueError(f"{path}: trained for tables {tables}, {paths[0]} for {first}")
+    obs_size, num_actions, hidden = layout
+    arrays: dict[str, np.ndarray] = {}
+
+    def mean(pick) -> np.ndarray:
+        return np.mean([np.asarray(pick(m), dtype=np.float64) for m in models], axis=0).astype(
+            np.float32
+        )
+
+    for i in range(len(hidden)):
+        arrays[f"trunk_w{i}"] = mean(lambda m, i=i: m.trunk[i][0])
+        arrays[f"trunk_b{i}"] = mean(lambda m, i=i: m.trunk[i][1])
+    arrays["pi_w"], arrays["pi_b"] = mean(lambda m: m.actor[-1][0]), mean(lambda m: m.actor[-1][1])
+    arrays["v_w"], arrays["v_b"] = mean(lambda m: m.value_head[0]), mean(lambda m: m.value_head[1])
+    meta = {
+        "format": FORMAT,
+        "obs_size": obs_size,
+        "num_actions": num_actions,
+        "hidden": list(hidden),
+        "stage": "soup",
+        "tables": models[0].meta.get("tables"),
+        "soup": [{"file": str(p), "sha256": file_digest(p)} for p in paths],
+    }
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(out, buffer.getvalue(), "model file")
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m research.soup", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("models", nargs="+", help="model files (.npz) of one layout")
+    parser.add_argument("--out", required=True, type=Path)
+    args = parser.parse_args(argv)
+    try:
+        print(average(args.models, args.out))
+    except ValueError as error:
+        print(f"research.soup: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
