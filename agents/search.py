@@ -387,10 +387,24 @@ class SearchAgent(Agent):
         config: SearchConfig | None = None,
         seed: int | None = None,
         name: str | None = None,
+        opponent: str | Path | ModelFile | None = None,
     ):
         model_file = model if isinstance(model, ModelFile) else ModelFile(resolve_model(model))
         self.config = config or SearchConfig()
         self.net = PolicyValueNet(model_file)
+        # an experiment (docs/search.md, "A model of the other team"): another network plays
+        # the other team's seats in the rollouts (None: the agent's own, the default)
+        self.opponent_net = None
+        if opponent is not None:
+            other = (
+                opponent if isinstance(opponent, ModelFile) else ModelFile(resolve_model(opponent))
+            )
+            if other.meta["num_actions"] != model_file.meta["num_actions"]:
+                raise ValueError(
+                    f"opponent {other.path}: {other.meta['num_actions']} action ids, the "
+                    f"agent's network {model_file.meta['num_actions']}"
+                )
+            self.opponent_net = PolicyValueNet(other)
         # the root's priors exactly as the ppo: agent computes its move
         self.policy = PolicyWeights(model_file.actor, "ReLU")
         self.rng = random.Random(seed)
@@ -499,6 +513,7 @@ class SearchAgent(Agent):
         config = self.config
         team_of = tables[0].team_of
         num_teams = max(team_of) + 1
+        team = team_of[seat]
         scores = np.zeros(len(tables))
         deadline = None if config.max_ms is None else started + config.max_ms / 1000.0
         stats = self.stats
@@ -526,6 +541,11 @@ class SearchAgent(Agent):
                             value, team_of, table.current, seat, num_teams
                         )
                     return None
+                if self.opponent_net is not None:
+                    theirs = [i for i, r in enumerate(rows) if team_of[live[r].current] != team]
+                    if theirs:
+                        logits = logits.copy()
+                        logits[theirs] = self.opponent_net(obs[theirs])[0]
                 z = _legal_logits(logits, [legal[r] for r in rows])
                 if generator is not None:
                     z = z + generator.gumbel(size=z.shape).astype(np.float32)

@@ -422,3 +422,27 @@ def test_an_odd_network_plays_only_legal_moves_to_the_end_of_a_hand(tmp_path, la
         searched += agent.stats.searched
         table.step(action)
     assert searched >= 5
+
+
+# ---------------------------------------------------------------------- a model of the others
+def test_another_network_plays_the_other_team_in_the_rollouts(policy, tmp_path):
+    """``SearchAgent(opponent=...)`` (research/opponent_search.py): the other team's seats of
+    every rollout are played by that network, the agent's team by its own. The same network
+    as the opponent gives exactly the default's scores; another network (a positive control)
+    other scores, while the candidates stay the agent's."""
+    positions = open_positions(policy, 2, seed=21, count=4)
+    config = SearchConfig(rollouts=8, depth=6, confident=1.0, margin_z=0, sure_margin_z=0)
+    own = SearchAgent("classic-2p", config)
+    same = SearchAgent("classic-2p", config, opponent="classic-2p")
+    other = SearchAgent("classic-2p", config, opponent="classic-4p")
+    changed = 0
+    for game in positions:
+        worlds = [game.copy() for _ in range(3)]
+        moves = game.legal_actions()[:2]
+        base = own.score_moves(worlds, moves, game.current)
+        assert np.array_equal(same.score_moves(worlds, moves, game.current), base)
+        changed += not np.array_equal(other.score_moves(worlds, moves, game.current), base)
+    assert changed >= 1
+    wide = _model_file(tmp_path / "wide.npz", obs_size=100, num_actions=120, scale=0.1)
+    with pytest.raises(ValueError, match="action ids"):
+        SearchAgent("classic-2p", config, opponent=wide)
