@@ -17,6 +17,8 @@ and loads them into torch.
 from __future__ import annotations
 
 import hashlib
+import io
+import json
 import math
 import os
 import re
@@ -28,6 +30,7 @@ import numpy as np
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.jsonfile import loads_bounded, open_regular, read_npy
 from canasta_env.observation import OBS_SIZE
+from canasta_env.safe_write import atomic_write
 
 FORMAT = "canasta-mlp-1"
 
@@ -47,6 +50,19 @@ def file_digest(path: str | os.PathLike) -> str:
     """The sha256 of a model file's bytes: how the exploit reports, the gauntlets and the
     leaderboard tell one network from another under the same name."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def write_model(path: str | os.PathLike, arrays: dict[str, np.ndarray], meta: dict) -> Path:
+    """Write ``arrays`` (the weights, named as the format names them) and ``meta`` as a
+    model file at ``path``: compressed, atomically and never through a link
+    (:func:`canasta_env.safe_write.atomic_write`)."""
+    path = Path(path)
+    members = {**arrays, "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)}
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **members)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, buffer.getvalue(), "model file")
+    return path
 
 
 def _member_shapes(meta: dict) -> dict[str, tuple[int, ...]]:

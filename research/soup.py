@@ -16,16 +16,13 @@ docs/training/history.md ("A weight average of the fine-tunes") measures one.
 from __future__ import annotations
 
 import argparse
-import io
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from agents.model_file import FORMAT, ModelFile, file_digest
-from canasta_env.safe_write import atomic_write
+from agents.model_file import FORMAT, ModelFile, file_digest, write_model
 
 #: The most networks one average takes.
 MAX_INPUTS = 64
@@ -79,12 +76,7 @@ def average(paths: Sequence[str | Path], out: str | Path) -> Path:
         "tables": models[0].meta.get("tables"),
         "soup": [{"file": str(p), "sha256": file_digest(p)} for p in paths],
     }
-    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
-    buffer = io.BytesIO()
-    np.savez_compressed(buffer, **arrays)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(out, buffer.getvalue(), "model file")
-    return out
+    return write_model(out, arrays, meta)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -10,16 +10,13 @@
 
 from __future__ import annotations
 
-import io
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from agents.model_file import FORMAT, ModelFile
-from canasta_env.safe_write import atomic_write
+from agents.model_file import FORMAT, ModelFile, write_model
 
 
 def build(obs_size: int, num_actions: int, hidden: Sequence[int]):
@@ -114,12 +111,7 @@ def save(model, path: str | os.PathLike, meta: dict | None = None) -> Path:
         "hidden": model.hidden,
         **(meta or {}),
     }
-    arrays["meta"] = np.frombuffer(json.dumps(info).encode(), dtype=np.uint8)
-    buffer = io.BytesIO()
-    np.savez_compressed(buffer, **arrays)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, buffer.getvalue(), "model file")
-    return path
+    return write_model(path, arrays, info)
 
 
 def load_into(model_file: ModelFile, model) -> None:
