@@ -481,8 +481,11 @@ def attach_strangers(document: dict, gauntlets: Sequence[dict]) -> dict:
     for gauntlet in gauntlets:
         try:
             agent, players, head = gauntlet["agent"], int(gauntlet["players"]), gauntlet["worst"]
-            if not isinstance(agent, str) or players not in (2, 4):
-                raise ValueError(f"agent {agent!r} at {players} players")
+            table = gauntlet.get("table", f"classic-{players}p")  # files before tables: classic
+            if not isinstance(agent, str) or table not in TABLES:
+                raise ValueError(f"agent {agent!r} on table {str(table)[:40]!r}")
+            if TABLES[table].players != players:
+                raise ValueError(f"table {table} at {players} players")
             if head is None:
                 continue
             low, high = (float(x) for x in head["win_ci"])
@@ -500,5 +503,5 @@ def attach_strangers(document: dict, gauntlets: Sequence[dict]) -> dict:
         digest = file_digest(shipped) if shipped is not None and shipped.is_file() else None
         if shipped is not None and gauntlet.get("agent_sha256") != digest:
             continue  # measured an agent the board no longer plays
-        attached.setdefault(f"classic-{players}p", {})[agent] = found
+        attached.setdefault(table, {})[agent] = found
     return dict(document, strangers=attached)

@@ -30,6 +30,10 @@ the lowest win rate over the ``stranger`` and ``wide`` groups.
     python -m research.gauntlet compare --first ppo:A.npz --second ppo:B.npz --players 2 \
         --hands 4000 --seed 7300     # an ablation: two agents on the same hands
 
+Classic at 2 or 4 players by default; ``--table KEY`` plays another of the leaderboard's tables
+(``spanish-3p``, ``spanish-runs-4p``: :data:`canasta_arena.leaderboard.TABLES`), where the
+opponents are the same bots and the table's own networks, if any.
+
 ``run`` keeps every finished pairing in ``--out`` (written after each), so a stopped run
 resumes where it stopped; the same command gives the same hands (the arena's duplicate deals
 from ``--seed``).
@@ -72,6 +76,20 @@ HOUSE = ("expert",)
 HEADLINE_GROUPS = ("stranger", "wide")
 
 
+def table_of(players: int | None, table: str | None = None):
+    """The leaderboard table a gauntlet plays: ``table`` by key, or classic at ``players``;
+    ``ValueError`` for an unknown key or a player count that is not the table's."""
+    from canasta_arena.leaderboard import TABLES
+
+    key = table if table is not None else f"classic-{players}p"
+    if key not in TABLES:
+        raise ValueError(f"no table {key!r}; the tables are {', '.join(TABLES)}")
+    found = TABLES[key]
+    if players is not None and players != found.players:
+        raise ValueError(f"table {key} is played by {found.players} players, not {players}")
+    return found
+
+
 def _model_path(agent: str) -> Path | None:
     """The model file of a ``ppo:`` agent (a shipped name resolved), or None."""
     if not agent.startswith("ppo:"):
@@ -84,9 +102,10 @@ def _model_path(agent: str) -> Path | None:
         return None
 
 
-def opponents(players: int, agent: str) -> list[tuple[str, str]]:
-    """(group, agent name) of every opponent of a classic ``players`` table; networks that
-    are the agent's own file (by digest) are left out."""
+def opponents(players: int, agent: str, table: str | None = None) -> list[tuple[str, str]]:
+    """(group, agent name) of every opponent of a ``players`` table (classic, or ``table``
+    by key); networks that are the agent's own file (by digest) are left out."""
+    stem = table_of(players, table).key.replace("-", "_")  # classic_4p: the file names
     own = _model_path(agent)
     own_digest = file_digest(own) if own is not None and own.is_file() else None
     rows = [("stranger", name) for name in STRANGERS]
@@ -95,10 +114,10 @@ def opponents(players: int, agent: str) -> list[tuple[str, str]]:
     rows += [("house", name) for name in HOUSE]
     networks = [("exploiter", p) for p in sorted((ROOT / "research/exploiters").glob("*.npz"))]
     networks += [("snapshot", p) for p in sorted((ROOT / "research/hardening").glob("*.npz"))]
-    networks += [("snapshot", ROOT / f"agents/models/classic_{players}p.npz")]
+    networks += [("snapshot", ROOT / f"agents/models/{stem}.npz")]
     seen = {own_digest}
     for group, path in networks:
-        if f"classic_{players}p" not in path.name or file_digest(path) in seen:
+        if not path.name.startswith(stem) or not path.is_file() or file_digest(path) in seen:
             continue
         seen.add(file_digest(path))
         rows.append((group, "ppo:" + str(path.relative_to(ROOT))))
@@ -132,25 +151,34 @@ def _was_trained_with(name: str, league: set[str]) -> bool:
     return path is not None and path.is_file() and "sha256:" + file_digest(path) in league
 
 
-def _play(agent: str, opponent: str, players: int, hands: int, seed: int, jobs: int):
+def _play(
+    agent: str, opponent: str, players: int, hands: int, seed: int, jobs: int, table: str | None
+):
     """The arena's duplicate hands of the agent against the opponent: the agent's ranking
     row and its score difference in each hand, in the order of deals and seatings."""
     from canasta_arena.arena import run_arena
 
+    where = table_of(players, table)
     seats = [f"agent={agent}", f"opponent={opponent}"]  # labels: the same name twice is fine
-    result = run_arena(seats, "classic", players, hands=hands, seed=seed, jobs=jobs, plot=False)
+    result = run_arena(
+        seats, where.variant, players, hands=hands, seed=seed, jobs=jobs, plot=False,
+        rules=dict(where.rules) or None,
+    )  # fmt: skip
     row = next(r for r in result.summary["ranking"] if r["agent"] == seats[0])
     ordered = sorted(result.hands, key=lambda hand: (hand.deal, hand.arrangement))
     return row, [hand.score_diff[seats[0]] for hand in ordered]
 
 
-def play_pairing(agent: str, opponent: str, players: int, hands: int, seed: int, jobs: int) -> dict:
+def play_pairing(
+    agent: str, opponent: str, players: int, hands: int, seed: int, jobs: int,
+    table: str | None = None,
+) -> dict:  # fmt: skip
     """The agent against one opponent on ``hands`` duplicate hands: its share of hands won
     (Wilson interval) and its mean score difference a hand (t interval)."""
     from canasta_arena.stats import mean_interval
 
     started = time.perf_counter()
-    row, diffs = _play(agent, opponent, players, hands, seed, jobs)
+    row, diffs = _play(agent, opponent, players, hands, seed, jobs, table)
     mean, low, high = mean_interval(diffs)
     return {
         "hands": row["hands"],
@@ -162,16 +190,19 @@ def play_pairing(agent: str, opponent: str, players: int, hands: int, seed: int,
     }
 
 
-def _won(agent: str, opponent: str, players: int, hands: int, seed: int, jobs: int) -> list:
+def _won(
+    agent: str, opponent: str, players: int, hands: int, seed: int, jobs: int, table: str | None
+) -> list:
     """The agent's result in each hand against the opponent (1 won, 0.5 tied, 0 lost), in
     the arena's order of deals and seatings, which ``seed`` fixes."""
-    _, diffs = _play(agent, opponent, players, hands, seed, jobs)
+    _, diffs = _play(agent, opponent, players, hands, seed, jobs, table)
     return [1.0 if d > 0 else 0.5 if d == 0 else 0.0 for d in diffs]
 
 
 def compare(
-    first: str, second: str, opponent: str, players: int, hands: int, seed: int, jobs: int = 1
-) -> dict:
+    first: str, second: str, opponent: str, players: int, hands: int, seed: int, jobs: int = 1,
+    table: str | None = None,
+) -> dict:  # fmt: skip
     """Two agents against one opponent on the same duplicate hands, compared hand by hand
     (an ablation's measure): each one's share of hands won, and the first's minus the
     second's with its 95% t interval over the hands. Each hand's cards are the same for
@@ -180,13 +211,15 @@ def compare(
 
     if hands < 2:
         raise ValueError(f"--hands {hands}: at least 2 for an interval")
-    a = _won(first, opponent, players, hands, seed, jobs)
-    b = _won(second, opponent, players, hands, seed, jobs)
+    table_of(players, table)  # a bad table fails before any hand is played
+    a = _won(first, opponent, players, hands, seed, jobs, table)
+    b = _won(second, opponent, players, hands, seed, jobs, table)
     diff, low, high = mean_interval([x - y for x, y in zip(a, b, strict=True)])
     return {
-        "first": first, "second": second, "opponent": opponent, "players": players,
-        "hands": len(a), "seed": seed, "first_win_rate": sum(a) / len(a),
-        "second_win_rate": sum(b) / len(b), "diff": diff, "diff_ci": [low, high],
+        "first": first, "second": second, "opponent": opponent,
+        "table": table_of(players, table).key, "players": players, "hands": len(a),
+        "seed": seed, "first_win_rate": sum(a) / len(a), "second_win_rate": sum(b) / len(b),
+        "diff": diff, "diff_ci": [low, high],
     }  # fmt: skip
 
 
@@ -201,16 +234,20 @@ def run(
     config: str | None = None,
     only: Sequence[str] = (),
     log: Callable[[str], None] = print,
+    table: str | None = None,
 ) -> dict:
     """Play every opponent not yet in ``out`` (see the module doc); returns the document."""
     from canasta_env.jsonfile import read_json_file
     from canasta_env.safe_write import atomic_write
+
+    key = table_of(players, table).key
 
     league = trained_with(config)
     model = _model_path(agent)
     document = {
         "agent": agent,
         "agent_sha256": file_digest(model) if model is not None and model.is_file() else None,
+        "table": key,
         "players": players,
         "hands": hands,
         "seed": seed,
@@ -219,15 +256,16 @@ def run(
     }
     if out.exists():
         kept = read_json_file(out, "gauntlet", MAX_GAUNTLET_BYTES)
-        keys = ("agent", "agent_sha256", "players", "hands", "seed")
+        kept.setdefault("table", f"classic-{kept.get('players')}p")  # files before tables
+        keys = ("agent", "agent_sha256", "table", "players", "hands", "seed")
         if not all(kept.get(k) == document[k] for k in keys):
             raise ValueError(f"{out}: a gauntlet of another agent, model file, table, size or seed")
         document = kept
     done = {row["opponent"] for row in document["rows"]}
-    for group, opponent in opponents(players, agent):
+    for group, opponent in opponents(players, agent, key):
         if opponent in done or (only and group not in only):
             continue
-        figures = play_pairing(agent, opponent, players, hands, seed, jobs)
+        figures = play_pairing(agent, opponent, players, hands, seed, jobs, key)
         row = {"group": group, "opponent": opponent, **figures}
         row["trained_with"] = _was_trained_with(opponent, league)
         document["rows"].append(row)
@@ -248,11 +286,19 @@ def worst(document: dict, groups: Sequence[str] = HEADLINE_GROUPS) -> dict | Non
     return min(rows, key=lambda r: r["win_rate"]) if rows else None
 
 
+def _title(document: dict) -> str:
+    key = document.get("table") or f"classic-{document['players']}p"
+    try:
+        return table_of(None, key).title
+    except ValueError:
+        return str(key)[:40]
+
+
 def render(document: dict) -> str:
     """A markdown table of one gauntlet, the worst stranger first."""
     head = worst(document)
     lines = [
-        f"**{document['agent']}**, classic {document['players']} players, "
+        f"**{document['agent']}**, {_title(document)}, "
         f"{document['hands']:,} duplicate hands a pairing (arena seed {document['seed']})",
         "",
     ]
@@ -277,7 +323,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     go = sub.add_parser("run", help="play the gauntlet (resumes)")
     go.add_argument("--agent", required=True)
-    go.add_argument("--players", type=int, choices=(2, 4), required=True)
+    go.add_argument("--players", type=int, choices=(2, 3, 4, 6))
+    go.add_argument("--table", help="a leaderboard table's key (default: classic at --players)")
     go.add_argument("--out", type=Path, required=True)
     go.add_argument("--hands", type=int, default=2000)
     go.add_argument("--seed", type=int, default=9100)
@@ -290,16 +337,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     pair.add_argument("--first", required=True)
     pair.add_argument("--second", required=True)
     pair.add_argument("--opponent", default=STRANGERS[0])
-    pair.add_argument("--players", type=int, choices=(2, 4), required=True)
+    pair.add_argument("--players", type=int, choices=(2, 3, 4, 6))
+    pair.add_argument("--table", help="a leaderboard table's key (default: classic at --players)")
     pair.add_argument("--hands", type=int, default=2000)
     pair.add_argument("--seed", type=int, default=7100)
     pair.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args(argv)
     try:
+        if args.command in ("compare", "run"):
+            if args.players is None and args.table is None:
+                raise ValueError("give --players (classic) or --table")
+            args.players = table_of(args.players, args.table).players
         if args.command == "compare":
             row = compare(
                 args.first, args.second, args.opponent, args.players, args.hands, args.seed,
-                args.jobs,
+                args.jobs, args.table,
             )  # fmt: skip
             low, high = row["diff_ci"]
             print(json.dumps(row))
@@ -313,7 +365,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             only = [g for g in args.only.split(",") if g]
             document = run(
                 args.agent, args.players, args.out, hands=args.hands, seed=args.seed,
-                jobs=args.jobs, config=args.config, only=only,
+                jobs=args.jobs, config=args.config, only=only, table=args.table,
             )  # fmt: skip
             print(render(document))
         else:

@@ -60,7 +60,7 @@ def test_the_headline_is_the_worst_stranger_it_never_trained_with():
 def test_a_run_resumes_and_refuses_another_agents_file(tmp_path, monkeypatch):
     played = []
 
-    def fake(agent, opponent, players, hands, seed, jobs):
+    def fake(agent, opponent, players, hands, seed, jobs, table=None):
         played.append(opponent)
         return {k: v for k, v in _row("x", opponent, 0.6).items() if k not in ("group",
                 "opponent", "trained_with")}  # fmt: skip
@@ -156,3 +156,31 @@ def test_compare_is_hand_by_hand_on_the_same_deals():
     assert same["diff"] == 0 and same["diff_ci"] == [0, 0]
     with pytest.raises(ValueError, match="--hands 1"):
         gauntlet.compare("greedy", "expert", "random", 2, 1, 3)
+
+
+def test_another_table_by_its_key(monkeypatch):
+    """--table plays one of the leaderboard's tables: its preset, player count and house
+    rules reach the arena; an unknown key or a wrong player count is refused first."""
+    from canasta_arena import arena
+
+    rows = gauntlet.opponents(3, "ppo:spanish-3p", "spanish-3p")
+    assert [n for g, n in rows if g == "stranger"] == list(gauntlet.STRANGERS)
+    assert not [n for g, n in rows if g in ("exploiter", "snapshot")]  # no spanish networks
+    row = gauntlet.play_pairing("greedy", "random", 3, 6, 5, 1, "spanish-3p")
+    assert row["hands"] == 6  # one deal, its six seatings at 3 players
+
+    seen = {}
+    real = arena.run_arena
+
+    def spy(seats, variant, players, **kw):
+        seen.update(variant=variant, players=players, rules=kw.get("rules"))
+        return real(seats, variant, players, **kw)
+
+    monkeypatch.setattr(arena, "run_arena", spy)
+    gauntlet.play_pairing("greedy", "random", 4, 2, 5, 1, "spanish-runs-4p")
+    assert seen == {"variant": "spanish", "players": 4, "rules": {"sequences": True}}
+    with pytest.raises(ValueError, match="no table 'poker-4p'"):
+        gauntlet.compare("greedy", "expert", "random", 4, 8, 3, table="poker-4p")
+    with pytest.raises(ValueError, match="played by 3 players, not 4"):
+        gauntlet.compare("greedy", "expert", "random", 4, 8, 3, table="spanish-3p")
+    assert gauntlet.main(["compare", "--first", "a", "--second", "b", "--hands", "8"]) == 2

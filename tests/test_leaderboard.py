@@ -426,16 +426,21 @@ def test_render_refuses_an_out_that_would_write_the_page_over_its_json(tmp_path,
     )
 
 
-def _gauntlet(agent: str, players: int, digest: str | None, rate: float = 0.6) -> dict:
+def _gauntlet(
+    agent: str, players: int, digest: str | None, rate: float = 0.6, table: str | None = None
+) -> dict:
     worst = {
         "group": "stranger", "opponent": "research.strangers.s1_racer:Racer", "hands": 2000,
         "win_rate": rate, "win_ci": [rate - 0.02, rate + 0.02], "score_diff": 236.1,
         "score_diff_ci": [185.9, 286.3], "trained_with": False,
     }  # fmt: skip
-    return {
+    document = {
         "agent": agent, "agent_sha256": digest, "players": players, "hands": 2000,
         "seed": 9100, "worst": worst, "rows": [worst],
     }  # fmt: skip
+    if table is not None:  # a file before tables names none: classic
+        document["table"] = table
+    return document
 
 
 def test_render_adds_the_worst_stranger_column_of_the_files_that_measured_the_shipped_agent(
@@ -453,8 +458,10 @@ def test_render_adds_the_worst_stranger_column_of_the_files_that_measured_the_sh
     (tmp_path / "board.json").write_text(json.dumps(document))
     shipped = _gauntlet("ppo:classic-4p", 4, file_digest(SHIPPED["classic-4p"]), 0.61)
     stale = _gauntlet("ppo:classic-2p", 2, "0" * 64, 0.97)
+    spanish = _gauntlet("ppo:spanish-3p", 3, file_digest(SHIPPED["spanish-3p"]), 0.83,
+                        table="spanish-3p")  # fmt: skip
     paths = []
-    for name, gauntlet in (("g4.json", shipped), ("g2.json", stale)):
+    for name, gauntlet in (("g4.json", shipped), ("g2.json", stale), ("s3.json", spanish)):
         paths.append(tmp_path / name)
         paths[-1].write_text(json.dumps(gauntlet))
     argv = ["--render", "--out", str(board), "--no-plot", "--gauntlet", *map(str, paths)]
@@ -467,6 +474,9 @@ def test_render_adds_the_worst_stranger_column_of_the_files_that_measured_the_sh
     assert section.count(" - |\n") >= 3  # expert, greedy and random were not measured
     two = page[page.index("## classic, 2 players") : page.index("## classic, 3 players")]
     assert "worst stranger" not in two and "97.0%" not in page  # the replaced file's figure
+    three = page[page.index("## spanish, 3 players") : page.index("## spanish, 4 players")]
+    (line,) = [line for line in three.splitlines() if line.startswith("| 1 | ppo:spanish-3p")]
+    assert line.endswith("| 83.0% [81.0, 85.0] (Racer) |")
     saved = json.loads((tmp_path / "board.json").read_text())
     assert saved["strangers"] == {
         "classic-4p": {
@@ -474,10 +484,22 @@ def test_render_adds_the_worst_stranger_column_of_the_files_that_measured_the_sh
                 "opponent": "research.strangers.s1_racer:Racer", "win_rate": 0.61,
                 "win_ci": [0.59, 0.63], "hands": 2000,
             }
-        }
+        },
+        "spanish-3p": {
+            "ppo:spanish-3p": {
+                "opponent": "research.strangers.s1_racer:Racer", "win_rate": 0.83,
+                "win_ci": [pytest.approx(0.81), 0.85], "hands": 2000,
+            }
+        },
     }  # fmt: skip
     before = board.read_text()
-    for bad in ({"agent": "ppo:classic-4p", "players": 5, "worst": None}, [1], {"rows": []}):
+    for bad in (
+        {"agent": "ppo:classic-4p", "players": 5, "worst": None},
+        dict(spanish, players=4),  # not the table's player count
+        dict(spanish, table="poker-3p"),
+        [1],
+        {"rows": []},
+    ):
         paths[0].write_text(json.dumps(bad))
         assert command.main(argv) == 2
     shipped["worst"]["win_rate"] = 1.5
