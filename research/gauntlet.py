@@ -249,6 +249,7 @@ def run(
         "agent_sha256": file_digest(model) if model is not None and model.is_file() else None,
         "table": key,
         "players": players,
+        "config": config,  # the run whose league is marked "trained with"
         "hands": hands,
         "seed": seed,
         "worst": None,
@@ -284,6 +285,33 @@ def worst(document: dict, groups: Sequence[str] = HEADLINE_GROUPS) -> dict | Non
     """The row of lowest win rate among ``groups``, opponents trained with left out."""
     rows = [r for r in document["rows"] if r["group"] in groups and not r["trained_with"]]
     return min(rows, key=lambda r: r["win_rate"]) if rows else None
+
+
+def card_entry(document: dict, path: str) -> dict | None:
+    """The model card's ``worst_stranger`` (``agents/models/*.json``) from a gauntlet file
+    at ``path`` (relative to the repository): its headline row, its size and the command
+    that plays it again; None for a gauntlet without a worst stranger."""
+    head = document.get("worst")
+    if head is None:
+        return None
+    table = document.get("table") or f"classic-{document['players']}p"
+    where = (
+        f"--players {document['players']}" if table.startswith("classic-") else f"--table {table}"
+    )
+    if document.get("config"):
+        where += f" --config {document['config']}"
+    groups = {row["group"] for row in document["rows"]}
+    every = {group for group, _ in opponents(document["players"], document["agent"], table)}
+    if groups < every:  # a run of some groups only
+        where += f" --only {','.join(sorted(groups))}"
+    return {
+        "opponent": head["opponent"], "group": head["group"], "table": table,
+        "hands": head["hands"], "seed": document["seed"], "win_rate": head["win_rate"],
+        "ci95": head["win_ci"], "mean_score_diff": head["score_diff"],
+        "score_diff_ci95": head["score_diff_ci"], "gauntlet": path,
+        "command": f"python -m research.gauntlet run --agent {document['agent']} {where} "
+        f"--hands {document['hands']} --seed {document['seed']} --jobs 1 --out {path}",
+    }  # fmt: skip
 
 
 def _title(document: dict) -> str:
@@ -333,6 +361,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     go.add_argument("--only", default="", help="groups to play, a comma list (default: all)")
     show = sub.add_parser("report", help="markdown tables of gauntlet files")
     show.add_argument("files", nargs="+", type=Path)
+    card = sub.add_parser("card", help="the model cards' worst_stranger entries, by table (JSON)")
+    card.add_argument("files", nargs="+", type=Path)
     pair = sub.add_parser("compare", help="two agents against one opponent, hand by hand")
     pair.add_argument("--first", required=True)
     pair.add_argument("--second", required=True)
@@ -368,6 +398,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 jobs=args.jobs, config=args.config, only=only, table=args.table,
             )  # fmt: skip
             print(render(document))
+        elif args.command == "card":
+            from canasta_env.jsonfile import read_json_file
+
+            entries = {}
+            for path in args.files:
+                entry = card_entry(read_json_file(path, "gauntlet", MAX_GAUNTLET_BYTES), str(path))
+                if entry is not None:
+                    entries[entry["table"]] = entry
+            print(json.dumps(entries, indent=1))
         else:
             from canasta_env.jsonfile import read_json_file
 

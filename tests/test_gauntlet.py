@@ -184,3 +184,19 @@ def test_another_table_by_its_key(monkeypatch):
     with pytest.raises(ValueError, match="played by 3 players, not 4"):
         gauntlet.compare("greedy", "expert", "random", 4, 8, 3, table="spanish-3p")
     assert gauntlet.main(["compare", "--first", "a", "--second", "b", "--hands", "8"]) == 2
+
+
+def test_the_model_cards_entry_is_the_headline_and_the_command_that_plays_it():
+    document = {"agent": "ppo:spanish-3p", "table": "spanish-3p", "players": 3, "hands": 2004,
+                "seed": 9100, "rows": [_row("stranger", "s1", 0.70), _row("wide", "w", 0.64),
+                                       _row("house", "expert", 0.60)]}  # fmt: skip
+    document["worst"] = gauntlet.worst(document)
+    entry = gauntlet.card_entry(document, "docs/g.json")
+    assert (entry["opponent"], entry["table"], entry["win_rate"], entry["ci95"]) == (
+        "w", "spanish-3p", 0.64, [0.62, 0.66]
+    )  # fmt: skip
+    assert entry["command"] == (
+        "python -m research.gauntlet run --agent ppo:spanish-3p --table spanish-3p "
+        "--only house,stranger,wide --hands 2004 --seed 9100 --jobs 1 --out docs/g.json"
+    )
+    assert gauntlet.card_entry(dict(document, worst=None), "docs/g.json") is None
