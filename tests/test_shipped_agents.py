@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents.base import RandomAgent, play_hands
-from agents.network import DEFAULT_MODEL, SHIPPED, NetAgent, load_agent
+from agents.network import ALL_TABLES, DEFAULT_MODEL, SHIPPED, NetAgent, load_agent
 from agents.registry import make_agent
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.observation import OBS_SIZE
@@ -98,16 +98,18 @@ def test_every_table_has_a_shipped_agent_that_beat_both_bots_there():
 
 
 @pytest.mark.skipif(INSTALLED_TEST, reason="the gauntlets are docs of the source checkout")
-@pytest.mark.parametrize("name", ["classic-2p", "classic-4p"])
+@pytest.mark.parametrize("name", [*NAMES, *ALL_TABLES])
 def test_model_card_heads_with_the_worst_stranger_of_the_gauntlet_of_this_file(name):
     """The card's ``worst_stranger`` is its gauntlet's headline (docs/generalisation.md),
-    and the gauntlet measured this very file: a new model ships with a new gauntlet."""
+    and the gauntlet measured this very file at that table: a new model ships with a new
+    gauntlet. The all-tables network's card keeps one a table (``worst_stranger_by_table``)."""
     import hashlib
 
     card = json.loads(SHIPPED[name].with_suffix(".json").read_text())
-    head = card["worst_stranger"]
+    head = card["worst_stranger"] if name in NAMES else card["worst_stranger_by_table"][name]
     gauntlet = json.loads((REPO / head["gauntlet"]).read_text())
     assert gauntlet["agent_sha256"] == hashlib.sha256(SHIPPED[name].read_bytes()).hexdigest()
+    assert gauntlet.get("table", f"classic-{gauntlet['players']}p") == name
     worst = gauntlet["worst"]
     groups = ("stranger", "wide")
     rows = [r for r in gauntlet["rows"] if r["group"] in groups and not r["trained_with"]]
