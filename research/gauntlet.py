@@ -249,7 +249,7 @@ def run(
         "agent_sha256": file_digest(model) if model is not None and model.is_file() else None,
         "table": key,
         "players": players,
-        "config": config,  # the run whose league is marked "trained with"
+        "config": None if config is None else str(config),  # its league: "trained with"
         "hands": hands,
         "seed": seed,
         "worst": None,

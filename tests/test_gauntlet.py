@@ -82,6 +82,11 @@ def test_a_run_resumes_and_refuses_another_agents_file(tmp_path, monkeypatch):
     out.write_text(json.dumps(kept))
     with pytest.raises(ValueError, match="another agent, model file"):
         gauntlet.run("ppo:classic-4p", 4, out, **quiet)
+    config = tmp_path / "config.json"  # a Path: the file names it as text
+    config.write_text(json.dumps({"opponents": {"expert": 1.0}}))
+    other = tmp_path / "h.json"
+    gauntlet.run("ppo:classic-4p", 4, other, config=config, **quiet)
+    assert json.loads(other.read_text())["config"] == str(config)
 
 
 @pytest.mark.parametrize("name", [*gauntlet.STRANGERS, *gauntlet.WIDE])
