@@ -49,7 +49,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agents.model_file import file_digest
-from canasta_arena.leaderboard import MAX_GAUNTLET_BYTES
+from canasta_arena.leaderboard import MAX_GAUNTLET_BYTES, TABLES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -79,8 +79,6 @@ HEADLINE_GROUPS = ("stranger", "wide")
 def table_of(players: int | None, table: str | None = None):
     """The leaderboard table a gauntlet plays: ``table`` by key, or classic at ``players``;
     ``ValueError`` for an unknown key or a player count that is not the table's."""
-    from canasta_arena.leaderboard import TABLES
-
     key = table if table is not None else f"classic-{players}p"
     if key not in TABLES:
         raise ValueError(f"no table {key!r}; the tables are {', '.join(TABLES)}")
@@ -88,6 +86,11 @@ def table_of(players: int | None, table: str | None = None):
     if players is not None and players != found.players:
         raise ValueError(f"table {key} is played by {found.players} players, not {players}")
     return found
+
+
+def table_key(document: dict) -> str:
+    """The table of a gauntlet file (one written before tables names none: classic)."""
+    return document.get("table") or f"classic-{document.get('players')}p"
 
 
 def _model_path(agent: str) -> Path | None:
@@ -211,13 +214,13 @@ def compare(
 
     if hands < 2:
         raise ValueError(f"--hands {hands}: at least 2 for an interval")
-    table_of(players, table)  # a bad table fails before any hand is played
+    key = table_of(players, table).key  # a bad table fails before any hand is played
     a = _won(first, opponent, players, hands, seed, jobs, table)
     b = _won(second, opponent, players, hands, seed, jobs, table)
     diff, low, high = mean_interval([x - y for x, y in zip(a, b, strict=True)])
     return {
         "first": first, "second": second, "opponent": opponent,
-        "table": table_of(players, table).key, "players": players, "hands": len(a),
+        "table": key, "players": players, "hands": len(a),
         "seed": seed, "first_win_rate": sum(a) / len(a), "second_win_rate": sum(b) / len(b),
         "diff": diff, "diff_ci": [low, high],
     }  # fmt: skip
@@ -257,7 +260,7 @@ def run(
     }
     if out.exists():
         kept = read_json_file(out, "gauntlet", MAX_GAUNTLET_BYTES)
-        kept.setdefault("table", f"classic-{kept.get('players')}p")  # files before tables
+        kept["table"] = table_key(kept)
         keys = ("agent", "agent_sha256", "table", "players", "hands", "seed")
         if not all(kept.get(k) == document[k] for k in keys):
             raise ValueError(f"{out}: a gauntlet of another agent, model file, table, size or seed")
@@ -294,7 +297,7 @@ def card_entry(document: dict, path: str) -> dict | None:
     head = document.get("worst")
     if head is None:
         return None
-    table = document.get("table") or f"classic-{document['players']}p"
+    table = table_key(document)
     where = (
         f"--players {document['players']}" if table.startswith("classic-") else f"--table {table}"
     )
@@ -315,11 +318,8 @@ def card_entry(document: dict, path: str) -> dict | None:
 
 
 def _title(document: dict) -> str:
-    key = document.get("table") or f"classic-{document['players']}p"
-    try:
-        return table_of(None, key).title
-    except ValueError:
-        return str(key)[:40]
+    key = table_key(document)
+    return TABLES[key].title if key in TABLES else key[:40]
 
 
 def render(document: dict) -> str:
