@@ -519,34 +519,37 @@ def evaluate_deals(
     """Duplicate deals: each deal once with the learner in every team, greedy play.
 
     Returns (deal seed, outcome, score diff, win share) of the learner's team per hand
-    (:class:`~canasta_env.engine.outcome.Result`). On one batched table where the hands
-    can play there (:meth:`HandRunner.batches`), the same hands as on tables.
+    (:class:`~canasta_env.engine.outcome.Result`), deal by deal in ``deal_seeds``' order and
+    the learner's team by team within a deal, whatever order the hands end in. On one batched
+    table where the hands can play there (:meth:`HandRunner.batches`), the same hands as on
+    tables.
     """
     teams_n = teams_of(table[1])
     low, high = min(deal_seeds, default=0), max(deal_seeds, default=0)
     batched = runner.batches([table], [opponent], None, (low * 7, high * 7 + teams_n + table[1]))
     queue = [(seed, team) for seed in deal_seeds for team in range(teams_n)]
     position = {"i": 0}
-    results: list[tuple[int, int, float, float]] = []
+    results: list[tuple[int, int, float, float] | None] = [None] * len(queue)
 
     def make_slot():
         if position["i"] >= len(queue):
             return None
         seed, team = queue[position["i"]]
-        position["i"] += 1
         teams = [opponent] * teams_n
         teams[team] = LEARNER
         slot = runner.new_slot(table, teams, seed, "eval", seed * 7 + team, batched=batched)
-        slot.info["team"] = team
+        slot.info["team"], slot.info["index"] = team, position["i"]
+        position["i"] += 1
         return slot
 
     def on_done(slot: _Slot):
         team, result = slot.info["team"], slot.result
         share = result.share(team)
-        results.append((slot.deal_seed, result.outcome(team), result.margin(team), share))
+        row = (slot.deal_seed, result.outcome(team), result.margin(team), share)
+        results[slot.info["index"]] = row
 
     runner.run(make_slot, policies, None, record=False, on_done=on_done, batched=batched)
-    return results
+    return [row for row in results if row is not None]
 
 
 def _team_reward(result: Result, team: int, score_coef: float) -> tuple[float, int, float]:
