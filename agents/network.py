@@ -23,8 +23,8 @@ from canasta_env.jsonfile import open_regular, zip_members
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 #: Shipped agents by name (``ppo:NAME``): model files in :data:`MODELS_DIR`.
-#: The one network trained on every table (run ``all15``, training/README.md): the
-#: ``ppo:<preset>-<N>p`` names of the tables it was shipped for are aliases of it.
+#: The one network trained on every table (run ``all15``, then ``a1b``: training/README.md):
+#: the ``ppo:<preset>-<N>p`` names of the tables it was shipped for are aliases of it.
 ALL_TABLES_MODEL = MODELS_DIR / "all_tables.npz"
 #: The tables ``ppo:all-tables`` is shipped for: on each it beat ``expert`` and ``greedy``
 #: with the 95% interval above 50% over 2,000 duplicate hands (all_tables.json). Classic
