@@ -549,7 +549,7 @@ def evaluate_deals(
         results[slot.info["index"]] = row
 
     runner.run(make_slot, policies, None, record=False, on_done=on_done, batched=batched)
-    return [row for row in results if row is not None]
+    return results  # run() plays every hand it is given to its end: no place stays None
 
 
 def _team_reward(result: Result, team: int, score_coef: float) -> tuple[float, int, float]:
