@@ -24,9 +24,9 @@ An opponent the agent trained against (an entry of its run's ``opponents``, give
 the lowest win rate over the ``stranger`` and ``wide`` groups.
 
     python -m research.gauntlet run --agent ppo:classic-4p --players 4 \\
-        --config docs/training/run_h5_config.json --hands 2000 --seed 9100 --jobs 2 \\
-        --out docs/training/gauntlet_h5_4p.json
-    python -m research.gauntlet report docs/training/gauntlet_h5_4p.json [MORE.json ...]
+        --config docs/training/run_g8_config.json --hands 2000 --seed 9100 --jobs 2 \\
+        --out docs/training/gauntlet_s889_4p.json
+    python -m research.gauntlet report docs/training/gauntlet_s889_4p.json [MORE.json ...]
     python -m research.gauntlet compare --first ppo:A.npz --second ppo:B.npz --players 2 \
         --hands 4000 --seed 7300     # an ablation: two agents on the same hands
 
