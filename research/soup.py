@@ -9,8 +9,13 @@ Every input is read as data (:class:`agents.model_file.ModelFile`: checked, no p
 must have the same layout (observation size, actions, hidden layers); every weight, the
 value head's too, is the mean of the inputs' in float64, written as float32. Networks whose
 ``meta`` names different tables are refused. The output's ``meta`` names each input with
-its sha256, and it never overwrites an input.
+its sha256 (and its weight), and it never overwrites an input.
 docs/training/history.md ("A weight average of the fine-tunes") measures one.
+
+``--weights W1 W2 ...`` takes a weighted combination instead of the mean: one finite weight
+an input, in their order, summing to 1; a negative one extrapolates (``FINE START --weights
+1.5 -0.5`` goes half as far again from ``START`` along the fine-tune, a "task vector";
+history.md, "Other ways to mix the weights", measures it).
 """
 
 from __future__ import annotations
@@ -33,14 +38,25 @@ def _layout(model: ModelFile) -> tuple:
     return meta["obs_size"], meta["num_actions"], tuple(meta["hidden"])
 
 
-def average(paths: Sequence[str | Path], out: str | Path) -> Path:
-    """Write the mean of the networks at ``paths`` to ``out`` (a model file); ``ValueError``
-    naming the problem: fewer than 2 or more than :data:`MAX_INPUTS` inputs, an input that
-    is not a model file, layouts or tables that differ, ``out`` one of the inputs."""
+def average(
+    paths: Sequence[str | Path], out: str | Path, weights: Sequence[float] | None = None
+) -> Path:
+    """Write the mean of the networks at ``paths`` to ``out`` (a model file), or their
+    combination with ``weights`` (one an input, finite, summing to 1); ``ValueError``
+    naming the problem: fewer than 2 or more than :data:`MAX_INPUTS` inputs, weights that
+    do not fit, an input that is not a model file, layouts or tables that differ, ``out``
+    one of the inputs."""
     paths = [Path(p) for p in paths]
     out = Path(out)
     if not 2 <= len(paths) <= MAX_INPUTS:
         raise ValueError(f"an average takes 2 to {MAX_INPUTS} networks, got {len(paths)}")
+    coefficients = None
+    if weights is not None:
+        coefficients = np.asarray(weights, dtype=np.float64)
+        if coefficients.shape != (len(paths),):
+            raise ValueError(f"{len(coefficients)} weights for {len(paths)} networks")
+        if not np.all(np.isfinite(coefficients)) or abs(coefficients.sum() - 1.0) > 1e-9:
+            raise ValueError(f"weights must be finite and sum to 1, got {list(weights)}")
     if any(out.resolve() == p.resolve() for p in paths):
         raise ValueError(f"{out}: the output is one of the inputs")
     models = [ModelFile(p) for p in paths]
@@ -58,9 +74,10 @@ def average(paths: Sequence[str | Path], out: str | Path) -> Path:
     arrays: dict[str, np.ndarray] = {}
 
     def mean(pick) -> np.ndarray:
-        return np.mean([np.asarray(pick(m), dtype=np.float64) for m in models], axis=0).astype(
-            np.float32
-        )
+        stack = np.stack([np.asarray(pick(m), dtype=np.float64) for m in models])
+        if coefficients is None:  # np.mean, as the shipped averages were made
+            return np.mean(stack, axis=0).astype(np.float32)
+        return np.tensordot(coefficients, stack, axes=1).astype(np.float32)
 
     for i in range(len(hidden)):
         arrays[f"trunk_w{i}"] = mean(lambda m, i=i: m.trunk[i][0])
@@ -76,6 +93,9 @@ def average(paths: Sequence[str | Path], out: str | Path) -> Path:
         "tables": models[0].meta.get("tables"),
         "soup": [{"file": str(p), "sha256": file_digest(p)} for p in paths],
     }
+    if weights is not None:
+        for entry, weight in zip(meta["soup"], coefficients):
+            entry["weight"] = float(weight)
     return write_model(out, arrays, meta)
 
 
@@ -85,9 +105,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("models", nargs="+", help="model files (.npz) of one layout")
     parser.add_argument("--out", required=True, type=Path)
+    parser.add_argument(
+        "--weights", nargs="+", type=float, help="one weight a model, summing to 1 (default: equal)"
+    )
     args = parser.parse_args(argv)
     try:
-        print(average(args.models, args.out))
+        print(average(args.models, args.out, args.weights))
     except ValueError as error:
         print(f"research.soup: {error}", file=sys.stderr)
         return 2

@@ -85,3 +85,35 @@ def test_bad_requests_are_refused_with_the_problem_named(tmp_path, capsys):
     assert main([first, str(tmp_path / "bad.npz"), "--out", str(tmp_path / "soup.npz")]) == 2
     assert "bad.npz" in capsys.readouterr().err
     assert not (tmp_path / "soup.npz").exists()
+
+
+def test_weights_combine_and_extrapolate(tmp_path):
+    fine, start = _model(tmp_path / "f.npz", seed=3), _model(tmp_path / "s.npz", seed=4)
+    out = tmp_path / "e.npz"
+    assert main([fine, start, "--weights", "1.5", "-0.5", "--out", str(out)]) == 0
+    mixed, f, s = ModelFile(out), ModelFile(fine), ModelFile(start)
+    for layer in range(3):
+        for part in range(2):
+            expected = f.actor[layer][part] + 0.5 * (
+                f.actor[layer][part].astype(np.float64) - s.actor[layer][part]
+            )
+            np.testing.assert_allclose(mixed.actor[layer][part], expected, rtol=1e-5, atol=1e-5)
+    assert [entry["weight"] for entry in mixed.meta["soup"]] == [1.5, -0.5]
+    # equal weights are the plain mean
+    plain = ModelFile(average([fine, start], tmp_path / "m.npz"))
+    half = ModelFile(average([fine, start], tmp_path / "h.npz", [0.5, 0.5]))
+    for (w, b), (w0, b0) in zip(plain.actor, half.actor):
+        np.testing.assert_allclose(w, w0, rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(b, b0, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize(
+    "weights, message",
+    [([1.0], "1 weights for 2"), ([0.6, 0.6], "sum to 1"), ([float("nan"), 1.0], "finite")],
+    ids=["count", "sum", "nan"],
+)
+def test_bad_weights_are_refused_and_nothing_is_written(tmp_path, weights, message):
+    paths = [_model(tmp_path / "a.npz", seed=1), _model(tmp_path / "b.npz", seed=2)]
+    with pytest.raises(ValueError, match=message):
+        average(paths, tmp_path / "soup.npz", weights)
+    assert not (tmp_path / "soup.npz").exists()
