@@ -7,7 +7,7 @@ by group:
 group           who
 ==============  ============================================================================
 ``stranger``    bots written from the public docs alone by writers who read no agent, bot
-                or training code (:mod:`research.strangers`, ``s1_*`` and ``s2_*``)
+                or training code (:mod:`research.strangers`, ``s1_*`` to ``s4_*``)
 ``wide``        the house bots' strategies with every number drawn each hand from ranges
                 far wider than any league's (:mod:`research.strangers.wide`)
 ``held-out``    the project's own held-out bots (``examples.docs_bots``, ``MyBot``, the
@@ -61,6 +61,10 @@ STRANGERS = (
     "research.strangers.s2_hoarder:PotHoarder",
     "research.strangers.s2_builder:CanastaBuilder",
     "research.strangers.s2_counter:Counter",
+    "research.strangers.s3_bots:Tempo",
+    "research.strangers.s3_bots:PotTaker",
+    "research.strangers.s4_bots:Scorer",
+    "research.strangers.s4_bots:WildBanker",
 )
 WIDE = ("research.strangers.wide:WideExpert", "research.strangers.wide:WideStyled")
 HELD_OUT = (
