@@ -249,7 +249,6 @@ def run(
 
     key = table_of(players, table).key
 
-    league = trained_with(config)
     model = _model_path(agent)
     document = {
         "agent": agent,
@@ -268,7 +267,15 @@ def run(
         keys = ("agent", "agent_sha256", "table", "players", "hands", "seed")
         if not all(kept.get(k) == document[k] for k in keys):
             raise ValueError(f"{out}: a gauntlet of another agent, model file, table, size or seed")
+        # the league it was started with marks the new rows too: no --config on resume takes
+        # the file's; a file written before it named one takes this run's
+        if config is None:
+            config = kept.get("config")
+        elif kept.get("config") not in (None, str(config)):
+            raise ValueError(f"{out}: started with --config {kept['config']}, not {config}")
+        kept["config"] = None if config is None else str(config)
         document = kept
+    league = trained_with(config)
     done = {row["opponent"] for row in document["rows"]}
     for group, opponent in opponents(players, agent, key):
         if opponent in done or (only and group not in only):

@@ -88,6 +88,20 @@ def test_a_run_resumes_and_refuses_another_agents_file(tmp_path, monkeypatch):
     other = tmp_path / "h.json"
     gauntlet.run("ppo:classic-4p", 4, other, config=config, **quiet)
     assert json.loads(other.read_text())["config"] == str(config)
+    # resumed without --config, the file's league still marks the new rows
+    played.clear()
+    gauntlet.run("ppo:classic-4p", 4, other, **{**quiet, "only": ["house"]})
+    rows = {row["opponent"]: row for row in json.loads(other.read_text())["rows"]}
+    assert played and rows["expert"]["trained_with"]
+    with pytest.raises(ValueError, match="started with --config"):
+        gauntlet.run("ppo:classic-4p", 4, other, config=tmp_path / "else.json", **quiet)
+    # a file from before the key takes the league of the run that resumes it
+    kept = json.loads(out.read_text())
+    kept.pop("config")
+    kept["agent_sha256"] = document["agent_sha256"]
+    out.write_text(json.dumps(kept))
+    gauntlet.run("ppo:classic-4p", 4, out, config=config, **{**quiet, "only": ["house"]})
+    assert json.loads(out.read_text())["config"] == str(config)
 
 
 @pytest.mark.parametrize("name", [*gauntlet.STRANGERS, *gauntlet.WIDE])
