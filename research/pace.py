@@ -9,6 +9,10 @@ agent's team, the opponent's, or nobody (the stock ran out). For each part: its 
 the hands, the agent's hands won there, the hand's decisions (every seat's) and both teams'
 mean hand scores. docs/training/history.md ("A price on slow hands") reads it: the
 strangers go out early, and the agent loses the hands they go out in.
+
+``--tempo`` shows how: each team's progress at decisions 10, 20, ... 80 (opened, canastas,
+cards on the table and in hand), docs/generalisation.md ("Where the fourth writer's bots
+win") reads it.
 """
 
 from __future__ import annotations
@@ -46,6 +50,76 @@ def pace(agent: str, opponent: str, players: int, deals: int, seed: int) -> list
     return rows
 
 
+#: the decisions (every seat's, from the deal) at which :func:`tempo` looks at the table
+TEMPO_AT = (10, 20, 30, 40, 50, 60, 70, 80)
+
+
+def tempo(agent: str, opponent: str, players: int, deals: int, seed: int) -> dict:
+    """Each team's progress at the decisions of :data:`TEMPO_AT`, over the hands still on
+    then (the same duplicate deals as :func:`pace`): ``{decision: {"hands": n, "agent": {...},
+    "opponent": {...}}}``, each side's means of ``opened`` (the share of hands its team has
+    met the opening minimum), ``table`` (cards on its table), ``hand`` (cards in its hands)
+    and ``canastas`` (melds of seven cards or more). Where the pace is lost: which side opens
+    later, or holds its cards longer."""
+    from agents.registry import make_agent
+    from canasta_env.rules import make_rules
+    from canasta_env.table import Table
+
+    rules = make_rules("classic")
+    sums: dict[int, dict] = {}
+    for first in (agent, opponent):
+        second = opponent if first == agent else agent
+        names = [first if seat % 2 == 0 else second for seat in range(players)]
+        team = 0 if first == agent else 1
+        for k in range(deals):
+            table = Table(rules, players, seed=seed + k)
+            seats = [make_agent(name, seed=seat) for seat, name in enumerate(names)]
+            for seat, bot in enumerate(seats):
+                bot.reset(seat, players, rules)
+            decisions = 0
+            while not table.hand_over:
+                seat = table.current
+                table.step(table.choose_action(seats[seat], table.observation(seat), table.mask()))
+                decisions += 1
+                if decisions in TEMPO_AT:
+                    at = sums.setdefault(decisions, {"hands": 0, "agent": {}, "opponent": {}})
+                    at["hands"] += 1
+                    for side, t in (("agent", team), ("opponent", 1 - team)):
+                        for key, value in _progress(table.game, t, players).items():
+                            at[side][key] = at[side].get(key, 0) + value
+    return {
+        decision: {
+            "hands": at["hands"],
+            **{
+                side: {k: v / at["hands"] for k, v in at[side].items()}
+                for side in ("agent", "opponent")
+            },
+        }
+        for decision, at in sorted(sums.items())
+    }
+
+
+def _progress(game, team: int, players: int) -> dict:
+    melds = [n + w + j for n, w, j in zip(game.nat[team], game.two[team], game.jok[team])]
+    return {
+        "opened": float(game.opened[team]),
+        "table": game.table_totals[team],
+        "hand": sum(game.hand_totals[seat] for seat in range(players) if seat % 2 == team),
+        "canastas": sum(size >= 7 for size in melds),
+    }
+
+
+def tempo_report(rows: dict) -> str:
+    lines = [
+        "decision (hands on) | opened | canastas | table cards | hand cards  (agent / opponent)"
+    ]
+    for decision, at in rows.items():
+        a, o = at["agent"], at["opponent"]
+        cells = [f"{a[k]:5.2f} / {o[k]:5.2f}" for k in ("opened", "canastas", "table", "hand")]
+        lines.append(f"  {decision:3d} ({at['hands']:4d}) | " + " | ".join(cells))
+    return "\n".join(lines)
+
+
 def report(rows: Sequence[dict]) -> str:
     won = sum(r["won"] for r in rows) / len(rows)
     lines = [f"{len(rows)} hands, the agent won {100 * won:.1f}%"]
@@ -70,7 +144,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--players", type=int, choices=(2, 4), default=4)
     parser.add_argument("--deals", type=int, default=150)
     parser.add_argument("--seed", type=int, default=5000)
+    parser.add_argument(
+        "--tempo",
+        action="store_true",
+        help="each team's progress by decision (opened, canastas, cards down and held)",
+    )
     args = parser.parse_args(argv)
+    if args.tempo:
+        print(tempo_report(tempo(args.agent, args.opponent, args.players, args.deals, args.seed)))
+        return 0
     print(report(pace(args.agent, args.opponent, args.players, args.deals, args.seed)))
     return 0
 

@@ -161,6 +161,22 @@ def test_pace_splits_the_hands_by_who_went_out():
     ]
 
 
+def test_tempo_counts_each_side_from_its_own_team():
+    from research import pace
+
+    rows = pace.tempo("greedy", "random", 4, 3, 11)
+    assert rows[10]["hands"] == 6  # every hand is still on at decision 10
+    assert all(rows[d]["hands"] <= rows[10]["hands"] for d in rows)
+    # the same deals with the sides named the other way round: the sides swap, bit for bit
+    swapped = pace.tempo("random", "greedy", 4, 3, 11)
+    for decision, at in rows.items():
+        assert at["agent"] == pytest.approx(swapped[decision]["opponent"])
+        assert at["opponent"] == pytest.approx(swapped[decision]["agent"])
+    # a control: greedy melds what it can, random seldom does
+    assert rows[30]["agent"]["table"] > rows[30]["opponent"]["table"]
+    assert "decision (hands on)" in pace.tempo_report(rows)
+
+
 def test_compare_is_hand_by_hand_on_the_same_deals():
     """An ablation's measure: each agent's rate is its own pairing's on those deals, the
     difference is theirs, and an agent compared with itself differs by exactly nothing."""
