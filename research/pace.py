@@ -76,17 +76,17 @@ def tempo(agent: str, opponent: str, players: int, deals: int, seed: int) -> dic
             seats = [make_agent(name, seed=seat) for seat, name in enumerate(names)]
             for seat, bot in enumerate(seats):
                 bot.reset(seat, players, rules)
-            decisions = 0
-            while not table.hand_over:
-                seat = table.current
-                table.step(table.choose_action(seats[seat], table.observation(seat), table.mask()))
-                decisions += 1
-                if decisions in TEMPO_AT:
-                    at = sums.setdefault(decisions, {"hands": 0, "agent": {}, "opponent": {}})
-                    at["hands"] += 1
-                    for side, t in (("agent", team), ("opponent", 1 - team)):
-                        for key, value in _progress(table.game, t, players).items():
-                            at[side][key] = at[side].get(key, 0) + value
+            for decision in TEMPO_AT:
+                table.play(
+                    seats, until=lambda table, decision=decision: _decisions(table) >= decision
+                )
+                if table.hand_over:
+                    break
+                at = sums.setdefault(decision, {"hands": 0, "agent": {}, "opponent": {}})
+                at["hands"] += 1
+                for side, t in (("agent", team), ("opponent", 1 - team)):
+                    for key, value in _progress(table.game, t, players).items():
+                        at[side][key] = at[side].get(key, 0) + value
     return {
         decision: {
             "hands": at["hands"],
@@ -97,6 +97,10 @@ def tempo(agent: str, opponent: str, players: int, deals: int, seed: int) -> dic
         }
         for decision, at in sorted(sums.items())
     }
+
+
+def _decisions(table) -> int:
+    return table.game.num_steps  # every seat's actions this hand
 
 
 def _progress(game, team: int, players: int) -> dict:
