@@ -2,10 +2,10 @@
 
 import pytest
 
-import canasta_env
 from agents.base import play_hands
 from agents.registry import make_agent
 from research.league_bots.writer_e import Freezer2, Reckoner
+from tests.bot_hands import hand_moves
 
 TABLES = [
     ("classic", 4),
@@ -28,23 +28,7 @@ def test_hands_are_legal_and_finish(cls, variant, players):
 
 
 def _actions(cls, seed):
-    env = canasta_env.raw_env(variant="classic", num_players=4)
-    env.reset(seed=5)
-    bots = [cls(seed=seed + s) for s in range(4)]
-    for s, bot in enumerate(bots):
-        bot.reset(s, 4, env.rules)
-    chosen = []
-    for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        seat = env.agents.index(agent)
-        action = bots[seat].act(obs["observation"], obs["action_mask"])
-        assert obs["action_mask"][action] == 1
-        chosen.append(int(action))
-        env.step(action)
-    return chosen
+    return hand_moves([cls(seed=seed + s) for s in range(4)], deal=5)
 
 
 @pytest.mark.parametrize("cls", [Reckoner, Freezer2])
@@ -52,22 +36,20 @@ def test_same_seed_same_actions(cls):
     assert _actions(cls, 7) == _actions(cls, 7)
 
 
+def _differences(deal):
+    """Freezer2 shadows Reckoner at every seat of one hand: the decisions it would play
+    otherwise on the same views."""
+    others = [Freezer2(seed=0) for _ in range(4)]
+    for seat, other in enumerate(others):
+        other.reset(seat, 4, "classic")
+    differ = []
+    hand_moves(
+        [Reckoner(seed=0) for _ in range(4)],
+        deal=deal,
+        shadow=lambda seat, obs, mask, action: differ.append(others[seat].act(obs, mask) != action),
+    )
+    return sum(differ)
+
+
 def test_the_two_plans_differ():
-    env = canasta_env.raw_env(variant="classic", num_players=4)
-    differ = 0
-    for seed in range(4):
-        env.reset(seed=seed)
-        a, b = Reckoner(seed=0), Freezer2(seed=0)
-        a.reset(0, 4, env.rules)
-        b.reset(0, 4, env.rules)
-        for _ in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            mask = obs["action_mask"]
-            x = a.act(obs["observation"], mask)
-            y = b.act(obs["observation"], mask)
-            differ += x != y
-            env.step(x)
-    assert differ > 0
+    assert sum(_differences(deal) for deal in range(4)) > 0

@@ -7,6 +7,7 @@ import canasta_env
 from agents.base import play_hands
 from agents.registry import make_agent
 from research.league_bots.writer_f import Patient, Sprint
+from tests.bot_hands import hand_moves
 
 TABLES = [
     ("classic", 2),
@@ -28,23 +29,7 @@ def test_hands_are_legal_and_finish(cls, variant, players):
 
 
 def _actions(cls, seed):
-    env = canasta_env.env(variant="classic", num_players=4)
-    env.reset(seed=seed)
-    bots = [cls(seed=100 + i) for i in range(4)]
-    for seat, bot in enumerate(bots):
-        bot.reset(seat, 4, env.unwrapped.rules)
-    actions = []
-    for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        seat = int(agent.split("_")[-1])
-        action = bots[seat].act(obs["observation"], obs["action_mask"])
-        assert obs["action_mask"][action] == 1
-        actions.append(int(action))
-        env.step(action)
-    return actions
+    return hand_moves([cls(seed=100 + i) for i in range(4)], deal=seed)
 
 
 @pytest.mark.parametrize("cls", [Sprint, Patient])

@@ -6,6 +6,7 @@ import pytest
 import canasta_env
 from agents.base import RandomAgent, play_hands
 from research.strangers.s3_bots import PotTaker, Tempo
+from tests.bot_hands import hand_moves
 
 BOTS = (Tempo, PotTaker)
 TABLES = (
@@ -45,24 +46,10 @@ def test_spanish_runs_house_rule_is_legal(bot):
 
 def _actions(bot, variant, players, deal, seed):
     """The actions of one hand with ``bot`` in every seat, each seeded with ``seed``."""
-    env = canasta_env.raw_env(variant=variant, num_players=players)
-    env.reset(seed=deal)
     agents = [bot(seed=seed) for _ in range(players)]
-    for seat, agent in enumerate(agents):
+    for agent in agents:
         agent.seed(seed)
-        agent.reset(seat, players, env.rules)
-    actions = []
-    for name in env.agent_iter():
-        obs, _, termination, truncation, _ = env.last()
-        if termination or truncation:
-            env.step(None)
-            continue
-        seat = env.agents.index(name)
-        action = agents[seat].act(obs["observation"], obs["action_mask"])
-        assert obs["action_mask"][action] == 1
-        actions.append(int(action))
-        env.step(action)
-    return actions
+    return hand_moves(agents, variant, deal)
 
 
 @pytest.mark.parametrize("bot", BOTS)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import canasta_env
 from agents.base import RandomAgent, play_hands
 from research.strangers import s4_bots as s4
+from tests.bot_hands import hand_moves
 
 BOTS = (s4.Scorer, s4.WildBanker)
 TABLES = (
@@ -61,20 +61,9 @@ def test_plays_legal_hands_to_the_end(bot, variant, players):
 
 @pytest.mark.parametrize("bot", BOTS, ids=lambda cls: cls.__name__)
 def test_whole_table_of_one_bot(bot):
-    """Every seat the same bot (partners and opponents), through the AEC env."""
-    env = canasta_env.env(variant="classic", num_players=4)
-    env.reset(seed=5)
-    rules = env.unwrapped.rules
+    """Every seat the same bot (partners and opponents), through the table's loop."""
     agents = [Recorder(bot(seed=s)) for s in range(4)]
-    for seat, agent in enumerate(agents):
-        agent.reset(seat, 4, rules)
-    for name in env.agent_iter():
-        obs, _reward, termination, truncation, _info = env.last()
-        if termination or truncation:
-            env.step(None)
-            continue
-        seat = int(name.rsplit("_", 1)[-1])
-        env.step(agents[seat].act(obs["observation"], obs["action_mask"]))
+    hand_moves(agents, "classic", deal=5)
     assert sum(len(a.actions) for a in agents) > 0
 
 
