@@ -23,18 +23,24 @@ import sys
 from collections.abc import Sequence
 
 
+def _sides(agent: str, opponent: str, players: int):
+    """Both seatings of the duplicate deals, each side first once: (the seats' agents,
+    the agent's team: the seats of its parity)."""
+    from agents.registry import make_agent
+
+    for first in (agent, opponent):
+        second = opponent if first == agent else agent
+        names = [first if seat % 2 == 0 else second for seat in range(players)]
+        yield [make_agent(name, seed=seat) for seat, name in enumerate(names)], int(first != agent)
+
+
 def pace(agent: str, opponent: str, players: int, deals: int, seed: int) -> list[dict]:
     """One row per hand: ``won``, ``out`` (``"agent"``, ``"opponent"`` or None), ``steps``
     and both teams' hand scores (``agent``, ``opponent``)."""
     from agents.base import play_hands
-    from agents.registry import make_agent
 
     rows = []
-    for first in (agent, opponent):
-        second = opponent if first == agent else agent
-        names = [first if seat % 2 == 0 else second for seat in range(players)]
-        seats = [make_agent(name, seed=seat) for seat, name in enumerate(names)]
-        team = 0 if first == agent else 1  # the agent's team: seats of its parity
+    for seats, team in _sides(agent, opponent, players):
         for record in play_hands(seats, deals, "classic", seed=seed):
             scores = record.team_scores
             out = record.went_out
@@ -61,19 +67,14 @@ def tempo(agent: str, opponent: str, players: int, deals: int, seed: int) -> dic
     met the opening minimum), ``table`` (cards on its table), ``hand`` (cards in its hands)
     and ``canastas`` (melds of seven cards or more). Where the pace is lost: which side opens
     later, or holds its cards longer."""
-    from agents.registry import make_agent
     from canasta_env.rules import make_rules
     from canasta_env.table import Table
 
     rules = make_rules("classic")
     sums: dict[int, dict] = {}
-    for first in (agent, opponent):
-        second = opponent if first == agent else agent
-        names = [first if seat % 2 == 0 else second for seat in range(players)]
-        team = 0 if first == agent else 1
-        for k in range(deals):
+    for seats, team in _sides(agent, opponent, players):
+        for k in range(deals):  # the deals of play_hands: seed + k
             table = Table(rules, players, seed=seed + k)
-            seats = [make_agent(name, seed=seat) for seat, name in enumerate(names)]
             for seat, bot in enumerate(seats):
                 bot.reset(seat, players, rules)
             for decision in TEMPO_AT:
