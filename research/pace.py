@@ -23,24 +23,34 @@ import sys
 from collections.abc import Sequence
 
 
-def _sides(agent: str, opponent: str, players: int):
-    """Both seatings of the duplicate deals, each side first once: (the seats' agents,
-    the agent's team: the seats of its parity)."""
+def _make(name: str, seat: int, is_agent: bool):
     from agents.registry import make_agent
 
-    for first in (agent, opponent):
-        second = opponent if first == agent else agent
-        names = [first if seat % 2 == 0 else second for seat in range(players)]
-        yield [make_agent(name, seed=seat) for seat, name in enumerate(names)], int(first != agent)
+    return make_agent(name, seed=seat)
 
 
-def pace(agent: str, opponent: str, players: int, deals: int, seed: int) -> list[dict]:
+def _sides(agent: str, opponent: str, players: int, build=_make):
+    """Both seatings of the duplicate deals, each side first once: (the seats' agents,
+    the agent's team: the seats of its parity). ``build(name, seat, is_agent)`` makes
+    each seat's agent."""
+    for team in (0, 1):
+        yield (
+            [
+                build(agent, seat, True) if seat % 2 == team else build(opponent, seat, False)
+                for seat in range(players)
+            ],
+            team,
+        )
+
+
+def pace(agent: str, opponent: str, players: int, deals: int, seed: int, build=_make) -> list[dict]:
     """One row per hand: ``won``, ``out`` (``"agent"``, ``"opponent"`` or None), ``steps``
-    and both teams' hand scores (``agent``, ``opponent``)."""
+    and both teams' hand scores (``agent``, ``opponent``). ``build`` makes the seats'
+    agents (:func:`_sides`)."""
     from agents.base import play_hands
 
     rows = []
-    for seats, team in _sides(agent, opponent, players):
+    for seats, team in _sides(agent, opponent, players, build):
         for record in play_hands(seats, deals, "classic", seed=seed):
             scores = record.team_scores
             out = record.went_out

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from agents.registry import make_agent
@@ -236,3 +237,44 @@ def test_the_model_cards_entry_is_the_headline_and_the_command_that_plays_it():
         "--only house,stranger,wide --hands 2004 --seed 9100 --jobs 1 --out docs/g.json"
     )
     assert gauntlet.card_entry(dict(document, worst=None), "docs/g.json") is None
+
+
+def test_swap_classes_split_every_decision_by_the_two_moves():
+    from canasta_env.actions import DISCARD, DRAW, NEW_MELD, NUM_ACTIONS, TAKE
+    from research import swap
+
+    draw_phase = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    draw_phase[[DRAW, TAKE]] = 1
+    meld_phase = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    meld_phase[[DISCARD, DISCARD + 3, NEW_MELD]] = 1
+    assert swap.decision_class(draw_phase, DRAW, TAKE) == "draw"
+    assert swap.decision_class(meld_phase, DISCARD, DISCARD + 3) == "card"
+    assert swap.decision_class(meld_phase, NEW_MELD, DISCARD) == "hold"
+    assert swap.decision_class(meld_phase, DISCARD, NEW_MELD) == "lay"
+    assert swap.decision_class(meld_phase, NEW_MELD, NEW_MELD) == "meld"
+    with pytest.raises(ValueError, match=r"\['bogus'\]"):
+        swap.Swap(None, None, ["draw", "bogus"])
+
+
+def test_swap_of_every_class_plays_the_other_bot_bit_for_bit():
+    """Every class swapped is the other bot itself; the rows compare each class with the
+    agent on the same hands; a bot swapped with itself changes nothing (and a real other
+    does: the control)."""
+    from research import pace, swap
+
+    def build(name, seat, is_agent):
+        bot = make_agent(name, seed=seat)
+        return swap.Swap(bot, make_agent("expert", seed=seat), swap.CLASSES) if is_agent else bot
+
+    assert pace.pace("greedy", "random", 4, 3, 11, build) == pace.pace("expert", "random", 4, 3, 11)
+    rows = swap.swap("greedy", "expert", "random", 4, 3, 11)
+    assert [r["class"] for r in rows] == list(swap.CLASSES)
+    alone = [swap._points(r) for r in pace.pace("greedy", "random", 4, 3, 11)]
+    for row in rows:
+        assert row["hands"] == 6 and row["agent"] == pytest.approx(sum(alone) / 6)
+        low, high = row["diff_ci"]
+        assert low <= row["diff"] <= high
+    assert rows[0]["decisions"] > 0 and sum(r["changed"] for r in rows) > 0
+    same = swap.swap("greedy", "greedy", "random", 4, 3, 11, ["card", "meld"])
+    assert all(r["decisions"] > 0 and r["changed"] == 0 and r["diff"] == 0 for r in same)
+    assert "class | decisions" in swap.report(rows)
