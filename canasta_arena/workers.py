@@ -48,6 +48,7 @@ import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
+from typing import NoReturn
 
 #: The thread-pool sizes of OpenMP (torch), OpenBLAS and MKL (numpy): 1 in a worker.
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -197,23 +198,31 @@ class Workers:
             raise RuntimeError("the workers are closed (or were ended by an error)")
 
     def _send(self, index: int, batch: list) -> None:
-        self._connections[index].send(batch)
+        try:
+            self._connections[index].send(batch)
+        except (BrokenPipeError, ConnectionResetError):
+            self._died(index)
         self._busy.add(index)
 
     def _receive(self, index: int) -> list:
         try:
             status, payload = self._connections[index].recv()
-        except EOFError:
-            process = self._processes[index]
-            process.join(timeout=CLOSE_SECONDS)
-            self._end()
-            raise WorkerError(
-                f"worker process {index} died (exit code {process.exitcode})"
-            ) from None
+        except (EOFError, ConnectionResetError):  # the reset: it died with a request unread
+            self._died(index)
         self._busy.discard(index)
         if status == "error":
             _raise_carried(index, *payload)
         return payload
+
+    def _died(self, index: int) -> NoReturn:
+        """End every worker and raise :class:`WorkerError` for worker ``index``, gone."""
+        process = self._processes[index]
+        process.join(timeout=CLOSE_SECONDS)
+        self._end()
+        raise WorkerError(
+            f"worker process {index} died (exit code {process.exitcode}); what it printed "
+            "before it died says why"
+        ) from None
 
     def _end_if_busy(self) -> None:
         if self._busy:

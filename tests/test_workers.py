@@ -123,6 +123,22 @@ def test_a_worker_that_dies_is_named_and_the_others_are_ended():
         workers.map([1])
 
 
+def _dying_setup():
+    os._exit(4)
+
+
+@pytest.mark.parametrize("how", ["map", "stream"])
+def test_a_worker_that_dies_before_it_reads_is_named(how):
+    """A worker gone before it reads its first request (its start failed, as a script run
+    from stdin does): the pipe breaks or resets, either way the same named error."""
+    workers = Workers(2, _dying_setup)
+    processes = list(workers._processes)
+    time.sleep(0.5 if how == "stream" else 0)  # both gone before the first send, or not
+    with pytest.raises(WorkerError, match=r"worker process \d died \(exit code 4\)"):
+        workers.map([1, 2]) if how == "map" else list(workers.stream(range(40)))
+    assert not any(process.is_alive() for process in processes)
+
+
 def test_an_interrupt_ends_busy_workers_at_once_and_keeps_what_finished():
     """A KeyboardInterrupt in the caller's loop (where a Ctrl-C most often lands): the
     runner's exit kills the worker still sleeping, without waiting for it."""
