@@ -20,10 +20,10 @@ def test_the_opponents_of_the_4_player_agent():
     assert [n for g, n in rows if g == "stranger"] == list(gauntlet.STRANGERS)
     assert "ppo:research/exploiters/classic_4p_h5_20M.npz" in names
     assert not any("classic_2p" in n for n in names)  # another table's networks
-    # the shipped file is the agent itself, and s889 in research/hardening is the same bytes
+    # the shipped file is the agent itself, and ef14 in research/hardening is the same bytes
     assert "ppo:agents/models/classic_4p.npz" not in names
-    assert "ppo:research/hardening/classic_4p_s889.npz" not in names
-    assert "ppo:research/hardening/classic_4p_h5.npz" in names  # the agent shipped before
+    assert "ppo:research/hardening/classic_4p_ef14.npz" not in names
+    assert "ppo:research/hardening/classic_4p_s889.npz" in names  # the agent shipped before
     assert "ppo:research/hardening/classic_4p_h4.npz" in names
     assert len(names) == len(set(names))
 
