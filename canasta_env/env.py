@@ -234,6 +234,12 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | str | None = None, options: dict | None = None) -> None:
+        self.install(self.table_for(seed, options))
+
+    def table_for(self, seed: int | str | None = None, options: dict | None = None) -> Table:
+        """The table ``reset(seed, options)`` deals, every argument checked (``ValueError``
+        naming the bad one); the env is not changed. The single-agent faces call it before
+        they change anything of their own, so a refused reset leaves them as they were."""
         if is_integer(seed):
             seed = int(seed)
         elif seed is not None and not isinstance(seed, str):
@@ -266,6 +272,10 @@ class raw_env(AECEnv):
                 deck=options.get("deck"),
                 backend=self.backend,
             )
+        return table
+
+    def install(self, table: Table) -> None:
+        """Start the episode of ``table``, one that :meth:`table_for` made."""
         self.table = table
         self.agents = self.possible_agents[:]
         self.rewards = {name: 0.0 for name in self.agents}

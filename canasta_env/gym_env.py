@@ -46,8 +46,11 @@ Episode End
     ``illegal_reward`` (-1), as ``canasta_env.env()`` does (environment checkers
     step random actions, most of them illegal); ``"raise"`` raises
     :class:`~canasta_env.engine.IllegalActionError` and changes nothing. An id
-    outside 0..499, or an opponent's illegal action, always raises. At the end,
-    ``info`` carries ``hand_scores``, ``scores`` and ``end_reason``.
+    outside 0..499, or an opponent's illegal action, always raises; an opponent's
+    error stops the episode (its move is not played): ``step`` then raises until
+    ``reset``. At the end, ``info`` carries ``hand_scores``, ``scores`` and
+    ``end_reason``. The returned dict is the caller's: the env judges the next action
+    by its own copy of the mask.
 
 Vector Envs and Autoreset
     ``gym.make_vec(ENV_ID, num_envs=N, ...)`` gives this id's own vector face
@@ -99,7 +102,10 @@ Seeding
     deals (``info["deal_seed"]``) and draws the learner's seat and the opponents'
     seeds from ``s``. A deal whose hand ends before the learner's first decision
     (the rare hand over during the deal) is redealt with a seed drawn from the env's
-    generator. ``options`` go to the AEC env's ``reset`` (``{"deck": ...}``).
+    generator. ``options`` go to the AEC env's ``reset`` (``{"deck": ...}``). A seed
+    that is not None or an integer (numpy integers are), or options the AEC env
+    refuses, raise ``ValueError`` before anything changes: the episode goes on as if
+    the call had not been made.
 
 Version History
     v0: initial release.
@@ -127,6 +133,7 @@ from canasta_env.options import (
     LearnerOptions,
     check_options,
     face_arguments,
+    is_integer,
     one_of,
 )
 from canasta_env.render import render_table
@@ -313,6 +320,7 @@ class CanastaGymEnv(gym.Env):
         self.action_space = self.aec.action_space(self.aec.possible_agents[0])
         self._zero_mask = np.zeros(self.action_space.n, dtype=MASK_DTYPE)
         self._over = True
+        self._mask = self._zero_mask  # the learner's legal actions now (never the caller's)
         self.opponents: dict[int, Opponent] = {}
 
     # -------------------------------------------------------------- opponents
@@ -382,6 +390,15 @@ class CanastaGymEnv(gym.Env):
     def _play_opponents(self) -> float:
         """Play the other seats until a learner seat must act or the episode ends; the
         learner's rewards meanwhile."""
+        try:
+            return self._opponents_moves()
+        except BaseException:
+            # the learner's move (or the deal) is played and an opponent's is not: the
+            # episode cannot go on, and step() says so until reset()
+            self._over, self._mask = True, self._zero_mask
+            raise
+
+    def _opponents_moves(self) -> float:
         aec = self.aec
         reward = 0.0
         # Not Table.play: the moves go through the AEC env, which books each seat's
@@ -405,7 +422,16 @@ class CanastaGymEnv(gym.Env):
 
     # -------------------------------------------------------------- gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        # every argument checked before anything changes: a refused reset leaves the env
+        # as it was (the first deal's table is made here when a seed or options fix it)
+        if seed is not None and not is_integer(seed):
+            raise ValueError(f"seed must be None or an integer, got {seed!r}")
+        seed = None if seed is None else int(seed)
+        table, checked_by = None, self.aec
+        if seed is not None or options:
+            table = checked_by.table_for(0 if seed is None else seed, options)
         super().reset(seed=seed)
+        self._over = True  # until the episode has begun: an opponent's error leaves it so
         rng = self.np_random
         for attempt in range(MAX_REDEALS):
             self._choose_table(rng)
@@ -420,7 +446,10 @@ class CanastaGymEnv(gym.Env):
             self.opponents = self._deal_opponents(rng)
             first = attempt == 0
             self.deal_seed = seed if first and seed is not None else int(rng.integers(SEED_BOUND))
-            self.aec.reset(seed=self.deal_seed, options=options if first else None)
+            if first and seed is not None and self.aec is checked_by:
+                self.aec.install(table)  # (unless _choose_table switched to another env)
+            else:
+                self.aec.reset(seed=self.deal_seed, options=options if first else None)
             self.decisions = 0
             self._reward_owed = self.aec.rewards[self._seat_name]  # a hand over in the deal
             self._reward_owed += self._play_opponents()
@@ -441,12 +470,14 @@ class CanastaGymEnv(gym.Env):
         ends the episode with ``illegal_reward`` (``illegal_action="raise"`` raises instead).
         """
         if self._over:
-            raise RuntimeError("step() after the episode ended: call reset()")
+            raise RuntimeError(
+                "step() after the episode ended (or an opponent's error stopped it): call reset()"
+            )
         aec = self.aec
         index = action_index(action)  # raises on anything that is not an id in 0..499
         acting = aec.agent_selection
-        if not self._last["action_mask"][index] and self.options.illegal_action == "terminate":
-            self._over = True
+        if not self._mask[index] and self.options.illegal_action == "terminate":
+            self._over, self._mask = True, self._zero_mask
             self._last = {
                 "observation": self._last["observation"].copy(),  # a new array per call
                 "action_mask": self._zero_mask.copy(),
@@ -476,7 +507,10 @@ class CanastaGymEnv(gym.Env):
             self._viewer = last_acting or self._seat_name
         else:
             self._viewer = aec.agent_selection
+        # observe() makes new arrays: the dict goes to the caller, the env judges the next
+        # action by its own copy of the mask, which nothing the caller does can change
         self._last = aec.observe(self._viewer)
+        self._mask = self._zero_mask if self._over else self._last["action_mask"].copy()
 
     def _observation(self):
         return self._last
@@ -493,9 +527,7 @@ class CanastaGymEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now (bool, 500); all False once the episode is over."""
-        if self._over:
-            return self._zero_mask.astype(bool)
-        return self._last["action_mask"].astype(bool)
+        return self._mask.astype(bool)
 
     def render(self):
         if self.render_mode is None:

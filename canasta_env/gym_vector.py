@@ -81,12 +81,13 @@ from gymnasium.vector.utils import batch_space
 from canasta_env import core, gym_env
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.batched_table import CALLER, TRUNCATED, BatchedTable, HandEnd
+from canasta_env.engine.game import IllegalActionError
 from canasta_env.engine.state import team_of_seat
 from canasta_env.env import observation_space
 from canasta_env.gym_env import MAX_REDEALS, check_keywords, opponent_list
-from canasta_env.options import LearnerOptions
+from canasta_env.options import LearnerOptions, is_integer
 from canasta_env.rules import Rules, make_rules
-from canasta_env.table import SEED_BOUND
+from canasta_env.table import SEED_BOUND, RefusedAction
 from canasta_env.threads import OneThread
 
 _INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
@@ -204,6 +205,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         self._big_seeds: dict[int, int] = {}
         self._everywhere = np.ones(n, bool)
         self._has_reset = False
+        self._stopped: str | None = None  # what stopped the episodes, until reset()
         #: the tables: one ``_core.Batch`` on the fast path, else a ``Table`` each
         self.tables = BatchedTable(
             options.rules,
@@ -384,20 +386,60 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
     # -------------------------------------------------------------- gym API
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options=None):
         """Deal every table a new episode: table ``k`` as the single env's
-        ``reset(seed=seed + k)`` (a list: ``seed[k]``; None: from each table's generator)."""
+        ``reset(seed=seed + k)`` (a sequence or array: ``seed[k]``; None: from each
+        table's generator). Every seed is checked before anything changes."""
         with self._one_thread:
-            return self._reset(seed, options)
+            self._check_open()
+            if options:
+                raise ValueError(f"the vector face takes no reset options, got {options!r}")
+            seeds = self._table_seeds(seed)
+            self._stopped = "an opponent's error in a reset"  # until the reset is done
+            try:
+                result = self._reset(seed, seeds)
+            except RefusedAction as refused:
+                raise self._stop(refused) from None
+            self._stopped = None
+            return result
 
-    def _reset(self, seed, options):
-        if options:
-            raise ValueError(f"the vector face takes no reset options, got {options!r}")
-        if seed is None or isinstance(seed, (int, np.integer)):
+    def _stop(self, refused: RefusedAction) -> IllegalActionError:
+        """The error to raise for an opponent's illegal action, the env stopped: the
+        opponent and its seat, not the engine's reason (which names that seat's cards,
+        hidden from the learner; ``refused.reason`` keeps it)."""
+        self._stopped = "an opponent's illegal action"
+        error = IllegalActionError(
+            f"the opponent {refused.label!r} at seat {refused.seat} chose an illegal action; "
+            f"an opponent must pick an action of its mask (the env stopped: call reset())"
+        )
+        error.reason = refused.reason
+        return error
+
+    def _table_seeds(self, seed) -> list[int | None]:
+        """Each table's reset seed: ``seed + k``, or ``seed[k]``; ``ValueError`` naming
+        the first that is not None or an integer >= 0."""
+
+        def checked(value, what: str) -> int | None:
+            if value is not None and not (is_integer(value) and value >= 0):
+                raise ValueError(f"{what} must be None or an integer >= 0, got {value!r}")
+            return None if value is None else int(value)
+
+        if seed is None or is_integer(seed):
+            base = checked(seed, "seed")
+            return [None if base is None else base + k for k in range(self.num_envs)]
+        if isinstance(seed, (str, bytes)) or not isinstance(seed, (Sequence, np.ndarray)):
+            raise ValueError(
+                f"seed must be None, an integer or {self.num_envs} seeds, got {seed!r}"
+            )
+        if np.ndim(seed) != 1 or len(seed) != self.num_envs:
+            raise ValueError(f"seed must be an integer or {self.num_envs} seeds, got {seed!r}")
+        return [checked(value, f"seed[{k}]") for k, value in enumerate(seed)]
+
+    def _check_open(self) -> None:
+        if self.tables is None:
+            raise RuntimeError("this CanastaVectorEnv is closed: make a new one")
+
+    def _reset(self, seed, seeds: list[int | None]):
+        if seed is None or is_integer(seed):
             super().reset(seed=None if seed is None else int(seed))
-            seeds = [None if seed is None else int(seed) + k for k in range(self.num_envs)]
-        else:
-            seeds = list(seed)
-            if len(seeds) != self.num_envs:
-                raise ValueError(f"seed must be an integer or {self.num_envs} seeds, got {seed!r}")
         if self.batched:  # each table's generator, as _start_episode seeds it
             for k, table_seed in enumerate(seeds):
                 if table_seed is not None or not self._has_reset:
@@ -411,11 +453,22 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
         learner's next decision; Gymnasium's ``(obs, rewards, terminated, truncated,
         info)``."""
         with self._one_thread:
-            return self._step(actions)
+            if not self._has_reset:
+                raise RuntimeError("reset() must be called before step()")
+            self._check_open()
+            if self._stopped is not None:
+                raise RuntimeError(f"{self._stopped} stopped this CanastaVectorEnv: call reset()")
+            try:
+                return self._step(actions)
+            except IllegalActionError as error:
+                if isinstance(error, RefusedAction):
+                    raise self._stop(error) from None
+                raise  # the learner's action, refused before anything changed
+            except BaseException:
+                self._stopped = "an opponent's error"
+                raise
 
     def _step(self, actions):
-        if not self._has_reset:
-            raise RuntimeError("reset() must be called before step()")
         tables = self.tables
         actions = np.asarray(actions)
         acting = tables.seat.copy()
@@ -512,6 +565,7 @@ class CanastaVectorEnv(gym.vector.VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of the learner's seat to act at every table, ``(N, 500)`` bool."""
+        self._check_open()
         return self.tables.mask.astype(bool)
 
     def close_extras(self, **kwargs) -> None:

@@ -50,6 +50,7 @@ from canasta_env.actions import NUM_ACTIONS, action_to_str
 from canasta_env.cards import BLACK3, CARD_VALUES, KIND_NAMES, NUM_KINDS, RED3, deck_counts
 from canasta_env.engine.game import Game
 from canasta_env.observation import OBS_SIZE
+from canasta_env.options import is_integer
 from canasta_env.render import render_table
 from canasta_env.rules import Rules, check_player_count, make_rules
 from canasta_env.table import Table
@@ -209,6 +210,9 @@ class CanastaState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         if self._table is None:
+            kinds = len(self._left)
+            if not (is_integer(action) and 0 <= action < kinds):
+                raise ValueError(f"a deal outcome is a kind of card 0..{kinds - 1}, got {action!r}")
             if not self._left[action]:
                 raise ValueError(f"no {KIND_NAMES[action]} is left to deal")
             self._left[action] -= 1

@@ -68,12 +68,23 @@ def _vec_env_class():
             super().__init__(face.num_envs, face.single_observation_space, face.single_action_space)
             self._actions: np.ndarray | None = None
 
+        def set_options(self, options=None) -> None:
+            """Refused unless empty: the face takes no reset options (SB3 would keep them
+            and make every later ``reset`` fail)."""
+            given = options if isinstance(options, list) else [options]
+            if any(given):
+                raise ValueError(f"the Canasta vector face takes no reset options, got {options!r}")
+            super().set_options(options)
+
         def reset(self):
             seeds = self._seeds if any(seed is not None for seed in self._seeds) else None
             if any(self._options):
+                self._reset_options()
                 raise ValueError("the Canasta vector face takes no reset options")
-            obs, info = self.face.reset(seed=seeds)
-            self._reset_seeds()
+            try:
+                obs, info = self.face.reset(seed=seeds)
+            finally:  # a refused seed is not kept for the next reset either
+                self._reset_seeds()
             self._reset_options()
             self.reset_infos = [{"seat": int(seat)} for seat in info["seat"]]
             return obs

@@ -64,6 +64,7 @@ from canasta_env.engine.game import PHASE_HAND_OVER, Game, IllegalActionError
 from canasta_env.engine.outcome import Result
 from canasta_env.observation import ObservationBuilder
 from canasta_env.rules import Rules
+from canasta_env.state_io import state_from_dict, state_to_dict
 
 #: The one dtype of every action mask a table gives (PettingZoo's classic envs use int8).
 MASK_DTYPE = np.dtype(np.int8)
@@ -175,6 +176,12 @@ class Table:
 
     def __deepcopy__(self, memo) -> Table:
         return self.copy()
+
+    def __reduce__(self):
+        """A pickle holds the position as a saved state (``docs/state_format.md``: the
+        generator's state in it), unpickled on the same engine: the same game from there
+        on, on either engine."""
+        return (_table_from_state, (state_to_dict(self.game), self.backend))
 
     # ------------------------------------------------------------------ seats and views
     @property
@@ -391,6 +398,11 @@ class RefusedAction(IllegalActionError):
 
     def __reduce__(self):
         return (type(self), (self.label, self.seat, self.step, self.reason, self.where))
+
+
+def _table_from_state(data: dict, backend: str) -> Table:
+    """The table a pickled one stood for (:meth:`Table.__reduce__`), its state checked."""
+    return Table.from_game(state_from_dict(data), backend=backend)
 
 
 def agent_label(agent) -> str:
