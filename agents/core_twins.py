@@ -51,6 +51,22 @@ def core_twin(
     return bot
 
 
+def twin_free_state(agent) -> dict:
+    """``agent``'s attributes for a pickle or a copy (its ``__getstate__``): its twin, a C++
+    object, left out and made again at its next ``reset``. A twin that has played moves of
+    this hand holds what the agent has not seen (the moves' memory, a styled bot's draws):
+    such an agent is refused (``TypeError``) rather than copied into another player."""
+    state = dict(agent.__dict__)
+    twin = state.get("core_bot")
+    if twin is not None and twin.acted:
+        raise TypeError(
+            f"{type(agent).__name__} is playing this hand in the compiled core, which holds "
+            "the hand's memory: copy or pickle it between hands, or set use_core = False"
+        )
+    state["core_bot"] = None
+    return state
+
+
 #: The agents that hold a twin (weakly): at exit their twins are let go while the core
 #: module still stands, so no C++ object outlives it (nanobind reports those as leaks when
 #: an agent is still referenced at shutdown, e.g. by a module's cache).
@@ -66,4 +82,4 @@ def _drop_twins() -> None:
             pass
 
 
-__all__ = ["core_twin"]
+__all__ = ["core_twin", "twin_free_state"]

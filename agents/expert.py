@@ -77,7 +77,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from agents.base import NOT_RESET, Agent
-from agents.core_twins import core_twin
+from agents.core_twins import core_twin, twin_free_state
 from agents.heuristics import (
     TAKE_PREFERENCE,
     biggest_meld_key,
@@ -169,6 +169,9 @@ class ExpertAgent(Agent):
 
     def seed(self, seed: int | None) -> None:
         self.seed_value = seed
+
+    def __getstate__(self) -> dict:
+        return twin_free_state(self)  # (its twin is a C++ object, made again at reset)
 
     def reset(self, seat: int, num_players: int, rules: Rules | str) -> None:
         self.rules = make_rules(rules)

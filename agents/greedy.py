@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import NOT_RESET, Agent
-from agents.core_twins import core_twin
+from agents.core_twins import core_twin, twin_free_state
 from agents.heuristics import (
     CANASTA_SIZE,
     choose_take_or_draw,
@@ -91,6 +91,9 @@ class GreedyAgent(Agent):
 
     def seed(self, seed: int | None) -> None:
         self.seed_value = seed
+
+    def __getstate__(self) -> dict:
+        return twin_free_state(self)  # (its twin is a C++ object, made again at reset)
 
     def reset(self, seat: int, num_players: int, rules: Rules | str) -> None:
         self.rules = make_rules(rules)

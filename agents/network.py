@@ -367,6 +367,11 @@ def load_agent(
         kwargs.pop("backend", None)
         name = f"ppo:{path}" if path is not None and str(path) in SHIPPED else None
         return NetAgent(resolved, name=kwargs.pop("name", name), **kwargs)
+    if resolved.suffix != ".zip":  # not a model at all: no word of pickle for it
+        raise ValueError(
+            f"model {resolved} is neither a .npz model (what canasta train writes) nor a "
+            "Stable-Baselines3 .zip: name one of those, a run folder or a shipped name"
+        )
     if not (trust_pickle or _is_shipped(resolved)):
         raise ValueError(
             f"model {resolved} is a Stable-Baselines3 zip, which Python's pickle loads and "

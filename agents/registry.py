@@ -44,6 +44,7 @@ import difflib
 import functools
 import importlib
 import inspect
+import numbers
 import os
 import random
 import re
@@ -92,8 +93,14 @@ def available_agents() -> list[str]:
 
 def register_agent(name: str, factory: Callable[..., Agent]) -> None:
     """Make ``name`` build ``factory(seed=...)`` in this process."""
-    if ":" in name:
-        raise ValueError(f"agent names may not contain ':' (reserved for loaded agents): {name!r}")
+    if not isinstance(name, str) or not name or name != name.strip():
+        raise ValueError(f"an agent name is non-empty text without outer spaces, got {name!r}")
+    if ":" in name or "=" in name:
+        raise ValueError(
+            f"agent names may not contain ':' (loaded agents) or '=' (labels): {name!r}"
+        )
+    if not callable(factory):
+        raise ValueError(f"the factory of agent {name!r} must be callable, got {factory!r}")
     _FACTORIES[name] = factory
 
 
@@ -137,18 +144,35 @@ def make_agent(
     attribute, an attribute that is not callable or takes other arguments, and
     a factory whose result has no ``act``.
     """
+    if not isinstance(name, str):
+        raise ValueError(f"an agent name is text, got {name!r}")
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        seed = int(seed)  # a numpy integer seeds as its int (random.Random refuses one)
     label, spec = split_label(name)
     if label is not None:
-        agent = make_agent(spec, seed, trust_pickle, import_paths)
+        if split_label(spec)[0] is not None:  # what a cap on the name checks is the name built
+            raise ValueError(f"agent {name[:60]!r} has two labels; give one: LABEL=NAME")
+        agent = _make_unlabelled(spec, seed, trust_pickle, import_paths)
         with contextlib.suppress(AttributeError):  # an object that takes no attributes
             agent.name = label
         return agent
+    return _make_unlabelled(name, seed, trust_pickle, import_paths)
+
+
+def _make_unlabelled(name: str, seed: int | None, trust_pickle: bool, import_paths: bool) -> Agent:
     if name in _FACTORIES:
         agent = _FACTORIES[name](seed=seed)
+        if not callable(getattr(agent, "act", None)):
+            raise ValueError(f"agent {name!r}: its factory made {type(agent).__name__}, no act()")
     elif ":" in name and name.split(":", 1)[0] in loader_prefixes():
         prefix, path = name.split(":", 1)
         agent = _load(prefix, path, trust_pickle)
         reseed(agent, seed)
+    elif ":" in name and any(known.startswith(name.split(":", 1)[0] + ":") for known in _FACTORIES):
+        raise ValueError(  # a family of built-in names (style:...), not a module
+            f"unknown agent {name!r}{did_you_mean(name)}; choose one of "
+            f"{', '.join(available_agents())}"
+        )
     elif ":" in name and not import_paths:
         raise ValueError(
             f"agent {name[:40]!r} is Python code (an import path), which is not taken here: "

@@ -42,6 +42,7 @@ import csv
 import io
 import json
 import math
+import numbers
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -62,6 +63,11 @@ from canasta_env.engine.game import teams_of
 from canasta_env.rules import Rules, check_player_count, make_rules
 from canasta_env.safe_write import atomic_file, atomic_write, check_folder
 from canasta_env.table import Table, agent_label
+
+#: The most hands a pairing, and in all: every hand's record is held in memory to the end
+#: (an absurd ``--hands`` is refused before the schedule is built, not after it filled it).
+MAX_HANDS = 1_000_000
+MAX_TOTAL_HANDS = 5_000_000
 
 
 @dataclass
@@ -491,15 +497,29 @@ def run_arena(
     true`` in results.json), then :class:`~canasta_arena.schedule.ArenaInterrupted` is
     raised with that partial :class:`ArenaResult` as its ``result``.
     """
+    if isinstance(agents, str) or not all(isinstance(name, str) for name in agents):
+        raise ValueError(f"agents must be a list of agent names, got {agents!r}")
+    for what, value in (("hands", hands), ("seed", seed), ("jobs", jobs)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise ValueError(f"{what} must be an integer, got {value!r}")
     table_rules = make_rules(variant, **(rules or {}))  # checked once: every hand plays it
     check_player_count(table_rules, num_players)
-    if hands < 1:
-        raise ValueError(f"hands must be at least 1, got {hands}")
+    if not 1 <= hands <= MAX_HANDS:
+        raise ValueError(f"hands must be 1..{MAX_HANDS:,} a pairing, got {hands}")
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
+    shown = [display_name(name) for name in dict.fromkeys(agents)]
+    twice = sorted({name for name in shown if shown.count(name) > 1})
+    if twice:  # the report's rows and pairings are by the name shown
+        raise ValueError(f"two agents are shown as {', '.join(twice)}: give each its own label")
     for name in dict.fromkeys(agents):
         make_agent(name, trust_pickle=trust_pickle)  # fail early, with the names, on a typo
     pairings = make_pairings(list(agents), num_players, pairing)
+    if hands * len(pairings) > MAX_TOTAL_HANDS:  # every hand's record is held to the end
+        raise ValueError(
+            f"{hands:,} hands for each of {len(pairings)} pairings is more than the "
+            f"{MAX_TOTAL_HANDS:,} hands an arena holds: fewer hands or agents"
+        )
     tasks = make_tasks(pairings, hands, seed, duplicate)
     if out_dir is not None:
         check_out_dir(out_dir, overwrite)

@@ -284,6 +284,7 @@ def run_leaderboard(
     log=None,
     trust_pickle: bool = False,
     without: Sequence[str] = (),
+    import_paths: bool = True,
 ) -> dict:
     """Play the leaderboard and return its document (what the JSON file holds).
 
@@ -291,13 +292,16 @@ def run_leaderboard(
     table (None: each table's :func:`default_agents`). ``deals`` per pairing. ``command``
     and ``date`` are written as given (None: the equivalent command, today). ``log`` is
     called with one line per table played. ``without``: agents left out of the defaults
-    (:func:`default_agents`; not with ``agents``).
+    (:func:`default_agents`; not with ``agents``). ``import_paths=False``: ``agents`` were
+    read from a file, which may name data but not code (an import path is refused before
+    anything is imported or played).
     """
     check_request(tables, agents, deals)
     if agents is not None and without:
         raise ValueError("--without leaves agents out of the defaults: give it without --agents")
     for name in agents or ():
-        make_agent(name, trust_pickle=trust_pickle)  # a typo fails before any hand is played
+        # a typo (or, from a file, an import path) fails before any hand is played
+        make_agent(name, trust_pickle=trust_pickle, import_paths=import_paths)
     keys = list(TABLES) if tables is None else list(dict.fromkeys(tables))
     shipped = shipped_agents() if agents is None else {}
     check_without(without, shipped)
@@ -365,6 +369,7 @@ def update_leaderboard(
         log=log,
         trust_pickle=trust_pickle,
         without=document.get("without_option") or (),
+        import_paths=False,  # the board's agents option is read from the file
     )
     played = {entry["table"]: entry for entry in fresh["tables"]}
     entries = [played.get(key, entry) for key, entry in zip(held, document["tables"])]

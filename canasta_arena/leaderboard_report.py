@@ -320,13 +320,15 @@ def write_leaderboard(
     check_output_paths(out, json_path, plot)
     out, json_path = paths["the page --out"], paths["the JSON file"]
     chart = paths.get("the chart beside --out")
+    # the page rendered before anything is written: a board it cannot render changes nothing
+    page = render_markdown(document, chart.name if chart else None) + "\n"
+    text = json.dumps(document, indent=1, sort_keys=True) + "\n"
     out.parent.mkdir(parents=True, exist_ok=True)
     json_path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(document, indent=1, sort_keys=True) + "\n"
-    atomic_write(json_path, text, "the JSON file")
     if chart is not None:
-        plot_leaderboard(chart, document)
-    atomic_write(out, render_markdown(document, chart.name if chart else None) + "\n", "--out")
+        plot_leaderboard(chart, document)  # (a new file, renamed into place once drawn)
+    atomic_write(json_path, text, "the JSON file")
+    atomic_write(out, page, "--out")
     return list(paths.values())
 
 

@@ -46,7 +46,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     command, rest = argv[0], argv[1:]
     if command not in COMMANDS:
-        print(f"canasta: unknown command {command!r}; choose one of {', '.join(COMMANDS)}")
+        print(
+            f"canasta: unknown command {command!r}; choose one of {', '.join(COMMANDS)}",
+            file=sys.stderr,
+        )
         return 2
     module_name, function = COMMANDS[command]
     module = importlib.import_module(module_name)

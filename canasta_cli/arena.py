@@ -152,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _print_speeds(args: argparse.Namespace) -> int:
+    if args.hands < 1:
+        print(f"canasta arena: --hands must be at least 1, got {args.hands}", file=sys.stderr)
+        return 2
     hands = min(args.hands, 50)
     print(f"decisions per second ({args.variant}, {args.players} players, {hands} hands each)")
     for name in dict.fromkeys(args.agents):

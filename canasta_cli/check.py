@@ -45,7 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.cycles is not None and args.cycles < 1:
+        parser.error(f"--cycles must be at least 1, got {args.cycles}")
     cycles = args.cycles if args.cycles is not None else (200 if args.quick else 1000)
     start = time.perf_counter()
     try:

@@ -130,10 +130,24 @@ def main(argv: list[str] | None = None) -> int:
         "--overwrite", action="store_true", help="replace the files of a --out folder in use"
     )
     args = parser.parse_args(argv)
+    try:  # every option checked before the first step runs
+        if args.hands < 1 or args.match_hands < 1:
+            raise ValueError(
+                f"--hands and --match-hands must be at least 1, got {args.hands} and "
+                f"{args.match_hands}"
+            )
+        if args.out:
+            from canasta_arena.arena import check_out_dir
+
+            check_out_dir(args.out, args.overwrite)
+    except ValueError as error:
+        print(f"canasta demo: {error}", file=sys.stderr)
+        return 2
     ok = compliance(quick=not args.full)
     if args.out:
         tournament_code = tournament(args.hands, args.out, args.overwrite)
-        print(f"tournament files (hands.csv, results.json, ratings.png) in {args.out}")
+        if tournament_code == 0:
+            print(f"tournament files (hands.csv, results.json, ratings.png) in {args.out}")
     else:
         with tempfile.TemporaryDirectory(prefix="canasta-demo-") as out_dir:
             tournament_code = tournament(args.hands, out_dir, args.overwrite)

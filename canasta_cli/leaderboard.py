@@ -162,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError) as error:
             print(f"canasta leaderboard: {error}", file=sys.stderr)
             return 2
+        except MALFORMED as error:
+            print(f"canasta leaderboard: {_malformed(json_path, error)}", file=sys.stderr)
+            return 2
         print(f"{'rewrote' if changed else 'unchanged:'} the leaderboard block of {args.readme}")
         return 0
     try:  # the page, the JSON file and the chart: three files, none an input; before any play
@@ -182,8 +185,11 @@ def main(argv: list[str] | None = None) -> int:
             written = leaderboard_report.write_leaderboard(
                 document, args.out, json_path, plot=not args.no_plot
             )
-        except (OSError, ValueError, KeyError, TypeError) as error:
+        except (OSError, ValueError) as error:
             print(f"canasta leaderboard: {json_path}: {error}", file=sys.stderr)
+            return 2
+        except MALFORMED as error:
+            print(f"canasta leaderboard: {_malformed(json_path, error)}", file=sys.stderr)
             return 2
         print(f"wrote {', '.join(str(p) for p in written)}")
         return 0
@@ -237,6 +243,22 @@ def main(argv: list[str] | None = None) -> int:
     _write(document, args, json_path, columns)
     print(f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
     return 0
+
+
+#: What rendering a board raises on a JSON file of another shape than the one this
+#: command writes (a field missing, of another type, a list too short).
+MALFORMED = (LookupError, TypeError, AttributeError)
+
+
+def _malformed(json_path: str, error: Exception) -> str:
+    """One line for a board that is valid JSON but not a leaderboard this command wrote."""
+    what = {KeyError: "a field is missing", IndexError: "a list is too short"}.get(
+        type(error), "a field has another type"
+    )
+    return (
+        f"{json_path}: not a leaderboard as canasta leaderboard writes it ({what}: "
+        f"{str(error)[:80]}); nothing written"
+    )
 
 
 class _Columns:
@@ -304,13 +326,20 @@ def _update(args, argv, json_path, tables, agents, without, columns: _Columns) -
             log=_log_to_stderr,
             trust_pickle=args.trust_pickle,
         )
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except (OSError, ValueError) as error:
         print(f"canasta leaderboard: {error}", file=sys.stderr)
+        return 2
+    except MALFORMED as error:
+        print(f"canasta leaderboard: {_malformed(json_path, error)}", file=sys.stderr)
         return 2
     except (ArenaInterrupted, KeyboardInterrupt):
         print("canasta leaderboard: interrupted; nothing written", file=sys.stderr)
         return 130
-    _write(document, args, json_path, columns)
+    try:
+        _write(document, args, json_path, columns)
+    except MALFORMED as error:  # a board kept from the file that the page cannot show
+        print(f"canasta leaderboard: {_malformed(json_path, error)}", file=sys.stderr)
+        return 2
     return 0
 
 

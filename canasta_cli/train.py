@@ -344,10 +344,22 @@ def evaluate_main(argv: list[str]) -> int:
     args = build_evaluate_parser().parse_args(argv)
     _require_torch()
     model = args.evaluate.removeprefix("ppo:")
-    if args.json:  # before any hand: the report is a file of its own, never an input
+    # every option checked, and --meta read, before any hand is played
+    if args.hands < 1:
+        _fail(f"--hands must be at least 1 (deals per table and opponent), got {args.hands}")
+    if args.threads < 1:
+        _fail(f"--threads must be at least 1, got {args.threads}")
+    if not _list(args.opponents):
+        _fail("--opponents names no bot: give a comma list, e.g. --opponents expert,greedy")
+    meta = None
+    if args.json:  # the report is a file of its own, never an input
         try:
             check_outputs({"--json": args.json}, [model, *([args.meta] if args.meta else [])])
-        except ValueError as error:
+            if not Path(args.json).parent.is_dir():
+                raise ValueError(f"--json {args.json}: its folder does not exist")
+            if args.meta:
+                meta = read_json_file(args.meta, "training meta")
+        except (OSError, ValueError) as error:
             _fail(str(error))
     try:
         import torch
@@ -383,7 +395,9 @@ def evaluate_main(argv: list[str]) -> int:
         report["evaluation"] = results
         meta_path = Path(args.meta) if args.meta else Path(model).parent / "meta.json"
         try:
-            if getattr(agent, "meta", None) is not None and not args.meta:
+            if meta is not None:
+                report["training"] = meta
+            elif getattr(agent, "meta", None) is not None:
                 report["training"] = agent.meta  # a .npz model file carries its own record
             elif meta_path.exists():
                 report["training"] = read_json_file(meta_path, "training meta")

@@ -62,6 +62,7 @@ from canasta_env.engine.outcome import Result
 from canasta_env.engine.scoring import SHEET_ROWS
 from canasta_env.engine.state import END_REASONS, team_of_seat
 from canasta_env.observation import OBS_SIZE
+from canasta_env.options import TABLE_CHECKS, check_options, is_integer
 from canasta_env.rules import Rules
 from canasta_env.table import (
     EPISODE_MODES,
@@ -164,6 +165,7 @@ class BatchedTable:
             raise ValueError(f"episode must be one of {EPISODE_MODES}, got {episode!r}")
         if isinstance(num_tables, bool) or not isinstance(num_tables, int) or num_tables < 1:
             raise ValueError(f"num_tables must be a positive integer, got {num_tables!r}")
+        check_options({"reward_scale": reward_scale}, TABLE_CHECKS)  # as the core's batch
         self.rules = rules
         self.num_players = num_players
         self.num_tables = num_tables
@@ -240,7 +242,13 @@ class BatchedTable:
     def hidden_counts(self, k: int) -> np.ndarray:
         """:meth:`Table.hidden_counts <canasta_env.table.Table.hidden_counts>` of table
         ``k`` (a new int16 array), read from its game without a copy of the table."""
-        return self.engine.hidden_counts(k)
+        return self.engine.hidden_counts(self._table_index(k))
+
+    def _table_index(self, k) -> int:
+        """``k`` as a table of the batch; ``ValueError`` as the core's batch says it."""
+        if not (is_integer(k) and 0 <= k < self.num_tables):
+            raise ValueError(f"table {k!r} is not in the batch")
+        return int(k)
 
     @property
     def deal_seeds(self) -> list[int]:
@@ -254,6 +262,10 @@ class BatchedTable:
         seat; then the agents play (``status``). The table's booked rewards and hand
         start anew."""
         engine = self.engine
+        for k, _deal_seed, agents, agent_seeds in deals:  # every deal checked first
+            self._table_index(k)
+            if len(agents) != self.num_players or len(agent_seeds) != self.num_players:
+                raise ValueError("deal_table takes one bot and one seed per seat")
         for k, deal_seed, agents, agent_seeds in deals:
             self._booked[k] = 0.0
             self.hand_ends.pop(k, None)
@@ -449,6 +461,8 @@ class _Tables:
 
     def step(self, actions: np.ndarray) -> None:
         owner = self.owner
+        if None in self.tables:  # (a Table has no __eq__: identity, cheap)
+            raise RuntimeError("step before reset")
         ids = actions.tolist()
         for k, action in enumerate(ids):
             live = not self.tables[k].hand_over

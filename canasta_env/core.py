@@ -99,7 +99,7 @@ class CoreGame:
     def __init__(self, rules: Rules, num_players: int, seed=None, deck=None):
         _require()
         self.rules = rules
-        self.num_players = num_players
+        self.num_players = int(num_players)
         self._seat_teams()
         self.seed = seed
         self._core_rules = core_rules(rules, num_players)
@@ -133,12 +133,12 @@ class CoreGame:
         return self._mask_view.copy()
 
     def is_legal(self, action: int) -> bool:
-        return (
-            not isinstance(action, bool)
-            and hasattr(action, "__index__")
-            and 0 <= action.__index__() < NUM_ACTIONS
-            and self._game.is_legal(action.__index__())
-        )
+        """As :meth:`Game.is_legal <canasta_env.engine.game.Game.is_legal>`."""
+        try:
+            index = action_id(action)
+        except IllegalActionError:
+            return False
+        return self._game.is_legal(index)
 
     def apply(self, action: int) -> None:
         """:meth:`Game.apply <canasta_env.engine.game.Game.apply>`, with its refusals word

@@ -16,6 +16,7 @@ described in ``docs/state_format.md``::
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,12 +140,7 @@ class Replay:
         with, if any. Raises ``ValueError`` when the game has no seed or the
         actions do not lead to the game's current state.
         """
-        seed = game.seed
-        if seed is None or isinstance(seed, bool) or not isinstance(seed, (int, str)):
-            _fail(
-                f"field 'seed': a replay needs a game built with an int or str seed, not {seed!r}"
-            )
-        replay = record(game.rules, game.num_players, seed, actions, deck=deck)
+        replay = record(game.rules, game.num_players, game.seed, actions, deck=deck)
         rebuilt = replay_game(replay)
         while rebuilt.hand_index < game.hand_index and rebuilt.hand_over and not rebuilt.game_over:
             rebuilt.next_hand()  # the game dealt a hand that has no actions yet
@@ -157,15 +153,23 @@ class Replay:
 
     # ------------------------------------------------------------ dict and JSON
     def to_dict(self) -> dict:
+        """The replay as JSON-ready data; ``ValueError`` for an action that is not an id
+        (a replay made by hand), so no file is written that its own reader refuses."""
+        for h, hand in enumerate(self.actions):
+            for m, action in enumerate(hand):
+                if isinstance(action, bool) or not (
+                    isinstance(action, numbers.Integral) and 0 <= action < NUM_ACTIONS
+                ):
+                    _fail(f"hand {h}, move {m}: {show(action)} is not an action id 0..499")
         return {
             "format": REPLAY_FORMAT,
             "version": REPLAY_VERSION,
             "variant": self.rules.name,
             "rules": rules_to_dict(self.rules),
-            "num_players": self.num_players,
+            "num_players": int(self.num_players),
             "seed": self.seed,
             "deck": None if self.deck is None else list(self.deck),
-            "actions": [list(hand) for hand in self.actions],
+            "actions": [[int(a) for a in hand] for hand in self.actions],
             "action_texts": [[ACTION_TEXTS[a] for a in hand] for hand in self.actions],
         }
 
@@ -355,8 +359,12 @@ def record(
 
     A flat list of ids continues into the next hand (``next_hand()``) whenever a
     hand ends with actions left; a list of per-hand lists gives the hands
-    explicitly. Raises ``ValueError`` naming the step of an illegal action.
+    explicitly. Raises ``ValueError`` naming the step of an illegal action, or a seed
+    that a replay file cannot hold (an int or a str: what ``Replay.load`` reads back).
     """
+    if isinstance(seed, bool) or not isinstance(seed, (numbers.Integral, str)):
+        _fail(f"field 'seed': a replay needs a game built with an int or str seed, not {seed!r}")
+    seed = seed if isinstance(seed, str) else int(seed)  # (a numpy integer saves as JSON)
     codes = _deck_codes(deck)
     hands = _per_hand(actions)
     if hands is not None:

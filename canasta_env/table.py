@@ -50,6 +50,7 @@ Rewards (``seat_rewards``), given when a hand ends:
 
 from __future__ import annotations
 
+import operator
 import os
 import random
 import warnings
@@ -128,6 +129,8 @@ class Table:
         deck: list[int] | str | list[str] | None = None,
         backend: str = "python",
     ):
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules object (make_rules({rules!r})), got {rules!r}")
         if resolve_backend(backend) == "core":
             self._seat_game(core.CoreGame(rules, num_players, seed=seed, deck=deck))
         else:
@@ -212,14 +215,27 @@ class Table:
     def observation(self, seat: int, to_act: bool = True) -> np.ndarray:
         """The observation of ``seat`` (a new float32 array); ``to_act`` False shows it as
         a seat not to act even on its turn (the turn fields zeroed)."""
+        seat = self._seat(seat)
         if self._observer is None:
             return self.engine.observation(seat, to_act)
         return self._observer.build(seat, to_act)
+
+    def _seat(self, seat) -> int:
+        """``seat`` as a seat of this table; ``ValueError`` as the core says it (a negative
+        seat would read another seat's hand from the end of a list)."""
+        try:
+            index = -1 if isinstance(seat, bool) else operator.index(seat)
+        except TypeError:
+            raise ValueError(f"seat {seat!r} is not at the table") from None
+        if not 0 <= index < self.num_players:
+            raise ValueError(f"seat {seat!r} is not at the table")
+        return index
 
     def view(self, seat: int, live: bool = True) -> dict[str, np.ndarray]:
         """What ``seat`` sees, as the faces give it: ``{"observation": ..., "action_mask":
         ...}`` (new arrays). The seat acts when it is live (its episode not over), the hand
         is on and it is its turn; any other seat gets an all-zero mask."""
+        seat = self._seat(seat)
         if self._observer is None:
             return self.engine.view(seat, live)
         game = self.engine
@@ -286,6 +302,8 @@ class Table:
         """What each seat earns from the hand that ended (see the module docstring): the
         env adds these to its rewards, every hand for ``"score"``, at the episode's end for
         ``"win"`` (zeros before)."""
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         if reward == "score":
             return [margin / reward_scale for margin in self.result("hand").seat_margins()]
         if not self.episode_ends(episode):

@@ -38,7 +38,11 @@ def startup_replay(args):
     from canasta_web.replays import ReplayTable, load_arena_hand
 
     if args.replay:
-        return ReplayTable(Replay.load(args.replay), title=args.replay)
+        replay = Replay.load(args.replay)
+        try:
+            return ReplayTable(replay, title=args.replay)
+        except ValueError as error:  # a replay its rules refuse, found as it is played
+            raise ValueError(f"{args.replay}: {error}") from None
     if args.arena is not None:
         replay, names = load_arena_hand(args.arena, args.hand)
         return ReplayTable(replay, names, title=f"{args.arena} hand {args.hand}")

@@ -230,3 +230,40 @@ def test_a_pickled_env_plays_on_as_the_original(backend):
         assert env.rewards == copy.rewards
         steps += 1
     assert all(copy.terminations.values())
+
+
+@pytest.mark.parametrize("opponent", ["expert", "greedy", "style:racer"])
+def test_a_copied_gym_env_with_house_bots_plays_on_as_the_original(opponent):
+    """A house bot's C++ twin is left out of a copy (the single env plays the bots' Python
+    moves); the copy and a pickle play the rest of the episode as the original."""
+    import copy
+
+    env = gym.make(ENV_ID, num_players=2, opponents=opponent).unwrapped
+    obs, _ = env.reset(seed=0)
+    for _ in range(5):
+        obs = env.step(int(np.flatnonzero(obs["action_mask"])[-1]))[0]
+    copies = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
+    done = False
+    while not done:
+        action = int(np.flatnonzero(obs["action_mask"])[-1])
+        steps = [e.step(action) for e in (env, *copies)]
+        for other in steps[1:]:
+            assert (other[0]["observation"] == steps[0][0]["observation"]).all()
+            assert other[1:4] == steps[0][1:4]
+        obs, done = steps[0][0], steps[0][2] or steps[0][3]
+
+
+@pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is not built")
+def test_a_bot_whose_twin_played_this_hand_is_not_copied():
+    from agents.registry import make_agent
+    from canasta_env.rules import make_rules
+    from canasta_env.table import Table
+
+    table = Table(make_rules("classic"), 2, seed=1, backend="core")
+    bots = [make_agent("expert"), make_agent("expert")]
+    for seat, bot in enumerate(bots):
+        bot.reset(seat, 2, table.rules)
+    pickle.dumps(bots[0])  # control: a twin that has not acted is left out
+    table.play(bots, until=lambda t: t.engine.num_steps > 10)
+    with pytest.raises(TypeError, match="playing this hand in the compiled core"):
+        pickle.dumps(bots[0])

@@ -215,7 +215,7 @@ FIELDS = [
     (
         ["rng", "gauss_next"],
         HUGE,
-        r"'rng.gauss_next': expected a finite number or null, got an integer of 5001 digits",
+        r"'rng.gauss_next': expected null .*, got an integer of 5001 digits",
     ),
     (
         ["rules", "target_score"],
@@ -244,10 +244,10 @@ FIELDS = [
     (
         ["rng", "gauss_next"],
         math.nan,
-        r"'rng.gauss_next': expected a finite number or null, got nan",
+        r"'rng.gauss_next': expected null .*, got nan",
     ),
-    (["rng", "gauss_next"], -math.inf, r"'rng.gauss_next': expected a finite number or null"),
-    (["rng", "gauss_next"], True, r"'rng.gauss_next': expected a finite number or null, got True"),
+    (["rng", "gauss_next"], -math.inf, r"'rng.gauss_next': expected null"),
+    (["rng", "gauss_next"], True, r"'rng.gauss_next': expected null .*, got True"),
     (["hand_index"], True, r"'hand_index': expected an integer, got True"),
     (["scores"], [False, 0], r"'scores\[0\]': expected an integer, got False"),
     (["red3", 1], True, r"'red3\[1\]': expected an integer, got True"),

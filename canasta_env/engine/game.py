@@ -115,7 +115,7 @@ class Game(GameState):
     ):
         check_player_count(rules, num_players)
         self.rules = rules
-        self.num_players = num_players
+        self.num_players = int(num_players)  # (a numpy integer would not save as JSON)
         self.num_teams = teams_of(num_players)
         self.team_of = [team_of_seat(num_players, s) for s in range(num_players)]
         self._caches()
@@ -311,7 +311,13 @@ class Game(GameState):
         return self._legal
 
     def is_legal(self, action: int) -> bool:
-        return action in self.legal_actions()
+        """Whether ``action`` is a legal id now; what ``apply`` refuses as no id (a float, a
+        bool, an array: :func:`action_id`) is not legal."""
+        try:
+            index = action_id(action)
+        except IllegalActionError:
+            return False
+        return index in self.legal_actions()
 
     def held_total(self) -> int:
         return sum(self.held)
