@@ -36,7 +36,9 @@ opponents are the same bots and the table's own networks, if any.
 
 ``run`` keeps every finished pairing in ``--out`` (written after each), so a stopped run
 resumes where it stopped; the same command gives the same hands (the arena's duplicate deals
-from ``--seed``).
+from ``--seed``). Every gauntlet file read (``run --out``, ``report``, ``card``) is checked
+first against the shape ``run`` writes (:func:`read_gauntlet`): one that is not is refused
+in one line naming the file and the field, and nothing is written.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from pathlib import Path
 
 from agents.model_file import file_digest
 from canasta_arena.leaderboard import MAX_GAUNTLET_BYTES, TABLES
+from canasta_env.jsonfile import read_json_file, shown
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -136,11 +139,14 @@ def trained_with(config_path: str | Path | None) -> set[str]:
     their file's digest (``sha256:HEX``) so that a copy of an exploiter is recognised."""
     if config_path is None:
         return set()
-    from canasta_env.jsonfile import read_json_file
-
     config = read_json_file(Path(config_path), "run config", MAX_GAUNTLET_BYTES)
+    if not isinstance(config, dict):
+        raise ValueError(f"{config_path}: top level: expected an object, got {_got(config)}")
+    league = config.get("opponents") or {}
+    if not isinstance(league, dict):
+        raise ValueError(f"{config_path}: opponents: expected an object, got {_got(league)}")
     names: set[str] = set()
-    for entry in (config.get("opponents") or {}) if isinstance(config, dict) else {}:
+    for entry in league:
         path = _model_path(entry)
         if path is not None and path.is_file():
             names.add("sha256:" + file_digest(path))
@@ -244,7 +250,6 @@ def run(
     table: str | None = None,
 ) -> dict:
     """Play every opponent not yet in ``out`` (see the module doc); returns the document."""
-    from canasta_env.jsonfile import read_json_file
     from canasta_env.safe_write import atomic_write
 
     key = table_of(players, table).key
@@ -262,7 +267,7 @@ def run(
         "rows": [],
     }
     if out.exists():
-        kept = read_json_file(out, "gauntlet", MAX_GAUNTLET_BYTES)
+        kept = read_gauntlet(out)
         kept["table"] = table_key(kept)
         keys = ("agent", "agent_sha256", "table", "players", "hands", "seed")
         if not all(kept.get(k) == document[k] for k in keys):
@@ -287,6 +292,87 @@ def run(
         document["worst"] = worst(document)  # the headline, as the leaderboard reads it
         atomic_write(out, json.dumps(document, indent=1) + "\n", "gauntlet")
         log(f"[gauntlet] {group:9} {opponent}: {percent(row)} ({figures['seconds']} s)")
+    return document
+
+
+def _got(value: object) -> str:
+    """``value`` as a refusal repeats it: its ``repr`` (a string quoted), cut short."""
+    return shown(repr(value))
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _share(value: object) -> bool:
+    return _number(value) and 0 <= value <= 1
+
+
+def _pair(test: Callable[[object], bool]) -> Callable[[object], bool]:
+    return lambda value: isinstance(value, list) and len(value) == 2 and all(map(test, value))
+
+
+_TEXT = ("a string", lambda value: isinstance(value, str))
+_TEXT_OR_NULL = ("a string or null", lambda value: value is None or isinstance(value, str))
+_INTEGER = ("an integer", lambda value: isinstance(value, int) and not isinstance(value, bool))
+
+#: The fields of a gauntlet file as :func:`run` writes them: what each must be, and its test
+#: (``rows`` and ``worst`` are checked by :data:`ROW_FIELDS`). ``table`` and ``config`` may be
+#: missing: files written before them lack them.
+FIELDS = {
+    "agent": _TEXT,
+    "agent_sha256": _TEXT_OR_NULL,
+    "table": _TEXT,
+    "players": _INTEGER,
+    "config": _TEXT_OR_NULL,
+    "hands": _INTEGER,
+    "seed": _INTEGER,
+    "worst": ("an object or null", lambda value: value is None or isinstance(value, dict)),
+    "rows": ("a list", lambda value: isinstance(value, list)),
+}
+OPTIONAL_FIELDS = ("table", "config")
+#: The fields of a row of ``rows`` (and of ``worst``, a copy of one), as :func:`run` writes them.
+ROW_FIELDS = {
+    "group": _TEXT,
+    "opponent": _TEXT,
+    "hands": _INTEGER,
+    "win_rate": ("a number in 0..1", _share),
+    "win_ci": ("a list of two numbers in 0..1", _pair(_share)),
+    "score_diff": ("a number", _number),
+    "score_diff_ci": ("a list of two numbers", _pair(_number)),
+    "seconds": ("a number", _number),
+    "trained_with": ("true or false", lambda value: isinstance(value, bool)),
+}
+
+
+def _check_fields(
+    found: object, fields: dict, path: Path, where: str, optional: Sequence[str] = ()
+) -> None:
+    """``ValueError`` ("PATH: WHERE.FIELD: ...") unless ``found`` is an object holding each
+    field of ``fields`` (those of ``optional`` may be missing) with a value of its kind.
+    ``where`` names ``found`` in the file (``rows[3]``; empty for the file itself)."""
+    if not isinstance(found, dict):
+        raise ValueError(f"{path}: {where or 'top level'}: expected an object, got {_got(found)}")
+    for name, (kind, test) in fields.items():
+        field = f"{where}.{name}" if where else name
+        if name not in found:
+            if name in optional:
+                continue
+            raise ValueError(f"{path}: {field}: missing")
+        if not test(found[name]):
+            raise ValueError(f"{path}: {field}: expected {kind}, got {_got(found[name])}")
+
+
+def read_gauntlet(path: Path) -> dict:
+    """The gauntlet file at ``path``, checked against the shape :func:`run` writes
+    (:data:`FIELDS`, :data:`ROW_FIELDS`) before anything reads it; ``ValueError`` with one
+    line ("PATH: FIELD: PROBLEM") for a file that is not one."""
+    document = read_json_file(path, "gauntlet", MAX_GAUNTLET_BYTES)
+    _check_fields(document, FIELDS, path, "", OPTIONAL_FIELDS)
+    for i, row in enumerate(document["rows"]):
+        _check_fields(row, ROW_FIELDS, path, f"rows[{i}]")
+    if document["worst"] is not None:
+        _check_fields(document["worst"], ROW_FIELDS, path, "worst")
     return document
 
 
@@ -410,19 +496,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             )  # fmt: skip
             print(render(document))
         elif args.command == "card":
-            from canasta_env.jsonfile import read_json_file
-
+            documents = [(read_gauntlet(path), path) for path in args.files]
             entries = {}
-            for path in args.files:
-                entry = card_entry(read_json_file(path, "gauntlet", MAX_GAUNTLET_BYTES), str(path))
+            for document, path in documents:
+                entry = card_entry(document, str(path))
                 if entry is not None:
                     entries[entry["table"]] = entry
             print(json.dumps(entries, indent=1))
         else:
-            from canasta_env.jsonfile import read_json_file
-
-            for path in args.files:
-                print(render(read_json_file(path, "gauntlet", MAX_GAUNTLET_BYTES)) + "\n")
+            documents = [read_gauntlet(path) for path in args.files]
+            for document in documents:
+                print(render(document) + "\n")
     except ValueError as error:
         print(f"research.gauntlet: {error}", file=sys.stderr)
         return 2

@@ -43,12 +43,19 @@ def _sides(agent: str, opponent: str, players: int, build=_make):
         )
 
 
+def check_deals(deals: int) -> None:
+    """``ValueError`` for fewer than one deal: there would be no hands to count."""
+    if deals < 1:
+        raise ValueError(f"--deals {deals}: at least 1")
+
+
 def pace(agent: str, opponent: str, players: int, deals: int, seed: int, build=_make) -> list[dict]:
     """One row per hand: ``won``, ``out`` (``"agent"``, ``"opponent"`` or None), ``steps``
     and both teams' hand scores (``agent``, ``opponent``). ``build`` makes the seats'
     agents (:func:`_sides`)."""
     from agents.base import play_hands
 
+    check_deals(deals)
     rows = []
     for seats, team in _sides(agent, opponent, players, build):
         for record in play_hands(seats, deals, "classic", seed=seed):
@@ -80,6 +87,7 @@ def tempo(agent: str, opponent: str, players: int, deals: int, seed: int) -> dic
     from canasta_env.rules import make_rules
     from canasta_env.table import Table
 
+    check_deals(deals)
     rules = make_rules("classic")
     sums: dict[int, dict] = {}
     for seats, team in _sides(agent, opponent, players):
@@ -165,10 +173,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="each team's progress by decision (opened, canastas, cards down and held)",
     )
     args = parser.parse_args(argv)
-    if args.tempo:
-        print(tempo_report(tempo(args.agent, args.opponent, args.players, args.deals, args.seed)))
-        return 0
-    print(report(pace(args.agent, args.opponent, args.players, args.deals, args.seed)))
+    study = tempo if args.tempo else pace
+    try:
+        rows = study(args.agent, args.opponent, args.players, args.deals, args.seed)
+    except ValueError as error:
+        print(f"research.pace: {error}", file=sys.stderr)
+        return 2
+    print(tempo_report(rows) if args.tempo else report(rows))
     return 0
 
 

@@ -88,9 +88,10 @@ def swap(
     with its 95% interval over the hands, and how many decisions the class held and changed."""
     from agents.registry import make_agent
     from canasta_arena.stats import mean_interval
-    from research.pace import pace
+    from research.pace import check_deals, pace
 
     check_classes(classes)
+    check_deals(deals)
     built: list[Swap] = []
 
     def build(name: str, seat: int, is_agent: bool, swapped: Sequence[str] = ()):
