@@ -507,6 +507,11 @@ def main(argv: list[str] | None = None) -> int:
         path = Path(args.resume or args.run_dir)
         if args.resume and not (path / "config.json").exists():
             raise ValueError(f"{path}: not a run directory (no config.json)")
+        if (path / "exploit.json").exists():  # its curve and result are against its target
+            raise ValueError(
+                f"{path} holds an exploit run: continue it with canasta exploit (the same "
+                "command and --run-dir), or train in another folder"
+            )
         if args.init is not None and not Path(args.init).exists():
             raise ValueError(f"--init {args.init}: no such model file")
         if args.init is not None:
@@ -514,7 +519,13 @@ def main(argv: list[str] | None = None) -> int:
 
             init_model(Path(args.init))  # a model PPO cannot start from: refused before writing
         if args.ship:
-            check_outputs({"--ship": args.ship}, [path / "model.npz"])
+            check_outputs({"--ship": args.ship}, [path / "model.npz", *filter(None, [args.init])])
+            ship, folder = Path(args.ship).resolve(), path.resolve()
+            if folder == ship or folder in ship.parents:  # its config, checkpoint, data
+                raise ValueError(
+                    f"--ship {args.ship} is inside the run folder {path}, whose files the run "
+                    "reads: ship the model to a file outside it"
+                )
         run = Run.open(path, overrides)
     except ValueError as error:
         _fail(str(error))
