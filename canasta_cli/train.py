@@ -538,6 +538,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except RunFileError as error:
         _fail(str(error))
+    run.commit()  # a resume whose stages read no checkpoint (record or imitate only)
     final = run.path / "model.npz"
     if args.ship:
         try:

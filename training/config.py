@@ -125,6 +125,22 @@ MAX_ENVS = 4096
 MAX_WORKERS = 1024
 #: The greatest seed: below 2**63, torch's bound.
 MAX_SEED = 2**63 - 1
+#: The largest learning rate (``lr``, ``bc_lr``): Adam moves each weight by about the
+#: learning rate a step, so at 1 a network's weights go astray within some steps, and far
+#: above (1e30) they turn to NaN at the first update; the defaults are 1e-4 and 1e-3.
+MAX_LR = 1.0
+#: The largest PPO clip (``clip``): the ratio is clipped to [1 - clip, 1 + clip], which
+#: loses its lower end past 1; the defaults are 0.15 (canasta train) and 0.2 (RLlib).
+MAX_CLIP = 1.0
+#: The largest gradient norm clip (``max_grad_norm``, default 0.5): 200 times it.
+MAX_GRAD_NORM = 100.0
+#: The largest weight of a loss term or of the score margin in the reward (``vf_coef``,
+#: ``kick_coef``, ``score_coef``; their defaults 0.25 to 1): far above any that trains,
+#: low enough that none turns the loss or the reward into an overflow.
+MAX_COEF = 100.0
+#: The largest weight of the entropy bonus (``ent_coef``; 0.001, RLlib's 0.01): at 1 the
+#: bonus (up to ln 500 = 6.2 nats) already outweighs the policy's loss.
+MAX_ENT_COEF = 1.0
 
 
 # ---------------------------------------------------------------------- checks
@@ -404,7 +420,8 @@ SETTINGS: tuple[Setting, ...] = (
       (TORCH,)),
     S("bc_epochs", 4, Whole(1, MAX_EPOCHS), "imitation: passes over the recorded decisions",
       (TORCH,)),
-    S("bc_lr", 1e-3, Real(0.0, False), "imitation: learning rate", (TORCH,)),
+    S("bc_lr", 1e-3, Real(0.0, False, MAX_LR),
+      f"imitation: learning rate, at most {MAX_LR:g}", (TORCH,)),
     S("bc_batch", 1024, Whole(1, MAX_BATCH_STEPS), "imitation: decisions per gradient step",
       (TORCH,)),
     # ppo
@@ -413,15 +430,20 @@ SETTINGS: tuple[Setting, ...] = (
     S("rollout_steps", 16_384, Whole(1, MAX_BATCH_STEPS), "steps per PPO iteration (the batch)"),
     S("ppo_epochs", 2, Whole(1, MAX_EPOCHS), "passes over each batch"),
     S("minibatch", 2048, Whole(1, MAX_BATCH_STEPS), "steps per gradient step"),
-    S("lr", 1e-4, Real(0.0, False), "PPO's learning rate"),
-    S("clip", 0.15, Real(0.0, False), "PPO's clip of the probability ratio"),
-    S("ent_coef", 0.001, Real(0.0, True), "weight of the entropy bonus"),
-    S("vf_coef", 0.5, Real(0.0, True), "weight of the value loss", (TORCH,)),
+    S("lr", 1e-4, Real(0.0, False, MAX_LR), f"PPO's learning rate, at most {MAX_LR:g}"),
+    S("clip", 0.15, Real(0.0, False, MAX_CLIP),
+      f"PPO's clip of the probability ratio, at most {MAX_CLIP:g}"),
+    S("ent_coef", 0.001, Real(0.0, True, MAX_ENT_COEF),
+      f"weight of the entropy bonus, at most {MAX_ENT_COEF:g}"),
+    S("vf_coef", 0.5, Real(0.0, True, MAX_COEF),
+      f"weight of the value loss, at most {MAX_COEF:g}", (TORCH,)),
     S("gamma", 1.0, Real(0.0, True, 1.0), "discount"),
     S("gae_lambda", 0.95, Real(0.0, True, 1.0), "GAE's lambda"),
-    S("max_grad_norm", 0.5, Real(0.0, False), "clip of the gradient's norm", (TORCH,)),
-    S("score_coef", 0.25, Real(0.0, True),
-      "weight of the hand's clipped score margin in the reward, beside won or lost"),
+    S("max_grad_norm", 0.5, Real(0.0, False, MAX_GRAD_NORM),
+      f"clip of the gradient's norm, at most {MAX_GRAD_NORM:g}", (TORCH,)),
+    S("score_coef", 0.25, Real(0.0, True, MAX_COEF),
+      "weight of the hand's clipped score margin in the reward, beside won or lost; at "
+      f"most {MAX_COEF:g}"),
     # 0.01 since 2026-11-29 (issue 45): against the worst stranger +2.7 [+1.3, +4.1] points
     # of 4,000 paired hands at 2 players, nothing lost against expert (history.md, g3p)
     S("step_cost", 0.01, Real(0.0, True, 0.1),
@@ -432,7 +454,8 @@ SETTINGS: tuple[Setting, ...] = (
       "stock, face-down pot; training only, training/critic.py)", (TORCH,)),
     # kickstarting: cross-entropy towards a shadowing bot's move, weight decaying to 0
     S("kick_teacher", "expert", bot_or_none, "bot the learner is pulled to", (TORCH,)),
-    S("kick_coef", 1.0, Real(0.0, True), "the pull's first weight", (TORCH,)),
+    S("kick_coef", 1.0, Real(0.0, True, MAX_COEF),
+      f"the pull's first weight, at most {MAX_COEF:g}", (TORCH,)),
     S("kick_steps", 4_000_000, Whole(0, MAX_STEPS), "learner steps until the pull is 0",
       (TORCH,)),
     # the league (training.league_pool)

@@ -32,9 +32,11 @@ def save_data(path: Path, data: dict) -> None:
 
 #: The arrays of a data file.
 DATA_FIELDS = ("obs", "masks", "actions", "returns")
+#: The bytes of one packed mask: ``np.packbits`` of the 500 flags.
+MASK_BYTES = (NUM_ACTIONS + 7) // 8
 #: The most bytes one recorded decision takes in a data file: its observation (float32),
 #: its packed mask, the move and the return, with room to spare.
-DECISION_BYTES = 4 * OBS_SIZE + (NUM_ACTIONS + 7) // 8 + 16
+DECISION_BYTES = 4 * OBS_SIZE + MASK_BYTES + 16
 #: What a data file may unpack to besides its decisions (the ``.npy`` headers and more).
 DATA_EXTRA_BYTES = 64 * 2**20
 
@@ -45,22 +47,95 @@ def data_bound(record_chunk: int) -> int:
     return 2 * record_chunk * DECISION_BYTES + DATA_EXTRA_BYTES
 
 
-def load_data(paths, record_chunk: int = MAX_BATCH_STEPS) -> dict:
+def check_chunk(part: dict, label: str, obs_size: int | None) -> None:
+    """``ValueError`` ("LABEL: member 'NAME.npy' ...") unless ``part`` holds what the
+    recorder writes (:meth:`training.rollout.Recorder.record`): ``n >= 1`` decisions, each
+    an observation of ``obs_size`` float32 entries (None: any one width), all finite; its
+    mask packed in :data:`MASK_BYTES` uint8; the teacher's action, an integer id below
+    :data:`NUM_ACTIONS <canasta_env.actions.NUM_ACTIONS>` that its mask allows; the hand's
+    return, a finite float32. Otherwise the chunk would fail in torch with a traceback, or
+    train a network of NaN weights without a word."""
+
+    def refuse(name: str, problem: str) -> None:
+        raise ValueError(f"{label}: member '{name}.npy' {problem}")
+
+    missing = [key for key in DATA_FIELDS if key not in part]
+    if missing:
+        refuse(missing[0], f"is missing (a data file holds {', '.join(DATA_FIELDS)})")
+    obs, masks, actions, returns = (part[key] for key in DATA_FIELDS)
+    if not np.issubdtype(actions.dtype, np.integer) or actions.ndim != 1 or not len(actions):
+        said = (
+            f"holds {actions.dtype} {actions.shape}, not action ids (whole numbers), one a decision"
+        )
+        refuse("actions", said)
+    n = len(actions)
+    if obs.ndim != 2:
+        refuse("obs", f"holds {obs.dtype} {obs.shape}, not one observation a decision (2-D)")
+    obs_size = obs.shape[1] if obs_size is None else obs_size
+    wanted = {
+        "obs": (obs, np.float32, (n, obs_size)),
+        "masks": (masks, np.uint8, (n, MASK_BYTES)),
+        "returns": (returns, np.float32, (n,)),
+    }
+    for name, (array, dtype, shape) in wanted.items():
+        if array.dtype != dtype or array.shape != shape:
+            want = f"{np.dtype(dtype)} {shape}"
+            refuse(name, f"holds {array.dtype} {array.shape}, not {want} (for {n} decisions)")
+    outside = (actions < 0) | (actions >= NUM_ACTIONS)
+    if outside.any():
+        refuse(
+            "actions", f"holds action id {int(actions[outside][0])}, outside 0..{NUM_ACTIONS - 1}"
+        )
+    ids = actions.astype(np.int64)
+    allowed = (masks[np.arange(n), ids // 8] >> (7 - ids % 8)) & 1  # np.packbits' bit order
+    if not allowed.all():
+        row = int(np.flatnonzero(allowed == 0)[0])
+        said = f"holds action {int(ids[row])} at decision {row}, which its mask does not allow"
+        refuse("actions", said)
+    for name, array in (("obs", obs), ("returns", returns)):
+        finite = np.isfinite(array)
+        if not finite.all():
+            refuse(name, f"holds {int(finite.size - finite.sum()):,} NaN or infinite values")
+
+
+def data_way_out(path: Path, run: Path) -> str:
+    """How to mend a run whose data file ``path`` is refused: record it again."""
+    return f"delete it and record it again: rm {path} && canasta train record --resume {run}"
+
+
+def load_data(
+    paths,
+    record_chunk: int = MAX_BATCH_STEPS,
+    obs_size: int | None = None,
+    run: Path | None = None,
+) -> dict:
     """The decisions of the data files ``paths``, each read as data
     (:func:`canasta_env.jsonfile.read_npz`: a regular file, its members checked and at most
-    :func:`data_bound` bytes unpacked before an array is read); ``ValueError`` naming the
-    file for any problem."""
+    :func:`data_bound` bytes unpacked before an array is read), then checked
+    (:func:`check_chunk`) with observations of ``obs_size`` entries (None: those of the
+    first file, the same in every file).
+
+    ``RunFileError`` (one line naming the file and the member) for any problem; with ``run``,
+    the run folder the files are of, the line ends with the way out (:func:`data_way_out`).
+    """
+    from training.run import RunFileError
+
     parts = []
     for path in paths:
         label = f"data file {path}"
-        with open_regular(path, label) as file:
-            part = read_npz(file, label, data_bound(record_chunk), DATA_FIELDS)
-        missing = [key for key in DATA_FIELDS if key not in part]
-        if missing:
-            raise ValueError(f"{label}: missing arrays {missing}")
+        try:
+            with open_regular(path, label) as file:
+                part = read_npz(file, label, data_bound(record_chunk), DATA_FIELDS)
+            if obs_size is None and parts:  # the first file's width, in every file
+                obs_size = parts[0]["obs"].shape[1]
+            check_chunk(part, label, obs_size)
+        except ValueError as error:
+            way_out = f"; {data_way_out(path, run)}" if run is not None else ""
+            raise RunFileError(f"{error}{way_out}") from None
         parts.append(part)
     if not parts:
-        raise ValueError("no imitation data: run the record stage first")
+        hint = f": canasta train record --resume {run}" if run is not None else ""
+        raise RunFileError(f"no imitation data: run the record stage first{hint}")
     return {key: np.concatenate([part[key] for part in parts]) for key in DATA_FIELDS}
 
 
@@ -115,7 +190,8 @@ def train_imitation(config: dict, data_paths, out_path: Path, log=print, writer=
 
     device = torch.device(resolve_device(config["device"]))
     torch.manual_seed(config["seed"])
-    data = load_data(data_paths, int(config["record_chunk"]))
+    run = out_path.parent  # the run folder: RUN/imitation.npz, RUN/data/
+    data = load_data(data_paths, int(config["record_chunk"]), OBS_SIZE, run)
     n = len(data["actions"])
     rng = np.random.default_rng([config["seed"], 2])
     order = rng.permutation(n)
@@ -163,6 +239,9 @@ def train_imitation(config: dict, data_paths, out_path: Path, log=print, writer=
             if writer is not None and step % 50 == 0:
                 writer.add_scalar("imitation/policy_loss", float(policy_loss.detach()), step)
                 writer.add_scalar("imitation/value_loss", float(value_loss.detach()), step)
+        some = obs[np.sort(perm[:batch])].to(device)  # the epoch's first batch
+        if not (np.isfinite(total_loss) and net.is_finite(model, some)):  # nothing written
+            raise diverged(config, epoch, step, out_path)
         report = evaluate_agreement(model, obs, masks_of, actions, returns, held)
         report.update(epoch=epoch + 1, seconds=round(time.perf_counter() - start, 1))
         log(
@@ -176,6 +255,22 @@ def train_imitation(config: dict, data_paths, out_path: Path, log=print, writer=
     report["decisions"] = n
     net.save(model, out_path, {"stage": "imitation", "imitation": report})
     return report
+
+
+def diverged(config: dict, epoch: int, step: int, out_path: Path):
+    """The one-line refusal of an imitation whose network stopped being finite in
+    ``epoch`` (from 0), by gradient step ``step``: nothing was written."""
+    from training.ppo import TrainingDiverged
+
+    bc_lr = float(config["bc_lr"])
+    return TrainingDiverged(
+        f"imitation diverged in epoch {epoch + 1} of {config['bc_epochs']} (by gradient step "
+        f"{step:,}): the network's weights or its loss are no longer finite (NaN or "
+        f"infinite), so {out_path.name} was not written. The likely cause is the learning "
+        f"rate, bc_lr {bc_lr:g}, which a resume cannot change: start a new run with a smaller "
+        f"--bc-lr (e.g. {bc_lr / 10:g}), copying {out_path.parent / 'data'} into it to keep "
+        "the recorded decisions"
+    )
 
 
 def evaluate_agreement(model, obs, masks_of, actions, returns, index) -> dict:

@@ -8,6 +8,7 @@ checkpoint (:mod:`training.run`). The stages and the run folder: :mod:`training.
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from canasta_env.safe_write import atomic_write
 from training.critic import ORACLE
 from training.evaluation import evaluate, log_evaluation, plot_curve, postfix
 from training.league_pool import League, frozen_layers
-from training.ppo import Learner, kick_weight
+from training.ppo import Learner, TrainingDiverged, kick_weight
 from training.run import (
     CHECKPOINT,
     CHECKPOINT_FORMAT,
@@ -66,6 +67,13 @@ class Trainer:
         self.seconds = 0.0  # collection + update time over every session (no evaluation)
         self.collect_seconds = 0.0
         self._load_checkpoint()
+        if self.learner.hidden_change is not None:  # the run trains the init model's widths
+            setting, widths = self.learner.hidden_change
+            run.save_config()
+            run.log(
+                f"[ppo] hidden {setting} -> {widths}: the network is {init}'s, whose hidden "
+                "layers these are (config.json now says so)"
+            )
 
     @property
     def model(self):
@@ -82,10 +90,7 @@ class Trainer:
         state = read_checkpoint(path, checkpoint_bound(network_bytes, self.config["max_snapshots"]))
         try:
             league = loads_bounded(state["league"], what="its league state")
-            snapshots = {
-                key: [(w.numpy(), b.numpy()) for w, b in layers]
-                for key, layers in zip(league["snapshots"], state["snapshots"], strict=True)
-            }
+            snapshots = self._checked_snapshots(league["snapshots"], state["snapshots"])
             self.learner.load(state, league["rng"])
             steps, iteration = state["steps"], state["iteration"]
             if not (is_int(steps) and is_int(iteration) and steps >= 0 and iteration >= 0):
@@ -93,8 +98,15 @@ class Trainer:
             history, best = checked_history(league["history"]), float(state["best"])
             seconds = float(state["seconds"])
             collect_seconds = float(state["collect_seconds"])
+            times = (seconds, collect_seconds)
+            if not (-1.0 <= best <= 1.0 and all(0 <= t < math.inf for t in times)):
+                raise ValueError(
+                    f"best {best!r}, seconds {seconds!r} and collect_seconds "
+                    f"{collect_seconds!r} (a win rate from -1 to 1; times finite, at least 0)"
+                )
         except (KeyError, TypeError, ValueError, RuntimeError, IndexError, AttributeError) as e:
             raise checkpoint_misfit(path, e) from None
+        self.run.commit()  # it fits: the resume's settings and log lines are written now
         self.learner.set_lr(self.config["lr"])  # the learning rate may change on resume
         self.steps, self.iteration = steps, iteration
         self.league.snapshots, self.snapshot_layers = list(snapshots), snapshots
@@ -104,6 +116,37 @@ class Trainer:
         lines = "".join(json.dumps(entry) + "\n" for entry in self.history)
         atomic_write(self.run.path / "history.jsonl", lines)
         self.run.log(f"[ppo] resumed at iteration {self.iteration}, {self.steps} learner steps")
+
+    def _checked_snapshots(self, names, layers) -> dict[str, list]:
+        """The league's snapshots of a checkpoint, by name, as numpy actor layers;
+        ``ValueError`` unless there are at most ``max_snapshots`` of them with distinct
+        names, each of the learner's actor's shapes (float32, finite): a snapshot of other
+        shapes fails in a rollout much later, one too many when the checkpoint is saved."""
+        limit = int(self.config["max_snapshots"])
+        if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+            raise ValueError(f"its snapshot names {str(names)[:80]} are not a list of names")
+        if len(names) > limit or len(set(names)) != len(names):
+            raise ValueError(
+                f"it names {len(names)} snapshots ({len(set(names))} distinct); the run keeps "
+                f"at most max_snapshots {limit}, each once"
+            )
+        shapes = [(w.shape, b.shape) for w, b in self._actor()]
+        snapshots = {}
+        for name, snapshot in zip(names, layers, strict=True):
+            arrays = [(w.numpy(), b.numpy()) for w, b in snapshot]
+            found = [(w.shape, b.shape) for w, b in arrays]
+            if found != shapes:
+                raise ValueError(
+                    f"its snapshot {name[:40]} has layers {str(found)[:120]}, not the network's "
+                    f"{str(shapes)[:120]}"
+                )
+            for w, b in arrays:
+                if w.dtype != np.float32 or b.dtype != np.float32:
+                    raise ValueError(f"its snapshot {name[:40]} holds {w.dtype}, not float32")
+                if not (np.isfinite(w).all() and np.isfinite(b).all()):
+                    raise ValueError(f"its snapshot {name[:40]} holds NaN or infinite weights")
+            snapshots[name] = arrays
+        return snapshots
 
     def save_checkpoint(self) -> None:
         """``checkpoint.pt``: tensors and plain values only (loadable with ``weights_only``).
@@ -205,8 +248,20 @@ class Trainer:
         return kick_weight(self.config, self.steps)
 
     def update(self, batch: dict) -> dict:
-        """One PPO update on ``batch`` (:meth:`training.ppo.Learner.update`)."""
-        return self.learner.update(batch, self.kick_weight())
+        """One PPO update on ``batch`` (:meth:`training.ppo.Learner.update`).
+        ``TrainingDiverged`` (one line: where, the likely cause, the way out) when the
+        network is no longer finite after it: raised before anything is written from it, so
+        ``model.npz``, ``best.npz`` and the checkpoint keep the last finite network."""
+        try:
+            return self.learner.update(batch, self.kick_weight())
+        except TrainingDiverged as error:
+            lr = float(self.config["lr"])
+            raise TrainingDiverged(
+                f"training diverged at learner step {self.steps + len(batch['actions']):,} "
+                f"(iteration {self.iteration + 1}): {error}, so nothing was written from it "
+                f"and the run's files keep the last finite network. The likely cause is the "
+                f"learning rate: resume with a smaller --lr (e.g. {lr / 10:g})"
+            ) from None
 
     # -------------------------------------------------------------- evaluation
     def evaluate(self) -> dict:

@@ -78,6 +78,20 @@ def build_critic(inputs: int, hidden: Sequence[int]):
     return critic
 
 
+def is_finite(network, inputs) -> bool:
+    """Whether every parameter of the torch module ``network`` is finite, and so is what
+    it computes from ``inputs`` (some rows it trains on, on its device): weights finite but
+    so large that they overflow are not (a learning rate far too large)."""
+    import torch
+
+    if not all(bool(torch.isfinite(p).all()) for p in network.parameters()):
+        return False
+    with torch.no_grad():
+        outputs = network(inputs)
+    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    return all(bool(torch.isfinite(out).all()) for out in outputs)
+
+
 def _numpy(module) -> tuple[np.ndarray, np.ndarray]:
     """A ``Linear`` as (weight [in, out], bias) float32 arrays, C-contiguous copies."""
     weight = np.ascontiguousarray(module.weight.detach().cpu().numpy().T, dtype=np.float32)

@@ -6,6 +6,7 @@ What plays the hands and when the learner is evaluated: :mod:`training.league`.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,14 @@ import numpy as np
 from canasta_env.actions import NUM_ACTIONS
 from canasta_env.observation import OBS_SIZE
 from training.critic import ORACLE, critic_inputs
+from training.run import RunFileError
+
+
+class TrainingDiverged(RunFileError):
+    """The network's weights or outputs are no longer finite after an update (the learning
+    rate, most often, is too large): the run stops before anything is written from that
+    network. A :class:`~training.run.RunFileError`, so that ``canasta train`` reports it
+    in one line as it reports a run file it cannot use."""
 
 
 def gae(rewards, dones, values, gamma, lam):
@@ -39,12 +48,41 @@ def kick_weight(config: dict, steps: int) -> float:
     return float(config["kick_coef"]) * max(0.0, 1.0 - steps / float(config["kick_steps"]))
 
 
+@functools.cache
+def probe_observations() -> np.ndarray:
+    """Observations a network PPO starts from must score finitely: the first of a deal of
+    each variant (seat 0, 2 players). Real ones, as the layout's bounds are not: a score
+    field's reaches 2**61 points."""
+    from canasta_env.rules import make_rules
+    from canasta_env.table import Table
+    from training.config import VARIANTS
+
+    rows = [Table(make_rules(variant), 2, seed=0).observation(0) for variant in VARIANTS]
+    return np.stack(rows).astype(np.float32)
+
+
+def forward_is_finite(model_file, observations: np.ndarray | None = None) -> bool:
+    """Whether the network of ``model_file`` gives finite logits and values on
+    ``observations`` (default: :func:`probe_observations`), in float32 as torch computes
+    them: weights finite but so large that they overflow (a network trained at too large
+    a learning rate) are not."""
+    if observations is None:
+        observations = probe_observations()
+    x = observations[:, : model_file.obs_size].astype(np.float32)
+    heads = (model_file.actor[-1], model_file.value_head)
+    with np.errstate(all="ignore"):
+        for weight, bias in model_file.trunk:
+            x = np.maximum(x @ weight.astype(np.float32) + bias.astype(np.float32), 0.0)
+        outputs = [x @ w.astype(np.float32) + b.astype(np.float32) for w, b in heads]
+    return all(bool(np.isfinite(out).all()) for out in outputs)
+
+
 def init_model(init: Path):
     """The model file ``init`` (:class:`agents.model_file.ModelFile`), when PPO can start from it:
-    it scores every action id of the table. ``RunFileError`` (one line naming it) otherwise;
-    the command line asks before it writes anything."""
+    it scores every action id of the table, and finitely (:func:`forward_is_finite`).
+    ``RunFileError`` (one line naming it) otherwise; the command line asks before it writes
+    anything."""
     from training import net
-    from training.run import RunFileError
 
     try:
         model_file = net.ModelFile(init)
@@ -55,6 +93,12 @@ def init_model(init: Path):
             f"model file {init}: num_actions {model_file.meta['num_actions']} is not the "
             f"table's {NUM_ACTIONS} (PPO learns every action id): it plays, but cannot be "
             "trained on"
+        )
+    if not forward_is_finite(model_file):
+        raise RunFileError(
+            f"model file {init}: its weights are finite but so large that its logits or value "
+            "overflow to infinity or NaN on the first observation of a deal (a network trained "
+            "at too large a learning rate?): PPO cannot start from it; start from another one"
         )
     return model_file
 
@@ -90,6 +134,17 @@ class Learner:
     policy's own value head, which the model file keeps (a search agent reads it:
     :mod:`agents.search`), then learns the same returns as a probe of the trunk, sending
     it no gradient: the policy learns from the critic's advantages alone.
+
+    A network started from a model file (``init``: ``--init``, or the run's
+    ``imitation.npz``) has that file's hidden layers, whatever ``config["hidden"]`` says,
+    and ``config["hidden"]`` becomes them, so that the run's ``config.json`` says what it
+    trains (the checkpoint's bound, a separate critic and ``canasta exploit report`` read
+    it); :attr:`hidden_change` says what changed (None when nothing did), for the run to log
+    and save. Why not refuse the difference: to start from a model is to fine-tune that
+    network, whose weights fix its widths (as Stable-Baselines3's ``PPO.load`` and an RLlib
+    restore keep the saved architecture), and ``hidden`` describes a new network; the
+    settings cannot tell a ``--hidden`` given from the default ``[512, 256]``, so a refusal
+    would turn away every model of other widths started from without ``--hidden``.
     """
 
     def __init__(self, config: dict, init: Path, log):
@@ -103,8 +158,13 @@ class Learner:
         self.device = torch.device(resolve_device(config["device"]))
         torch.manual_seed(config["seed"])
         self.torch = torch
+        #: (the setting's widths, the init model's) when the init model's differ, else None
+        self.hidden_change = None
         if init.exists():
             model = net.to_torch(init_model(init))
+            if model.hidden != list(config["hidden"]):
+                self.hidden_change = (list(config["hidden"]), model.hidden)
+                config["hidden"] = model.hidden
         else:
             log(f"[ppo] no {init}: PPO starts from a new network")
             model = net.build(OBS_SIZE, NUM_ACTIONS, config["hidden"])
@@ -142,18 +202,71 @@ class Learner:
         return on_cpu(state)
 
     def load(self, state: dict, rng_state: dict) -> None:
-        """Back to a saved :meth:`state` and numpy RNG state (raises when they do not fit:
-        a critic network in one and not the other too); the tensors go to the network's
-        device (Adam's moments follow its parameters)."""
+        """Back to a saved :meth:`state` and numpy RNG state; the tensors go to the network's
+        device (Adam's moments follow its parameters). Raises (``ValueError``, or what torch
+        raises) when they do not fit this run, before it trains: a critic network in one and
+        not the other, layers of other shapes, weights that are not finite, or Adam's state
+        of other shapes, not finite, or with other settings (:meth:`check_adam`)."""
         if ("critic" in state) != (self.critic is not None):
             held = "holds a critic network" if "critic" in state else "holds no critic network"
             raise ValueError(f"it {held}, and this run's critic is {self.critic_kind}")
         self.model.load_state_dict(state["model"])
         if self.critic is not None:
             self.critic.load_state_dict(state["critic"])
+        for key, network in (("model", self.model), ("critic", self.critic)):
+            for name, tensor in network.state_dict().items() if network is not None else ():
+                if not bool(self.torch.isfinite(tensor).all()):
+                    raise ValueError(f"its {key} {name} holds NaN or infinite weights")
+        settings = [dict(group) for group in self.optimizer.param_groups]
         self.optimizer.load_state_dict(state["optimizer"])
+        self.check_adam(settings)
         self.rng.bit_generator.state = rng_state
         self.torch.set_rng_state(state["torch_rng"])
+
+    #: Adam's settings a checkpoint must share with this run's optimizer (``lr`` is the
+    #: run's: :meth:`set_lr`).
+    ADAM_SETTINGS = ("betas", "eps", "weight_decay", "amsgrad", "maximize")
+
+    def check_adam(self, settings: list[dict]) -> None:
+        """``ValueError`` unless the loaded optimizer has this run's Adam ``settings``
+        (:data:`ADAM_SETTINGS`, those of each group before the load) and, for each
+        parameter, a finite step count at least 0 and finite moments of the parameter's
+        shape (the second one at least 0): torch checks none of this when it loads, and a
+        moment of another shape fails inside Adam at the first update, a NaN one turns the
+        network to NaN."""
+        torch = self.torch
+        for number, (group, wanted) in enumerate(zip(self.optimizer.param_groups, settings)):
+            for key in self.ADAM_SETTINGS:
+                if key in wanted and group.get(key) != wanted[key]:
+                    raise ValueError(
+                        f"its Adam's {key} {str(group.get(key))[:40]} (group {number}) is not "
+                        f"this run's {wanted[key]}"
+                    )
+        for index, parameter in enumerate(self.parameters):
+            moments = self.optimizer.state.get(parameter, {})
+            for key, value in moments.items():
+                value = torch.as_tensor(value)
+                if not bool(torch.isfinite(value).all()):
+                    raise ValueError(f"its Adam state {key} of parameter {index} is not finite")
+                if key == "step":
+                    if value.numel() != 1 or float(value) < 0:
+                        raise ValueError(f"its Adam step of parameter {index} is {value.tolist()}")
+                elif value.shape != parameter.shape:
+                    raise ValueError(
+                        f"its Adam state {key} of parameter {index} has shape "
+                        f"{tuple(value.shape)}, not the parameter's {tuple(parameter.shape)}"
+                    )
+                elif key == "exp_avg_sq" and bool((value < 0).any()):
+                    raise ValueError(f"its Adam state {key} of parameter {index} is negative")
+
+    def finite(self, obs, seen) -> bool:
+        """Whether every parameter (the critic's too) is finite, and so are the policy's
+        logits and values on the observations ``obs`` and the values of :meth:`critic_input`
+        rows ``seen`` (some of a batch, on the device)."""
+        from training import net
+
+        critic = self.critic is None or net.is_finite(self.critic, seen)
+        return critic and net.is_finite(self.model, obs)
 
     def set_lr(self, lr: float) -> None:
         for group in self.optimizer.param_groups:
@@ -252,4 +365,10 @@ class Learner:
                 count += 1
         stats = {key: value / max(1, count) for key, value in stats.items()}
         stats["kick_weight"] = kick
+        some = slice(0, int(c["minibatch"]))  # a minibatch's outputs: cheap beside the update
+        if not (np.isfinite(list(stats.values())).all() and self.finite(obs[some], seen[some])):
+            raise TrainingDiverged(
+                f"the network's weights or outputs are no longer finite (NaN or infinite) "
+                f"after an update at learning rate {c['lr']:g}"
+            )
         return stats

@@ -113,6 +113,8 @@ class Run:
         self.config = config
         self.path.mkdir(parents=True, exist_ok=True)
         self.writer = None
+        #: the log lines of a resume not yet committed (:meth:`commit`), or None
+        self._pending: list[str] | None = None
 
     #: Settings that may change when a run is continued: budgets, parallelism, the device,
     #: time limit, evaluation cadence, the kickstarting schedule (``train.log`` records every
@@ -176,12 +178,25 @@ class Run:
                     raise
                 raise DeviceError(f"run config {saved} says device cuda: {error}") from None
         run = cls(path, config)
-        run.save_config()
+        if (path / CHECKPOINT).exists():  # a resume: written once the checkpoint fits
+            run._pending = []
+        else:
+            run.save_config()
         for key, (old, new) in changed.items():
             run.log(f"[run] {key}: {old} -> {new}")
         for note in plan.notes:
             run.log(f"[run] {note}")
         return run
+
+    def commit(self) -> None:
+        """Write what :meth:`open` kept back on a resume (``config.json`` with the changed
+        settings, the log lines since): the trainer calls it once the checkpoint has been
+        read and found to fit, so a refused resume leaves the folder as it was."""
+        pending, self._pending = self._pending, None
+        if pending is None:
+            return
+        self.save_config()
+        append_text(self.path / "train.log", "".join(line + "\n" for line in pending))
 
     def save_config(self) -> None:
         """``config.json``: every setting but those of this session (:data:`SESSION`)."""
@@ -190,7 +205,10 @@ class Run:
 
     def log(self, text: str) -> None:
         print(text, file=sys.stderr, flush=True)
-        append_text(self.path / "train.log", text + "\n")
+        if self._pending is not None:
+            self._pending.append(text)
+        else:
+            append_text(self.path / "train.log", text + "\n")
 
     def tb(self):
         if self.writer is None:
