@@ -158,6 +158,8 @@ class BatchedTable:
         batched: bool | None = None,
         max_cycles: int | None = None,
     ):
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules object (make_rules({rules!r})), got {rules!r}")
         self.backend = resolve_backend(backend)
         if reward not in REWARD_MODES:
             raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")

@@ -373,6 +373,10 @@ class CoreBot:
         rng: random.Random | None = None,
     ):
         _require()
+        if not isinstance(name, str):
+            raise ValueError(f"a core bot's name is text, got {name!r}")
+        if rng is not None and not isinstance(rng, random.Random):
+            raise ValueError(f"rng must be a random.Random, got {type(rng).__name__}")
         self.name = name
         words = gauss_next = None
         if name in ("random", "styled") or name.startswith("style:"):
@@ -383,6 +387,8 @@ class CoreBot:
 
     def reset(self, seat: int, num_players: int, rules: Rules) -> None:
         """Before each hand (or game), as ``Agent.reset`` (``rules``: the table's ``Rules``)."""
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules object (make_rules({rules!r})), got {rules!r}")
         self._bot.reset(seat, num_players, core_rules(rules, num_players))
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -437,6 +443,8 @@ def play_bots(game: CoreGame, bots) -> int:
     to act or the hand is over. Returns the moves played."""
     if not isinstance(bots, (list, tuple)):
         bots = [bots.get(seat) for seat in range(game.num_players)]
+    if not all(bot is None or isinstance(bot, CoreBot) for bot in bots):
+        raise ValueError("play_bots takes a CoreBot or None for each seat")
     game._ended = None
     return _core.play_bots(game._game, [None if bot is None else bot._bot for bot in bots])
 

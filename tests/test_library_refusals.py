@@ -153,3 +153,27 @@ def test_run_arena_checks_its_arguments(agents, kwargs):
 def test_a_table_says_it_wants_a_rules_object():
     with pytest.raises(TypeError, match=r"make_rules\('classic'\)"):
         Table("classic", 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_batched_table_says_it_wants_a_rules_object(backend):
+    with pytest.raises(TypeError, match=r"make_rules\('classic'\)"):
+        BatchedTable("classic", 2, 2, backend=backend)
+
+
+@pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is not built")
+def test_the_cores_python_faces_name_a_bad_argument():
+    import random
+
+    with pytest.raises(ValueError, match="name is text"):
+        core.CoreBot(5)
+    with pytest.raises(ValueError, match="rng must be a random.Random"):
+        core.CoreBot("styled", rng=np.random.default_rng())
+    with pytest.raises(TypeError, match="Rules object"):
+        core.CoreBot("expert").reset(0, 2, "classic")
+    game = core.CoreGame(RULES, 2, seed=1)
+    with pytest.raises(ValueError, match="a CoreBot or None for each seat"):
+        core.play_bots(game, ["x", None])
+    bot = core.CoreBot("styled", rng=random.Random(3))  # control: the right arguments play
+    bot.reset(0, 2, RULES)
+    assert core.play_bots(game, [bot, None]) >= 0
