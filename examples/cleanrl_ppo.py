@@ -81,8 +81,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--save", default="runs/cleanrl/model.npz", help="the .npz model file")
     p.add_argument(
         "--tensorboard",
-        default="runs/cleanrl/tb",
-        help="TensorBoard folder (as canasta train's RUN/tb); '' for none",
+        default=None,
+        help="TensorBoard folder (as canasta train's RUN/tb; default: tb beside --save, "
+        "runs/cleanrl/tb for the default --save); '' for none",
     )
     p.add_argument("--checkpoint-every", type=int, default=0, help="updates between copies")
     p.add_argument("--eval-hands", type=int, default=0, help="arena hands per bot at the end")
@@ -203,6 +204,8 @@ def main(argv=None) -> int:
     minibatch_size = batch_size // args.num_minibatches
 
     writer = None
+    if args.tensorboard is None:  # beside the model, as canasta train's RUN/tb
+        args.tensorboard = str(Path(args.save).parent / "tb")
     if args.tensorboard:  # what canasta train logs, under the same names where they exist
         from torch.utils.tensorboard import SummaryWriter
 

@@ -105,7 +105,7 @@ def resolve_device(name: str) -> str:
     if name == "auto":
         return "cpu"
     if torch.version.cuda is None:
-        why = f"torch {torch.__version__} is a CPU-only build (training/README.md, 'A GPU')"
+        why = f"torch {torch.__version__} is a CPU-only build (docs/getting_started.md, 'A GPU')"
     else:
         why = (
             f"torch {torch.__version__} (CUDA {torch.version.cuda}) finds no GPU: check the "
