@@ -35,6 +35,13 @@ THINKING_PER_CLIENT = 1
 #: The replays built (or arena hands played again) at once, each also holding one of the
 #: MAX_THINKING bots' slots while its request waits: the other slots stay free for bots.
 MAX_BUILDS = 2
+#: The requests that may wait at once for a slot or a builder, in the whole server and for
+#: one client. A waiting request holds one of the server's worker threads (40: Starlette's
+#: pool), so without these bounds one client sending tens of requests at once kept every
+#: thread waiting and every other client's requests behind them; past them a request is
+#: answered at once (503, or 429 for the client's own second one).
+MAX_WAITING = 8
+WAITING_PER_CLIENT = 1
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,8 @@ class Thinking:
         self._busy = 0  # slots held
         self._searching = 0  # slots held by bots other than the house bots, and builds
         self._held: dict[str | None, int] = {}  # client -> slots it holds
+        self._waiting = 0  # requests waiting for a slot or a builder
+        self._waiting_of: dict[str, int] = {}  # client -> its requests waiting
 
     def take(self, client: str | None = None, house: bool = False) -> Slot:
         """A slot for ``client`` (None: counted in no client's share) to move a house bot
@@ -79,11 +88,16 @@ class Thinking:
         its share, 503 when the server's slots are busy."""
         deadline = time.monotonic() + THINKING_WAIT_SECONDS
         with self._changed:
-            while (refusal := self._refusal(client, house)) is not None:
-                left = deadline - time.monotonic()
-                if left <= 0 or self.stopping.is_set():
-                    raise TableError(*refusal)
-                self._changed.wait(min(left, 0.1))
+            if (refusal := self._refusal(client, house)) is not None:
+                self._start_waiting(client)
+                try:
+                    while (refusal := self._refusal(client, house)) is not None:
+                        left = deadline - time.monotonic()
+                        if left <= 0 or self.stopping.is_set():
+                            raise TableError(*refusal)
+                        self._changed.wait(min(left, 0.1))
+                finally:
+                    self._stop_waiting(client)
             self._busy += 1
             self._searching += not house
             if client is not None:
@@ -100,6 +114,33 @@ class Thinking:
                 if not self._held[slot.client]:
                     del self._held[slot.client]
             self._changed.notify_all()
+
+    def _start_waiting(self, client: str | None) -> None:
+        """Count a request that must wait (``self._changed`` held), or refuse it at once:
+        503 when :data:`MAX_WAITING` requests wait already, 429 when one of ``client``'s
+        does (:data:`WAITING_PER_CLIENT`)."""
+        if client is not None and self._waiting_of.get(client, 0) >= WAITING_PER_CLIENT:
+            raise TableError(
+                429,
+                "this client already has a request waiting for the server's bots; try again "
+                "when it is answered",
+            )
+        if self._waiting >= MAX_WAITING:
+            raise TableError(
+                503,
+                f"{MAX_WAITING} requests wait for the server's bots already, the most it keeps "
+                "waiting; try again in a few seconds",
+            )
+        self._waiting += 1
+        if client is not None:
+            self._waiting_of[client] = self._waiting_of.get(client, 0) + 1
+
+    def _stop_waiting(self, client: str | None) -> None:
+        self._waiting -= 1
+        if client is not None:
+            self._waiting_of[client] -= 1
+            if not self._waiting_of[client]:
+                del self._waiting_of[client]
 
     def _refusal(self, client: str | None, house: bool) -> tuple[int, str] | None:
         """(status, message) saying why no slot may be given now, or None."""
@@ -135,12 +176,20 @@ class Thinking:
         builder is free when it has stopped (a move that never returns keeps one builder,
         never a bot's slot). A ValueError or TableError of the work is raised here.
         """
-        if not self._builds.acquire(timeout=THINKING_WAIT_SECONDS):
-            raise TableError(
-                503,
-                f"the server builds at most {self.builders} replays at once, and that many "
-                "are being built; try again in a few seconds",
-            )
+        if not self._builds.acquire(blocking=False):  # a builder free, or wait for one
+            with self._changed:
+                self._start_waiting(client)
+            try:
+                got = self._builds.acquire(timeout=THINKING_WAIT_SECONDS)
+            finally:
+                with self._changed:
+                    self._stop_waiting(client)
+            if not got:
+                raise TableError(
+                    503,
+                    f"the server builds at most {self.builders} replays at once, and that "
+                    "many are being built; try again in a few seconds",
+                )
         try:
             slot = self.take(client)
         except BaseException:

@@ -311,6 +311,48 @@ def test_searches_from_four_addresses_leave_an_expert_move_its_slot(monkeypatch)
         thread.join(10)
     assert all(len(set(now)) == len(now) <= searching for now in board["seen"])
     statuses = sorted(s for codes in answers.values() for s in codes)
-    assert statuses == [200] * searching + [429] * searching + [503] * 2, answers
+    # each client's second move: 429 (at once for the fourth client, whose first waits:
+    # one waiting request a client), and the fourth client's first: 503 after its wait
+    assert statuses == [200] * searching + [429] * (searching + 1) + [503], answers
     for _, table in asks:  # a refused move changed nothing
         assert table.thinking is None and table.version in (0, 1)
+
+
+def test_requests_that_would_wait_are_bounded_per_client_and_in_all(monkeypatch):
+    """A waiting request holds a worker thread: one client may have one waiting (its next
+    is refused at once, 429) and the server MAX_WAITING (the next, 503 at once), so one
+    client's flood cannot keep every thread waiting (found from outside: 60 requests from
+    one address held every thread 5 s and other clients' moves waited 5-8 s)."""
+    monkeypatch.setattr(thinking_module, "THINKING_WAIT_SECONDS", 2.0)
+    thinking = Thinking()
+    held = [thinking.take(f"192.0.2.{i}") for i in range(MAX_THINKING - HOUSE_BOT_SLOTS)]
+    held.append(thinking.take("192.0.2.99", house=True))  # every slot busy
+    waiters, outcomes = [], []
+
+    def wait_in(client: str) -> None:
+        try:
+            thinking.give(thinking.take(client))
+            outcomes.append("slot")
+        except TableError as error:
+            outcomes.append(error.status)
+
+    for i in range(thinking_module.MAX_WAITING):
+        waiters.append(threading.Thread(target=wait_in, args=(f"198.51.100.{i}",)))
+        waiters[-1].start()
+    assert wait_for(lambda: thinking._waiting == thinking_module.MAX_WAITING)
+    started = time.monotonic()
+    with pytest.raises(TableError) as own:  # the same client's second waiting request
+        thinking.take("198.51.100.0")
+    assert own.value.status == 429 and "a request waiting" in own.value.message
+    with pytest.raises(TableError) as full:  # another client, when MAX_WAITING wait
+        thinking.take("203.0.113.5")
+    assert full.value.status == 503 and "the most it keeps waiting" in full.value.message
+    with pytest.raises(TableError):  # a build waits for a builder the same way
+        thinking.build(lambda check: None, 1.0, "too long", client="203.0.113.6")
+    assert time.monotonic() - started < 0.5  # answered at once, not after the wait
+    for slot in held:  # the waiting requests then get their slots
+        thinking.give(slot)
+    for thread in waiters:
+        thread.join(5)
+    assert outcomes.count("slot") == thinking_module.MAX_WAITING
+    assert thinking._waiting == 0 and not thinking._waiting_of
