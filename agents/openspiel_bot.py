@@ -138,11 +138,13 @@ def load_agent(path: str) -> OpenSpielAgent:
     if path == "ismcts":
         return OpenSpielAgent(DEFAULT_SIMULATIONS)
     head, _, budget = path.partition("-")
-    if head == "ismcts" and budget.isdigit() and int(budget) > 0:
+    # at least 2: OpenSpiel's IS-MCTS with one simulation only expands the root, and its
+    # final policy then asserts that some child was visited
+    if head == "ismcts" and budget.isascii() and budget.isdigit() and int(budget) >= 2:
         return OpenSpielAgent(int(budget))
     raise ValueError(
         f"unknown OpenSpiel agent {PREFIX}:{path}; choose {PREFIX}:ismcts, "
-        f"{PREFIX}:ismcts-N (N simulations per move, N > 0) or {PREFIX}:random"
+        f"{PREFIX}:ismcts-N (N simulations per move, N >= 2) or {PREFIX}:random"
     )
 
 

@@ -102,6 +102,12 @@ def main(
     except IllegalActionError as error:  # a bot's bug: the table refused its move
         print(f"canasta play: {error}", file=output)
         return 2
+    except ValueError as error:  # a bot that refuses the table (house rules it cannot play)
+        print(f"canasta play: {error}", file=output)
+        return 2
+    except KeyboardInterrupt:  # Ctrl-C at a prompt: as q, with the status of an interrupt
+        print("\ncanasta play: interrupted", file=output)
+        return 130
 
 
 if __name__ == "__main__":

@@ -62,14 +62,20 @@ def format_menu(legal: list[int], columns: int = 3) -> str:
     return "\n".join(lines)
 
 
+#: The longest move in words worth reading ("add 2 to Q", "meld 7 7 7 2 2 JK ..."): a
+#: longer line is refused without being repeated back.
+MAX_MOVE_TEXT = 200
+
+
 def parse_move(text: str, legal: list[int]) -> int:
     """A menu number or an action in words -> action id (ValueError if neither)."""
     text = text.strip()
-    if text.isdigit():
-        number = int(text)
-        if not 1 <= number <= len(legal):
+    if text.isdecimal():  # (any script's digits; past 6 of them no menu is that long)
+        if len(text) > 6 or not 1 <= int(text) <= len(legal):
             raise ValueError(f"choose a number from 1 to {len(legal)}")
-        return legal[number - 1]
+        return legal[int(text) - 1]
+    if len(text) > MAX_MOVE_TEXT:  # the refusal would repeat all of it
+        raise ValueError(f"a move is a few words; that was {len(text):,} characters")
     return str_to_action(text)
 
 

@@ -152,6 +152,15 @@ class CanastaGame(pyspiel.Game):
     def make_py_observer(self, iig_obs_type=None, params=None):
         if params:
             raise ValueError(f"observation parameters are not supported, got {params}")
+        if iig_obs_type is not None and (
+            iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER
+            or not iig_obs_type.public_info
+        ):  # the observers give a player its own view: public and its private information
+            raise ValueError(
+                "only a player's own observation is supported (public_info=True, "
+                f"private_info=SINGLE_PLAYER), got public_info={iig_obs_type.public_info}, "
+                f"private_info={iig_obs_type.private_info}"
+            )
         recall = iig_obs_type is not None and iig_obs_type.perfect_recall
         return _InfoStateObserver() if recall else _Observer()
 
@@ -226,6 +235,10 @@ class CanastaState(pyspiel.State):
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
+            if not (is_integer(action) and 0 <= action < len(KIND_NAMES)):
+                raise ValueError(
+                    f"a deal outcome is a kind of card 0..{len(KIND_NAMES) - 1}, got {action!r}"
+                )
             return f"deal {KIND_NAMES[action]}"
         return action_to_str(action)
 

@@ -189,3 +189,69 @@ def test_serve_names_the_replay_file_whose_moves_break_the_rules(tmp_path):
     with pytest.raises(ValueError) as caught:
         startup_replay(Namespace(replay=str(path), arena=None))
     assert str(caught.value).startswith(f"{path}: invalid replay: step 1")
+
+
+def test_ismcts_with_one_simulation_is_refused_by_name():
+    pytest.importorskip("pyspiel")
+    with pytest.raises(ValueError, match=r"N >= 2"):
+        make_agent("openspiel:ismcts-1")
+    with pytest.raises(ValueError, match="unknown OpenSpiel agent"):
+        make_agent("openspiel:ismcts-\N{SUPERSCRIPT TWO}")  # a digit to isdigit, not to int
+    assert make_agent("openspiel:ismcts-2") is not None  # control: two simulations play
+
+
+def test_play_answers_a_bot_that_refuses_the_rules_and_ctrl_c_in_one_line():
+    import io
+
+    from canasta_cli.play import main as play_main
+
+    pytest.importorskip("pyspiel")
+    out = io.StringIO()
+    argv = ["--no-color", "--seed", "3", "--rule", "target_score=3000"]
+    code = play_main([*argv, "--opponents", "openspiel:ismcts"], input_fn=lambda _: "1", output=out)
+    assert code == 2 and "canasta play: openspiel:ismcts: only the presets" in out.getvalue()
+
+    def interrupt(prompt):
+        raise KeyboardInterrupt
+
+    out = io.StringIO()
+    assert play_main(["--no-color", "--seed", "3"], input_fn=interrupt, output=out) == 130
+    assert out.getvalue().rstrip().endswith("canasta play: interrupted")
+
+
+def test_openspiel_refuses_an_observer_of_public_information_only():
+    pyspiel = pytest.importorskip("pyspiel")
+    from open_spiel.python.observation import make_observation
+
+    import canasta_env.openspiel  # noqa: F401 (registers the game)
+
+    game = pyspiel.load_game("python_canasta")
+    public_only = pyspiel.IIGObservationType(
+        perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE
+    )
+    with pytest.raises(ValueError, match="only a player's own observation"):
+        make_observation(game, public_only)
+    own = pyspiel.IIGObservationType(
+        perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER
+    )
+    assert make_observation(game, own) is not None  # control: a player's own view
+    state = game.new_initial_state()
+    with pytest.raises(ValueError, match="0..14"):
+        state.action_to_string(pyspiel.PlayerId.CHANCE, 15)
+
+
+@pytest.mark.parametrize(
+    "typed, said",
+    [
+        ("9" * 5000, "choose a number from 1 to 2"),  # int() refuses 4,300+ digits
+        ("\N{SUPERSCRIPT TWO}", "not an action"),  # a digit to isdigit(), not to int()
+        ("discard " + "X" * 300, "a move is a few words; that was 308 characters"),
+    ],
+)
+def test_a_typed_move_is_refused_in_a_short_line(typed, said):
+    from canasta_cli.terminal_play import parse_move
+
+    with pytest.raises(ValueError) as caught:
+        parse_move(typed, [0, 5])
+    assert said in str(caught.value) and len(str(caught.value)) < 120
+    assert parse_move("\N{ARABIC-INDIC DIGIT TWO}", [0, 5]) == 5  # control: a decimal digit
