@@ -59,15 +59,22 @@ def test_the_headline_is_the_worst_stranger_it_never_trained_with():
     assert "| stranger | `s3` (trained with) | 50.0% [48.0, 52.0] | +100 [+80, +120] |" in page
 
 
-def test_a_run_resumes_and_refuses_another_agents_file(tmp_path, monkeypatch):
+def stub_pairings(monkeypatch, rate: float) -> list[str]:
+    """``gauntlet.play_pairing`` replaced by a stub that plays nothing and wins ``rate`` of
+    its hands; the opponents it is asked for, in order, as they come."""
     played = []
 
     def fake(agent, opponent, players, hands, seed, jobs, table=None):
         played.append(opponent)
-        return {k: v for k, v in _row("x", opponent, 0.6).items() if k not in ("group",
+        return {k: v for k, v in _row("x", opponent, rate).items() if k not in ("group",
                 "opponent", "trained_with")}  # fmt: skip
 
     monkeypatch.setattr(gauntlet, "play_pairing", fake)
+    return played
+
+
+def test_a_run_resumes_and_refuses_another_agents_file(tmp_path, monkeypatch):
+    played = stub_pairings(monkeypatch, 0.6)
     out = tmp_path / "g.json"
     quiet = dict(hands=10, seed=1, only=["wide"], log=lambda line: None)
     document = gauntlet.run("ppo:classic-4p", 4, out, **quiet)

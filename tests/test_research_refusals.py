@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from research import gauntlet, pace, swap
+from tests.test_gauntlet import stub_pairings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -135,14 +136,7 @@ def test_a_file_of_the_gauntlets_shape_is_read(tmp_path, capsys):
 def test_run_refuses_a_bad_out_file_before_playing_or_writing(
     tmp_path, capsys, monkeypatch, content, problem
 ):
-    played = []
-
-    def fake(agent, opponent, players, hands, seed, jobs, table=None):
-        played.append(opponent)
-        return {k: v for k, v in _row("x", opponent, 0.5).items() if k not in ("group",
-                "opponent", "trained_with")}  # fmt: skip
-
-    monkeypatch.setattr(gauntlet, "play_pairing", fake)
+    played = stub_pairings(monkeypatch, 0.5)
     out = tmp_path / "g.json"
     before = _write(out, content)
     assert gauntlet.main([*RUN, "--only", "wide", "--out", str(out)]) == 2

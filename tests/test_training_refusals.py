@@ -19,6 +19,7 @@ torch = pytest.importorskip("torch")
 from agents.model_file import ModelFile, write_model  # noqa: E402
 from canasta_cli.train import main  # noqa: E402
 from canasta_env.observation import OBS_SIZE  # noqa: E402
+from tests.train_refusals import train_refused as _refused  # noqa: E402
 from training import config as training_config  # noqa: E402
 from training import imitation  # noqa: E402
 from training.config import DEFAULTS, SettingError, check  # noqa: E402
@@ -44,23 +45,6 @@ def base_run(tmp_path_factory):
 @pytest.fixture
 def run(base_run, tmp_path):
     return Path(shutil.copytree(base_run, tmp_path / "run"))
-
-
-def _error(capsys) -> str:
-    """The one error line of a refused command (and no traceback)."""
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    lines = [line for line in err.splitlines() if line.startswith("canasta train: error:")]
-    assert len(lines) == 1, err
-    assert err.rstrip("\n").endswith(lines[0])
-    return lines[0]
-
-
-def _refused(argv, capsys) -> str:
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    assert exit_info.value.code == 2
-    return _error(capsys)
 
 
 def _files(run: Path) -> dict:

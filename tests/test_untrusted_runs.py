@@ -18,6 +18,7 @@ torch = pytest.importorskip("torch")
 from canasta_cli.train import main  # noqa: E402
 from canasta_env.actions import NUM_ACTIONS  # noqa: E402
 from canasta_env.observation import OBS_SIZE  # noqa: E402
+from tests.train_refusals import train_refused as _refused  # noqa: E402
 from training import net  # noqa: E402
 from training.config import DEFAULTS, INT_RANGES, SettingError, check  # noqa: E402
 from training.run import checkpoint_bound, make_config  # noqa: E402
@@ -49,23 +50,6 @@ def run(base_run, tmp_path):
 
 def _snapshot(run) -> dict:
     return {name: (run / name).read_bytes() for name in FILES if (run / name).exists()}
-
-
-def _error(capsys) -> str:
-    """The one error line of a refused command (and no traceback)."""
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    lines = [line for line in err.splitlines() if line.startswith("canasta train: error:")]
-    assert len(lines) == 1, err
-    assert err.rstrip("\n").endswith(lines[0])
-    return lines[0]
-
-
-def _refused(argv, capsys) -> str:
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    assert exit_info.value.code == 2
-    return _error(capsys)
 
 
 class _Payload:
