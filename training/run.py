@@ -145,11 +145,14 @@ class Run:
             for key, value in ADDED.items():  # settings older runs did not have
                 config.setdefault(key, value)
             given = {k: v for k, v in overrides.items() if v is not None}
-            fixed = sorted(k for k in given if k not in cls.RESUMABLE)
+            # a fixed setting given again as saved changes nothing: only another value is refused
+            fixed = sorted(
+                k for k, v in given.items() if k not in cls.RESUMABLE and config.get(k) != v
+            )
             if fixed:
                 raise ValueError(
                     f"{path} is an existing run; only {', '.join(cls.RESUMABLE)} may change "
-                    f"(got {', '.join(fixed)})"
+                    f"(got {', '.join(fixed)}): use another --run-dir for other settings"
                 )
             changed = {
                 k: (config.get(k), v)
